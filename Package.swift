@@ -1,0 +1,46 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "tileserver",
+    products: [
+        .executable(name: "tileserver", targets: ["TileServer"]),
+        .library(name: "Pyramid", targets: ["Pyramid"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CJPEG",
+            pkgConfig: "libjpeg",
+            providers: [.apt(["libjpeg-dev"])]
+        ),
+        .systemLibrary(
+            name: "CPNG",
+            pkgConfig: "libpng",
+            providers: [.apt(["libpng-dev"])]
+        ),
+        .target(
+            name: "CImageIO",
+            dependencies: ["CJPEG", "CPNG"]
+        ),
+        .target(
+            name: "Pyramid",
+            dependencies: ["CImageIO"]
+        ),
+        .executableTarget(
+            name: "TileServer",
+            dependencies: [
+                "Pyramid",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(name: "CImageIOTests", dependencies: ["CImageIO"]),
+        .testTarget(name: "PyramidTests", dependencies: ["Pyramid"]),
+        .testTarget(name: "TileServerTests", dependencies: ["TileServer"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

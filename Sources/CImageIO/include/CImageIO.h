@@ -1,0 +1,152 @@
+#ifndef CIMAGEIO_H
+#define CIMAGEIO_H
+
+/*
+ * A tiny, prefixed ABI over libjpeg-turbo and libpng.
+ *
+ * Every function here sets up its own setjmp point before it calls into the
+ * libraries, so a library error never exits, aborts or prints: it comes back
+ * as a non-zero code with a readable message in `tsio_status`. Warnings are
+ * counted and the first one is kept, never printed.
+ *
+ * Decoders read from a file descriptor the caller owns, through a 64 KiB
+ * buffer, so the encoded file is never mapped or held whole in memory and
+ * the byte offset of a truncation is known.
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum {
+    TSIO_OK = 0,
+    TSIO_ERR_IO = 1,          /* read(2) failed; message has the errno text */
+    TSIO_ERR_TRUNCATED = 2,   /* the file ends before the image does */
+    TSIO_ERR_CORRUPT = 3,     /* the library rejected the data */
+    TSIO_ERR_UNSUPPORTED = 4, /* valid, but a variant we do not decode */
+    TSIO_ERR_NOMEM = 5,       /* allocation failed or a memory cap was hit */
+    TSIO_ERR_ARGUMENT = 6     /* the caller asked for something impossible */
+};
+
+enum {
+    TSIO_COLOR_GRAY = 1,
+    TSIO_COLOR_RGB = 2,       /* JPEG: YCbCr or RGB in the file */
+    TSIO_COLOR_CMYK = 3,
+    TSIO_COLOR_YCCK = 4,
+    TSIO_COLOR_GRAY_ALPHA = 5,
+    TSIO_COLOR_RGBA = 6,
+    TSIO_COLOR_PALETTE = 7
+};
+
+typedef struct tsio_status {
+    int code;
+    int warning_count;
+    uint64_t offset;          /* input bytes consumed when the error happened */
+    uint64_t file_size;       /* size of the input file, from fstat(2) */
+    uint32_t rows_done;       /* output rows delivered before the error */
+    char message[200];
+    char warning[200];        /* the first warning, if any */
+} tsio_status;
+
+typedef struct tsio_info {
+    uint32_t width;           /* as stored, before EXIF orientation */
+    uint32_t height;
+    int components;           /* samples per pixel in the file */
+    int channels;             /* samples per pixel the decoder delivers: 3 or 4 */
+    int color_space;          /* TSIO_COLOR_* of the file */
+    int bit_depth;
+    int progressive;          /* JPEG progressive, or PNG Adam7 interlaced */
+    int restart_interval;     /* JPEG, in MCUs; 0 when none */
+    int orientation;          /* EXIF orientation 1..8; 1 when absent */
+    int adobe_inverted;       /* JPEG CMYK stored inverted (Adobe APP14) */
+    int chroma_subsampled;    /* JPEG: 1 when chroma is subsampled */
+} tsio_info;
+
+/* ---- JPEG decoding ---------------------------------------------------- */
+
+typedef struct tsio_jpeg tsio_jpeg;
+
+/*
+ * jpeg_read_header over `fd` from its current offset. `max_memory` caps what
+ * libjpeg may allocate (0: no cap); progressive files need a coefficient
+ * buffer of about 2 bytes per sample, and hitting the cap is TSIO_ERR_NOMEM.
+ */
+tsio_jpeg *tsio_jpeg_open(int fd, uint64_t max_memory, tsio_info *info, tsio_status *st);
+
+/*
+ * jpeg_start_decompress at 1/`scale_denom` (1, 2, 4 or 8), then
+ * jpeg_crop_scanline to columns [crop_x, crop_x + crop_w) of the scaled
+ * image. libjpeg widens the crop to iMCU boundaries: `crop_x_out` and
+ * `crop_w_out` say what rows will actually hold. `out_w`/`out_h` are the
+ * scaled image size.
+ */
+int tsio_jpeg_start(tsio_jpeg *j, int scale_denom, uint32_t crop_x, uint32_t crop_w,
+                    uint32_t *out_w, uint32_t *out_h,
+                    uint32_t *crop_x_out, uint32_t *crop_w_out, tsio_status *st);
+
+/* jpeg_skip_scanlines: returns rows skipped, -1 on error. */
+int64_t tsio_jpeg_skip(tsio_jpeg *j, uint32_t rows, tsio_status *st);
+
+/*
+ * jpeg_read_scanlines into `dst` (`rows` rows of `stride` bytes, 8-bit RGB,
+ * cropped width). Gray becomes RGB; CMYK and YCCK are converted to RGB,
+ * undoing Adobe inversion. Returns rows read, -1 on error.
+ */
+int64_t tsio_jpeg_read(tsio_jpeg *j, uint8_t *dst, size_t stride, uint32_t rows, tsio_status *st);
+
+/* jpeg_destroy_decompress and free; NULL is fine. The fd stays open. */
+void tsio_jpeg_close(tsio_jpeg *j);
+
+/* ---- PNG decoding ----------------------------------------------------- */
+
+typedef struct tsio_png tsio_png;
+
+/*
+ * png_read_info over `fd`, with transforms that turn every colour type and
+ * bit depth into 8-bit RGB (3 channels) or RGBA (4, when the file has alpha
+ * or tRNS). 16-bit samples keep their high byte (png_set_strip_16).
+ */
+tsio_png *tsio_png_open(int fd, tsio_info *info, tsio_status *st);
+
+/*
+ * The next `rows` rows, top to bottom, into `dst` (NULL skips them).
+ * Non-interlaced files stream row by row with png_read_row. Adam7 files must
+ * be decoded whole first (png_read_image): that costs width x height x
+ * channels bytes, once, on the first call. Returns rows read, -1 on error.
+ */
+int64_t tsio_png_read(tsio_png *p, uint8_t *dst, size_t stride, uint32_t rows, tsio_status *st);
+
+void tsio_png_close(tsio_png *p);
+
+/* ---- Encoding --------------------------------------------------------- */
+
+/*
+ * jpeg_compress into a malloc'd buffer (jpeg_mem_dest). `channels` is 1 or
+ * 3; `subsample` 1 gives 4:2:0 chroma, 0 gives 4:4:4. Free with tsio_free.
+ */
+int tsio_jpeg_encode(const uint8_t *pixels, uint32_t width, uint32_t height, size_t stride,
+                     int channels, int quality, int subsample,
+                     uint8_t **out, size_t *out_size, tsio_status *st);
+
+/*
+ * png_write_* into a malloc'd buffer. `channels` 1..4 (gray, gray+alpha,
+ * RGB, RGBA); `level` is the zlib compression level 0..9. Free with
+ * tsio_free.
+ */
+int tsio_png_encode(const uint8_t *pixels, uint32_t width, uint32_t height, size_t stride,
+                    int channels, int level,
+                    uint8_t **out, size_t *out_size, tsio_status *st);
+
+void tsio_free(void *p);
+
+/* Parses a TIFF/EXIF block (starting at "II" or "MM") for tag 0x0112. */
+int tsio_exif_orientation(const uint8_t *data, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

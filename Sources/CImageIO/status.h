@@ -1,0 +1,19 @@
+#ifndef TSIO_STATUS_H
+#define TSIO_STATUS_H
+
+#include "CImageIO.h"
+
+/* Internal helpers shared by the decoders and encoders. */
+
+void tsio_status_clear(tsio_status *st);
+void tsio_status_fail(tsio_status *st, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void tsio_status_warn(tsio_status *st, const char *message);
+
+/* read(2) retrying EINTR: bytes read, 0 at end of file, -1 with errno set. */
+long tsio_read_fd(int fd, uint8_t *buf, size_t cap);
+
+/* fstat(2) size of `fd`, or 0 when unknown. */
+uint64_t tsio_fd_size(int fd);
+
+#endif

@@ -1,0 +1,33 @@
+import CImageIO
+
+extension tsio_status {
+    static func fresh() -> tsio_status { tsio_status() }
+
+    var messageText: String { Self.text(message) }
+    var warningText: String { Self.text(warning) }
+
+    private static func text<T>(_ tuple: T) -> String {
+        withUnsafeBytes(of: tuple) { raw in
+            let bytes = raw.prefix { $0 != 0 }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+    }
+
+    /// The typed error for a failed call into CImageIO. `rows` is the image height the decoder was working
+    /// through (0 while reading the header).
+    func error(path: String, format: ImageFormat, rows: Int) -> ImageSourceError {
+        switch Int(code) {
+        case TSIO_ERR_TRUNCATED:
+            return .truncated(path: path, format: format, atByte: Int64(offset), fileSize: Int64(file_size),
+                              row: Int(rows_done), rows: rows)
+        case TSIO_ERR_NOMEM:
+            return .outOfMemory(path: path, message: messageText)
+        case TSIO_ERR_UNSUPPORTED:
+            return .unsupported(path: path, message: messageText)
+        case TSIO_ERR_IO:
+            return .cannotOpen(path: path, reason: messageText)
+        default:
+            return .corrupt(path: path, format: format, atByte: Int64(offset), message: messageText)
+        }
+    }
+}

@@ -1,0 +1,27 @@
+import CImageIO
+
+extension ImageInfo {
+    /// Builds the upright description from a CImageIO header, refusing sizes over the pixel limit.
+    init(raw: tsio_info, format: ImageFormat, path: String, fileSize: Int64, modified: Int64, limits: ImageLimits) throws {
+        let w = Int(raw.width), h = Int(raw.height)
+        if w <= 0 || h <= 0 {
+            throw ImageSourceError.corrupt(path: path, format: format, atByte: 0, message: "the header gives a size of \(w)×\(h)")
+        }
+        if w.multipliedReportingOverflow(by: h).partialValue > limits.maxPixels {
+            throw ImageSourceError.tooLarge(path: path, width: w, height: h, limit: limits.maxPixels)
+        }
+        let orientation = Orientation(exif: Int(raw.orientation))
+        let names = [1: "gray", 2: "rgb", 3: "cmyk", 4: "ycck", 5: "gray-alpha", 6: "rgba", 7: "palette"]
+        self.init(format: format,
+                  width: orientation.swapsAxes ? h : w,
+                  height: orientation.swapsAxes ? w : h,
+                  channels: Int(raw.channels),
+                  progressive: raw.progressive != 0,
+                  orientation: orientation,
+                  colorSpace: names[Int(raw.color_space)] ?? "unknown",
+                  bitDepth: Int(raw.bit_depth),
+                  restartInterval: Int(raw.restart_interval),
+                  fileSize: fileSize,
+                  modified: modified)
+    }
+}

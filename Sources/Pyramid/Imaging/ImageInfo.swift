@@ -1,0 +1,25 @@
+/// What the header of an image says, with width and height already upright (EXIF orientation applied).
+public struct ImageInfo: Hashable, Sendable {
+    public var format: ImageFormat
+    /// Upright size: what a viewer shows.
+    public var width: Int
+    public var height: Int
+    /// Samples per pixel the decoder delivers: 3 (RGB) or 4 (RGBA).
+    public var channels: Int
+    /// JPEG progressive or PNG Adam7 interlaced: such files cannot stream rows.
+    public var progressive: Bool
+    public var orientation: Orientation
+    /// The file's own colour space: gray, rgb, cmyk, ycck, gray-alpha, rgba or palette.
+    public var colorSpace: String
+    public var bitDepth: Int
+    /// JPEG restart interval in MCUs; 0 when none.
+    public var restartInterval: Int
+    public var fileSize: Int64
+    /// Modification time of the file, nanoseconds since 1970: with `fileSize`, tells when a source changed.
+    public var modified: Int64
+
+    /// Size as stored in the file, before orientation.
+    public var storedWidth: Int { orientation.swapsAxes ? height : width }
+    public var storedHeight: Int { orientation.swapsAxes ? width : height }
+    public var hasAlpha: Bool { channels == 4 }
+}

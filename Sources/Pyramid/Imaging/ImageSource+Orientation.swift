@@ -1,0 +1,71 @@
+/// A source that can decode rectangles of the image as stored; orientation is applied on top of it here.
+protocol StoredImageSource: ImageSource {
+    func decodeStored(_ rect: PixelRect, shrink: Int, bandRows: Int,
+                      into body: (PixelBand) throws -> Void) throws -> DecodeWarnings
+}
+
+extension StoredImageSource {
+    /// Maps the upright rectangle to the stored one, decodes it and turns the pixels upright.
+    /// Orientations 1 and 2 stream band by band; the others reverse the row order or swap axes, so the
+    /// stored rectangle is decoded into memory first (`rect.area × channels` bytes).
+    @discardableResult
+    public func decode(_ rect: PixelRect, shrink: Int, bandRows: Int,
+                       into body: (PixelBand) throws -> Void) throws -> DecodeWarnings {
+        let (w, h) = size(shrink: shrink)
+        guard shrink >= 1, shrink.nonzeroBitCount == 1, rect.fits(width: w, height: h) else {
+            throw ImageSourceError.regionOutside(path: path, region: rect, width: w, height: h, shrink: shrink)
+        }
+        let orientation = info.orientation
+        let storedW = (info.storedWidth + shrink - 1) / shrink
+        let storedH = (info.storedHeight + shrink - 1) / shrink
+        let stored = orientation.storedRect(for: rect, storedW: storedW, storedH: storedH)
+        let channels = info.channels
+        switch orientation {
+        case .up:
+            return try decodeStored(stored, shrink: shrink, bandRows: bandRows, into: body)
+        case .upMirrored:
+            var flipped = [UInt8]()
+            return try decodeStored(stored, shrink: shrink, bandRows: bandRows) { band in
+                flipped.removeAll(keepingCapacity: true)
+                flipped.reserveCapacity(band.bytes.count)
+                for row in 0 ..< band.rows {
+                    for i in stride(from: band.width - 1, through: 0, by: -1) {
+                        let p = (row * band.width + i) * channels
+                        flipped.append(contentsOf: band.bytes[p ..< p + channels])
+                    }
+                }
+                try flipped.withUnsafeBufferPointer { buf in
+                    try body(PixelBand(y: band.y, rows: band.rows, width: band.width, channels: channels, bytes: buf))
+                }
+            }
+        default:
+            var whole = [UInt8](repeating: 0, count: stored.area * channels)
+            let warnings = try decodeStored(stored, shrink: shrink, bandRows: 256) { band in
+                let start = band.y * stored.width * channels
+                whole.withUnsafeMutableBufferPointer { dst in
+                    _ = UnsafeMutableBufferPointer(rebasing: dst[start ..< start + band.bytes.count]).initialize(from: band.bytes)
+                }
+            }
+            let bandRows = max(1, bandRows)
+            var out = [UInt8](repeating: 0, count: min(bandRows, rect.height) * rect.width * channels)
+            var y = 0
+            while y < rect.height {
+                let rows = min(bandRows, rect.height - y)
+                for j in 0 ..< rows {
+                    for i in 0 ..< rect.width {
+                        let (sx, sy) = orientation.storedPixel(i: i, j: y + j, w: rect.width, h: rect.height)
+                        let from = (sy * stored.width + sx) * channels
+                        let to = (j * rect.width + i) * channels
+                        for c in 0 ..< channels { out[to + c] = whole[from + c] }
+                    }
+                }
+                try out.withUnsafeBufferPointer { buf in
+                    try body(PixelBand(y: y, rows: rows, width: rect.width, channels: channels,
+                                       bytes: UnsafeBufferPointer(rebasing: buf[0 ..< rows * rect.width * channels])))
+                }
+                y += rows
+            }
+            return warnings
+        }
+    }
+}

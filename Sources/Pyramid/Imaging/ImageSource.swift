@@ -1,0 +1,66 @@
+/// A band of decoded rows handed to a streaming consumer. The memory is valid only inside the callback.
+public struct PixelBand {
+    /// First row of the band, counted from the top of the requested rectangle.
+    public let y: Int
+    public let rows: Int
+    public let width: Int
+    public let channels: Int
+    /// `rows × width × channels` bytes, no padding.
+    public let bytes: UnsafeBufferPointer<UInt8>
+}
+
+/// What a decode noticed but did not fail on (libjpeg's "Corrupt JPEG data" and the like).
+public struct DecodeWarnings: Sendable, Equatable {
+    public var count: Int = 0
+    public var first: String?
+
+    public init(count: Int = 0, first: String? = nil) {
+        self.count = count
+        self.first = first
+    }
+
+    mutating func merge(count: Int, message: String) {
+        if count > 0 && first == nil { first = message }
+        self.count += count
+    }
+}
+
+/// Pixels on demand, the libvips region model: an image is a size plus a way to decode any rectangle at any
+/// power-of-two shrink. Everything above this layer reads pixels only through it.
+public protocol ImageSource: Sendable {
+    var path: String { get }
+    var info: ImageInfo { get }
+
+    /// Streams `rect` of the upright image shrunk by `shrink` (1, 2, 4, …: the image is
+    /// `ceil(width / shrink) × ceil(height / shrink)` and each pixel averages the `shrink × shrink` block
+    /// under it) in bands of at most `bandRows` rows, top to bottom.
+    @discardableResult
+    func decode(_ rect: PixelRect, shrink: Int, bandRows: Int,
+                into body: (PixelBand) throws -> Void) throws -> DecodeWarnings
+}
+
+extension ImageSource {
+    /// Size of the upright image shrunk by `shrink`.
+    public func size(shrink: Int) -> (width: Int, height: Int) {
+        ((info.width + shrink - 1) / shrink, (info.height + shrink - 1) / shrink)
+    }
+
+    /// Decodes `rect` at `shrink` into one buffer.
+    public func decode(_ rect: PixelRect, shrink: Int = 1) throws -> PixelBuffer {
+        var out = [UInt8](repeating: 0, count: rect.area * info.channels)
+        let rowBytes = rect.width * info.channels
+        try decode(rect, shrink: shrink, bandRows: 256) { band in
+            let start = band.y * rowBytes
+            out.withUnsafeMutableBufferPointer { dst in
+                _ = UnsafeMutableBufferPointer(rebasing: dst[start ..< start + band.bytes.count]).initialize(from: band.bytes)
+            }
+        }
+        return PixelBuffer(width: rect.width, height: rect.height, channels: info.channels, bytes: out)
+    }
+
+    /// The whole upright image at `shrink`.
+    public func decodeAll(shrink: Int = 1) throws -> PixelBuffer {
+        let (w, h) = size(shrink: shrink)
+        return try decode(PixelRect(x: 0, y: 0, width: w, height: h), shrink: shrink)
+    }
+}

@@ -1,0 +1,52 @@
+/// Why an image could not be opened, decoded or encoded. Messages name the file and say what to do.
+public enum ImageSourceError: Swift.Error, Sendable, Equatable, CustomStringConvertible {
+    case cannotOpen(path: String, reason: String)
+    case unknownFormat(path: String, firstBytes: [UInt8])
+    case truncated(path: String, format: ImageFormat, atByte: Int64, fileSize: Int64, row: Int, rows: Int)
+    case corrupt(path: String, format: ImageFormat, atByte: Int64, message: String)
+    case tooLarge(path: String, width: Int, height: Int, limit: Int)
+    case outOfMemory(path: String, message: String)
+    case unsupported(path: String, message: String)
+    case regionOutside(path: String, region: PixelRect, width: Int, height: Int, shrink: Int)
+    case encodeFailed(format: ImageFormat, message: String)
+
+    public var description: String {
+        switch self {
+        case let .cannotOpen(path, reason):
+            return "\(path): cannot open (\(reason))"
+        case let .unknownFormat(path, bytes):
+            let hex = bytes.prefix(8).map { ($0 < 16 ? "0" : "") + String($0, radix: 16, uppercase: true) }.joined(separator: " ")
+            return bytes.isEmpty
+                ? "\(path): the file is empty (0 bytes); expected a JPEG or PNG image"
+                : "\(path): not a JPEG or PNG image (starts with \(hex))"
+        case let .truncated(path, format, at, size, row, rows):
+            let place = rows > 0 ? " after \(row.grouped) of \(rows.grouped) rows" : " in the header"
+            return "\(path): \(format.rawValue.uppercased()) data ends at byte \(at.grouped) of \(size.grouped)\(place) (truncated file)"
+        case let .corrupt(path, format, at, message):
+            return "\(path): corrupt \(format.rawValue.uppercased()) data near byte \(at.grouped): \(message)"
+        case let .tooLarge(path, w, h, limit):
+            return "\(path): \(w.grouped) × \(h.grouped) is \((w * h).grouped) pixels, over the limit of \(limit.grouped) (raise --max-pixels to allow it)"
+        case let .outOfMemory(path, message):
+            return "\(path): not enough memory to decode (\(message))"
+        case let .unsupported(path, message):
+            return "\(path): unsupported image variant: \(message)"
+        case let .regionOutside(path, region, w, h, shrink):
+            return "\(path): region \(region) lies outside the \(w)×\(h) image at shrink \(shrink)"
+        case let .encodeFailed(format, message):
+            return "cannot encode \(format.rawValue.uppercased()): \(message)"
+        }
+    }
+}
+
+extension BinaryInteger {
+    /// 1048576 → "1,048,576": figures in messages read at a glance.
+    var grouped: String {
+        let digits = String(self.magnitude)
+        var out = ""
+        for (n, ch) in digits.enumerated() {
+            if n > 0, (digits.count - n) % 3 == 0 { out.append(",") }
+            out.append(ch)
+        }
+        return self < 0 ? "-" + out : out
+    }
+}

@@ -1,0 +1,100 @@
+import CImageIO
+
+/// A JPEG file decoded on demand with libjpeg-turbo: DCT scaling for shrinks up to 8, box averaging beyond,
+/// `jpeg_crop_scanline`/`jpeg_skip_scanlines` so a region costs only the rows above and inside it.
+public struct JPEGSource: StoredImageSource {
+    public let path: String
+    public let info: ImageInfo
+    let limits: ImageLimits
+
+    /// Reads the header of the JPEG open at `fd` (offset 0).
+    init(path: String, fd: FileDescriptor, limits: ImageLimits) throws {
+        var st = tsio_status()
+        var raw = tsio_info()
+        guard let decoder = tsio_jpeg_open(fd.rawValue, UInt64(limits.maxDecoderMemory), &raw, &st) else {
+            throw st.error(path: path, format: .jpeg, rows: 0)
+        }
+        tsio_jpeg_close(decoder)
+        let stat = try fd.status()
+        self.path = path
+        self.limits = limits
+        self.info = try ImageInfo(raw: raw, format: .jpeg, path: path, fileSize: stat.size, modified: stat.modified, limits: limits)
+    }
+
+    func decodeStored(_ rect: PixelRect, shrink: Int, bandRows: Int,
+                      into body: (PixelBand) throws -> Void) throws -> DecodeWarnings {
+        let fd: FileDescriptor
+        do { fd = try FileDescriptor(readingAt: path) } catch { throw ImageSourceError.cannotOpen(path: path, reason: error.description) }
+        let reader = try JPEGRowReader(path: path, fd: fd, limits: limits)
+        defer { tsio_jpeg_close(reader.decoder) }
+        let dct = min(shrink, 8)
+        let factor = shrink / dct
+        // libjpeg's scaled width is ceil(width / dct): clip the wanted columns to it.
+        let scaledWidth = (info.storedWidth + dct - 1) / dct
+        let (outW, outH) = try reader.start(scale: dct, columns: rect.x * factor ..< min(rect.maxX * factor, scaledWidth))
+        do {
+            try RowStreamer(inputWidth: outW, inputHeight: outH, factor: factor)
+                .stream(rect, from: reader, bandRows: bandRows, into: body)
+        } catch is RowStreamerShortRead {
+            throw ImageSourceError.corrupt(path: path, format: .jpeg, atByte: 0, message: "decoder stopped before the last row")
+        }
+        return reader.warnings
+    }
+}
+
+/// One pass of libjpeg over a file: `tsio_jpeg_*` calls with their status turned into typed errors.
+final class JPEGRowReader: StoredRowReader {
+    let path: String
+    let decoder: OpaquePointer
+    let fd: FileDescriptor
+    var rowWidth = 0
+    var wantedOffset = 0
+    let channels = 3
+    var height = 0
+    var warnings = DecodeWarnings()
+
+    init(path: String, fd: FileDescriptor, limits: ImageLimits) throws {
+        var st = tsio_status()
+        var raw = tsio_info()
+        guard let decoder = tsio_jpeg_open(fd.rawValue, UInt64(limits.maxDecoderMemory), &raw, &st) else {
+            throw st.error(path: path, format: .jpeg, rows: 0)
+        }
+        self.path = path
+        self.fd = fd
+        self.decoder = decoder
+        note(st)
+    }
+
+    /// Starts decompression at 1/`scale` and crops to `columns`, which must lie inside the scaled width.
+    func start(scale: Int, columns: Range<Int>) throws -> (Int, Int) {
+        var st = tsio_status()
+        var w: UInt32 = 0, h: UInt32 = 0, cx: UInt32 = 0, cw: UInt32 = 0
+        if tsio_jpeg_start(decoder, Int32(scale), UInt32(columns.lowerBound), UInt32(columns.count),
+                           &w, &h, &cx, &cw, &st) != 0 {
+            throw st.error(path: path, format: .jpeg, rows: 0)
+        }
+        note(st)
+        rowWidth = Int(cw)
+        wantedOffset = columns.lowerBound - Int(cx)
+        height = Int(h)
+        return (Int(w), Int(h))
+    }
+
+    func skip(_ rows: Int) throws {
+        var st = tsio_status()
+        if tsio_jpeg_skip(decoder, UInt32(rows), &st) < 0 { throw st.error(path: path, format: .jpeg, rows: height) }
+        note(st)
+    }
+
+    func read(into dst: UnsafeMutablePointer<UInt8>, stride: Int, rows: Int) throws -> Int {
+        var st = tsio_status()
+        let n = tsio_jpeg_read(decoder, dst, stride, UInt32(rows), &st)
+        if n < 0 { throw st.error(path: path, format: .jpeg, rows: height) }
+        note(st)
+        return Int(n)
+    }
+
+    private func note(_ st: tsio_status) {
+        if st.warning_count > 0 { warnings.merge(count: Int(st.warning_count), message: st.warningText) }
+    }
+}

@@ -1,0 +1,112 @@
+/// Reads stored rows from a decoder that has already been cropped and started.
+protocol StoredRowReader {
+    /// Samples per row the reader delivers (its crop may be wider than asked: libjpeg widens to iMCUs).
+    var rowWidth: Int { get }
+    /// Column of the reader's rows where input column 0 of the wanted range sits.
+    var wantedOffset: Int { get }
+    var channels: Int { get }
+    func skip(_ rows: Int) throws
+    /// Reads up to `rows` rows into `dst` with `stride` bytes per row; returns rows read.
+    func read(into dst: UnsafeMutablePointer<UInt8>, stride: Int, rows: Int) throws -> Int
+}
+
+/// Turns a stream of input rows into bands of output rows shrunk by an integer box factor: each output pixel is
+/// the rounded mean of the `factor × factor` input block under it (fewer at the right and bottom edges).
+struct RowStreamer {
+    /// Input rows available in total and the wanted input range, in the reader's (already DCT-scaled) space.
+    let inputWidth: Int
+    let inputHeight: Int
+    let factor: Int
+
+    /// Streams output rectangle `rect` (in the space shrunk by `factor`) from `reader`.
+    func stream(_ rect: PixelRect, from reader: StoredRowReader, bandRows: Int,
+                into body: (PixelBand) throws -> Void) throws {
+        let channels = reader.channels
+        let r = factor
+        let inY0 = rect.y * r, inY1 = min(rect.maxY * r, inputHeight)
+        let inX0 = rect.x * r, inX1 = min(rect.maxX * r, inputWidth)
+        let bandRows = max(1, bandRows)
+        let inStride = reader.rowWidth * channels
+        let outStride = rect.width * channels
+        var input = [UInt8](repeating: 0, count: inStride * min(bandRows * r, inY1 - inY0))
+        var output = [UInt8](repeating: 0, count: outStride * min(bandRows, rect.height))
+        var sums = [UInt32](repeating: 0, count: r > 1 ? outStride : 0)
+        try reader.skip(inY0)
+        var outY = 0
+        var inY = inY0
+        while outY < rect.height {
+            let outRows = min(bandRows, rect.height - outY)
+            let inRows = min(outRows * r, inY1 - inY)
+            var got = 0
+            try input.withUnsafeMutableBufferPointer { buf in
+                while got < inRows {
+                    let n = try reader.read(into: buf.baseAddress! + got * inStride, stride: inStride, rows: inRows - got)
+                    if n == 0 { break }
+                    got += n
+                }
+            }
+            guard got == inRows else {
+                throw RowStreamerShortRead(expected: inRows, got: got)
+            }
+            input.withUnsafeBufferPointer { src in
+                output.withUnsafeMutableBufferPointer { dst in
+                    let first = reader.wantedOffset * channels
+                    if r == 1 {
+                        for row in 0 ..< outRows {
+                            let from = src.baseAddress! + row * inStride + first
+                            (dst.baseAddress! + row * outStride).update(from: from, count: outStride)
+                        }
+                    } else {
+                        shrinkRows(src, dst, outRows: outRows, inRows: inRows, inStride: inStride, outStride: outStride,
+                                   first: first, columns: inX1 - inX0, channels: channels, sums: &sums)
+                    }
+                }
+            }
+            try output.withUnsafeBufferPointer { out in
+                try body(PixelBand(y: outY, rows: outRows, width: rect.width, channels: channels,
+                                   bytes: UnsafeBufferPointer(rebasing: out[0 ..< outRows * outStride])))
+            }
+            outY += outRows
+            inY += inRows
+        }
+    }
+
+    private func shrinkRows(_ src: UnsafeBufferPointer<UInt8>, _ dst: UnsafeMutableBufferPointer<UInt8>,
+                            outRows: Int, inRows: Int, inStride: Int, outStride: Int, first: Int,
+                            columns: Int, channels: Int, sums: inout [UInt32]) {
+        let r = factor
+        let outWidth = outStride / channels
+        sums.withUnsafeMutableBufferPointer { acc in
+            for row in 0 ..< outRows {
+                let rowStart = row * r
+                let rowsHere = min(r, inRows - rowStart)
+                acc.update(repeating: 0)
+                for k in 0 ..< rowsHere {
+                    let line = src.baseAddress! + (rowStart + k) * inStride + first
+                    for x in 0 ..< outWidth {
+                        let c0 = x * r, c1 = min(c0 + r, columns)
+                        var p = line + c0 * channels
+                        for _ in c0 ..< c1 {
+                            for c in 0 ..< channels { acc[x * channels + c] &+= UInt32(p[c]) }
+                            p += channels
+                        }
+                    }
+                }
+                let out = dst.baseAddress! + row * outStride
+                for x in 0 ..< outWidth {
+                    let cols = min(r, columns - x * r)
+                    let n = UInt32(cols * rowsHere)
+                    for c in 0 ..< channels {
+                        out[x * channels + c] = UInt8((acc[x * channels + c] + n / 2) / n)
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The decoder stopped delivering rows before the image ended without saying why.
+struct RowStreamerShortRead: Swift.Error {
+    let expected: Int
+    let got: Int
+}

@@ -1,0 +1,41 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An open file descriptor that closes itself: `open(2)` in, `close(2)` out.
+public final class FileDescriptor: @unchecked Sendable {
+    public let rawValue: CInt
+
+    /// Opens `path` read-only with O_CLOEXEC.
+    public init(readingAt path: String) throws(SyscallError) {
+        rawValue = try syscall("open(\(path))") { open(path, O_RDONLY | O_CLOEXEC) }
+    }
+
+    public init(adopting fd: CInt) {
+        rawValue = fd
+    }
+
+    /// `fstat(2)`: size in bytes and modification time in nanoseconds since 1970.
+    public func status() throws(SyscallError) -> (size: Int64, modified: Int64) {
+        var sb = stat()
+        try syscall("fstat") { fstat(rawValue, &sb) }
+        return (Int64(sb.st_size), Int64(sb.st_mtim.tv_sec) * 1_000_000_000 + Int64(sb.st_mtim.tv_nsec))
+    }
+
+    /// `pread(2)` of up to `count` bytes at `offset`.
+    public func read(count: Int, at offset: Int64) throws(SyscallError) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        let fd = rawValue
+        let n = bytes.withUnsafeMutableBytes { buffer in
+            Result { () throws(SyscallError) in
+                try syscall("pread") { pread(fd, buffer.baseAddress, count, off_t(offset)) }
+            }
+        }
+        bytes.removeSubrange(try n.get()...)
+        return bytes
+    }
+
+    deinit {
+        _ = close(rawValue)
+    }
+}

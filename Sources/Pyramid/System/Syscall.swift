@@ -1,0 +1,34 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// A failed system call: the call's name and the errno text, e.g. "open(photo.jpg): No such file or directory".
+public struct SyscallError: Swift.Error, CustomStringConvertible, Sendable {
+    public let call: String
+    public let errno: CInt
+
+    public init(call: String, errno: CInt) {
+        self.call = call
+        self.errno = errno
+    }
+
+    public var description: String {
+        "\(call): \(String(cString: strerror(errno)))"
+    }
+}
+
+/// Runs a system call, retrying on EINTR, and throws `SyscallError` with the errno text when it returns -1.
+/// Every syscall in the project goes through here (the swift-nio pattern).
+@inline(__always)
+@discardableResult
+public func syscall<T: FixedWidthInteger>(_ name: @autoclosure () -> String, _ body: () -> T) throws(SyscallError) -> T {
+    while true {
+        let result = body()
+        if result != -1 { return result }
+        let code = Glibc.errno
+        if code == EINTR { continue }
+        throw SyscallError(call: name(), errno: code)
+    }
+}

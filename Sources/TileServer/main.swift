@@ -1,0 +1,12 @@
+import ArgumentParser
+
+/// The `tileserver` command: subcommands for inspecting, serving and prebuilding image pyramids.
+struct TileServerCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tileserver",
+        abstract: "A tile server for huge JPEG and PNG photos: DeepZoom, IIIF and XYZ tiles made on demand.",
+        subcommands: [InfoCommand.self]
+    )
+}
+
+TileServerCommand.main()
