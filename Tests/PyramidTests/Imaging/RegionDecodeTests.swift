@@ -1,0 +1,101 @@
+import XCTest
+@testable import Pyramid
+
+/// A region or shrunk decode equals "decode everything, then crop / shrink" on the same file.
+final class RegionDecodeTests: XCTestCase {
+    /// Rectangles in a 701 × 453 image (or its upright 453 × 701 twin), several touching the right and bottom edges.
+    private func rects(width: Int, height: Int) -> [PixelRect] {
+        [
+            PixelRect(x: 0, y: 0, width: width, height: height),
+            PixelRect(x: 0, y: 0, width: 1, height: 1),
+            PixelRect(x: 17, y: 9, width: 100, height: 61),
+            PixelRect(x: width - 37, y: 5, width: 37, height: 40),
+            PixelRect(x: 3, y: height - 29, width: 64, height: 29),
+            PixelRect(x: width - 1, y: height - 1, width: 1, height: 1),
+            PixelRect(x: width / 2, y: height / 2, width: width - width / 2, height: height - height / 2),
+        ]
+    }
+
+    private func checkRegions(_ name: String, shrinks: [Int], file: StaticString = #filePath, line: UInt = #line) throws {
+        let source = try ImageOpener.open(Fixtures.path(name))
+        for shrink in shrinks {
+            let whole = try source.decodeAll(shrink: shrink)
+            let (w, h) = source.size(shrink: shrink)
+            XCTAssertEqual(whole.width, w, file: file, line: line)
+            XCTAssertEqual(whole.height, h, file: file, line: line)
+            for rect in rects(width: w, height: h) where rect.fits(width: w, height: h) {
+                let region = try source.decode(rect, shrink: shrink)
+                XCTAssertEqual(region, whole.cropped(to: rect), "\(name) \(rect) at 1/\(shrink)", file: file, line: line)
+            }
+        }
+    }
+
+    func testPNGRegionsAreExactCrops() throws {
+        try checkRegions("rgb.png", shrinks: [1, 2, 4, 16])
+        try checkRegions("rgba.png", shrinks: [1, 8])
+        try checkRegions("interlaced.png", shrinks: [1, 4])
+    }
+
+    func testJPEGRegionsAreExactCrops() throws {
+        try checkRegions("baseline.jpg", shrinks: [1, 2, 4, 8, 32])
+        try checkRegions("progressive.jpg", shrinks: [1, 8])
+        try checkRegions("restart.jpg", shrinks: [1, 2])
+        try checkRegions("q100-444.jpg", shrinks: [1, 4])
+        try checkRegions("cmyk.jpg", shrinks: [1, 2])
+        try checkRegions("orient-6.jpg", shrinks: [1, 4])
+        try checkRegions("orient-3.jpg", shrinks: [1, 2])
+        try checkRegions("orient-2.jpg", shrinks: [1])
+    }
+
+    func testPNGShrinkIsTheBoxAverage() throws {
+        for name in ["rgb.png", "rgba.png", "gray16.png"] {
+            let source = try ImageOpener.open(Fixtures.path(name))
+            let full = try source.decodeAll()
+            for shrink in [2, 4, 8, 64, 1024] {
+                XCTAssertEqual(try source.decodeAll(shrink: shrink), PixelCompare.boxShrink(full, by: shrink), "\(name) 1/\(shrink)")
+            }
+        }
+    }
+
+    /// libjpeg's DCT scaling is not a box filter, but it must stay close to one.
+    func testJPEGShrinkIsCloseToTheBoxAverage() throws {
+        for name in ["baseline.jpg", "progressive.jpg", "gray.jpg", "orient-8.jpg", "wide-9024x3.jpg"] {
+            let source = try ImageOpener.open(Fixtures.path(name))
+            let full = try source.decodeAll()
+            for shrink in [2, 4, 8, 16, 64] {
+                let ours = try source.decodeAll(shrink: shrink)
+                let box = PixelCompare.boxShrink(full, by: shrink)
+                XCTAssertEqual(ours.width, box.width)
+                XCTAssertEqual(ours.height, box.height)
+                let psnr = PixelCompare.psnr(ours, box)
+                XCTAssertGreaterThan(psnr, 30, "\(name) at 1/\(shrink): PSNR \(psnr) against a box shrink")
+            }
+        }
+    }
+
+    func testBandsArriveInOrderAndCoverTheRect() throws {
+        let source = try ImageOpener.open(Fixtures.path("baseline.jpg"))
+        var next = 0
+        let rect = PixelRect(x: 5, y: 7, width: 300, height: 211)
+        try source.decode(rect, shrink: 1, bandRows: 50) { band in
+            XCTAssertEqual(band.y, next)
+            XCTAssertLessThanOrEqual(band.rows, 50)
+            XCTAssertEqual(band.bytes.count, band.rows * 300 * 3)
+            next += band.rows
+        }
+        XCTAssertEqual(next, 211)
+    }
+
+    func testRegionsOutsideTheImageAreRefused() throws {
+        let source = try ImageOpener.open(Fixtures.path("baseline.jpg"))
+        for (rect, shrink) in [(PixelRect(x: 700, y: 0, width: 2, height: 1), 1),
+                               (PixelRect(x: 0, y: 0, width: 0, height: 1), 1),
+                               (PixelRect(x: -1, y: 0, width: 2, height: 2), 1),
+                               (PixelRect(x: 0, y: 0, width: 352, height: 1), 2),
+                               (PixelRect(x: 0, y: 0, width: 1, height: 1), 3)] {
+            XCTAssertThrowsError(try source.decode(rect, shrink: shrink)) { error in
+                guard case ImageSourceError.regionOutside = error else { return XCTFail("\(error)") }
+            }
+        }
+    }
+}

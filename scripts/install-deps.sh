@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the project needs, only when something is missing.
+#   scripts/install-deps.sh run    build and run: libjpeg, libpng, pkg-config
+#   scripts/install-deps.sh test   also what the tests use: libvips-tools, cjpeg/djpeg, exiftool, curl, python3-venv
+set -euo pipefail
+packages=(libjpeg-dev libpng-dev pkg-config)
+if [ "${1:-run}" = test ]; then
+  packages+=(libvips-tools libjpeg-turbo-progs libimage-exiftool-perl curl python3 python3-venv)
+fi
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing: ${missing[*]}" >&2
+  SUDO=; [ "$(id -u)" = 0 ] || SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+if ! command -v swift >/dev/null; then
+  echo "swift is not on PATH: install the Swift 6 toolchain for Linux (swift.org) first" >&2
+  exit 1
+fi

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Makes the test images and their libvips reference decodes into OUT (default .build-fixtures/ in the repo).
+# Everything is synthetic and seeded, so a fresh clone gets the same files without any download.
+#
+#   scripts/make-fixtures.sh [OUT]
+#
+# OUT/formats/NAME.{jpg,png}   the variants a server meets (same recipes as ../shared/tools/make-images.sh)
+# OUT/reference/NAME.raw       libvips' decode, upright (autorot), as 8-bit RGB or RGBA: CMYK is turned into
+#                              RGB with the naive (1-C)(1-K) formula, 16-bit keeps its high byte, gray is
+#                              repeated into three bands
+# OUT/reference/NAME.txt       "WIDTH HEIGHT BANDS" of that raw file
+# Needs: libvips-tools, libjpeg-turbo-progs, libimage-exiftool-perl (scripts/test.sh installs them).
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+OUT=${1:-$ROOT/.build-fixtures}
+F=$OUT/formats
+R=$OUT/reference
+STAMP=$OUT/.complete-v3
+[ -f "$STAMP" ] && exit 0
+rm -rf "$OUT.tmp"
+mkdir -p "$OUT.tmp/formats" "$OUT.tmp/reference" "$OUT.tmp/work"
+W=$OUT.tmp/work
+cd "$W"
+
+# A photo-like base: smooth colour fields (Perlin), cell texture (Worley), a gradient and fine grain.
+vips perlin p1.v 701 453 --cell-size 96 --seed 11
+vips perlin p2.v 701 453 --cell-size 48 --seed 12
+vips perlin p3.v 701 453 --cell-size 160 --seed 13
+vips worley wo.v 701 453 --cell-size 40 --seed 14
+vips xyz xy.v 701 453
+vips extract_band xy.v gx.v 0
+vips gaussnoise gn.v 701 453 --sigma 6 --seed 15
+vips linear p1.v r1.v 90 120
+vips linear p2.v g1.v 80 130
+vips linear p3.v b1.v 100 110
+vips linear wo.v w1.v 0.9 0
+vips linear gx.v gx1.v 0.08 0
+vips bandjoin "r1.v g1.v b1.v" rgb.v
+vips add rgb.v gx1.v rgb2.v
+vips subtract rgb2.v w1.v rgb3.v
+vips add rgb3.v gn.v rgb4.v
+vips cast rgb4.v base.v uchar
+
+cd "$OUT.tmp/formats"
+vips jpegsave "$W/base.v" baseline.jpg --Q 85
+vips jpegsave "$W/base.v" progressive.jpg --Q 85 --interlace
+vips colourspace "$W/base.v" "$W/g.v" b-w && vips jpegsave "$W/g.v" gray.jpg --Q 85
+vips colourspace "$W/base.v" "$W/c.v" cmyk && vips jpegsave "$W/c.v" cmyk.jpg --Q 90
+vips ppmsave "$W/base.v" "$W/base.ppm" && cjpeg -quality 85 -restart 1 "$W/base.ppm" > restart.jpg
+vips jpegsave "$W/base.v" q100-444.jpg --Q 100 --subsample-mode off
+for o in 1 2 3 4 5 6 7 8; do
+  vips jpegsave "$W/base.v" "orient-$o.jpg" --Q 90
+  exiftool -q -overwrite_original -Orientation="$o" -n "orient-$o.jpg"
+done
+vips bandjoin_const "$W/base.v" "$W/a.v" 200 && vips pngsave "$W/a.v" rgba.png
+vips colourspace "$W/base.v" "$W/g16.v" grey16 && vips pngsave "$W/g16.v" gray16.png
+vips colourspace "$W/base.v" "$W/c16.v" rgb16 && vips pngsave "$W/c16.v" rgb16.png
+vips bandjoin_const "$W/g.v" "$W/ga.v" 128 && vips pngsave "$W/ga.v" gray-alpha.png
+vips pngsave "$W/base.v" rgb.png
+vips pngsave "$W/base.v" palette.png --palette --bitdepth 8
+vips bandjoin_const "$W/base.v" "$W/pa.v" 128 && vips pngsave "$W/pa.v" palette-trns.png --palette
+vips pngsave "$W/base.v" interlaced.png --interlace
+vips black "$W/t.v" 1 1 --bands 3 && vips linear "$W/t.v" "$W/t2.v" 1 77 --uchar && vips pngsave "$W/t2.v" tiny-1x1.png
+vips resize "$W/base.v" "$W/w.v" 12.873 --vscale 0.00663 && vips jpegsave "$W/w.v" wide-9024x3.jpg --Q 85
+
+cd "$OUT.tmp/reference"
+for f in "$OUT.tmp"/formats/*; do
+  name=$(basename "$f"); name=${name%.*}
+  vips autorot "$f" "$W/up.v"
+  bands=$(vipsheader -f bands "$W/up.v"); fmt=$(vipsheader -f format "$W/up.v"); interp=$(vipsheader -f interpretation "$W/up.v")
+  src=$W/up.v
+  if [[ $fmt == *USHORT* || $fmt == ushort ]]; then vips boolean_const "$src" "$W/sh.v" rshift 8 && vips cast "$W/sh.v" "$W/u8.v" uchar && src=$W/u8.v; fi
+  if [[ $interp == *CMYK* || $interp == cmyk ]]; then
+    for i in 0 1 2 3; do vips extract_band "$src" "$W/k$i.v" "$i"; vips invert "$W/k$i.v" "$W/i$i.v"; done
+    for i in 0 1 2; do vips multiply "$W/i$i.v" "$W/i3.v" "$W/m$i.v"; vips linear "$W/m$i.v" "$W/n$i.v" 0.00392156862745098 0.5 --uchar; done
+    vips bandjoin "$W/n0.v $W/n1.v $W/n2.v" "$W/rgb.v"; src=$W/rgb.v; bands=3
+  elif [ "$bands" = 1 ] || [ "$bands" = 2 ]; then
+    vips extract_band "$src" "$W/y.v" 0
+    if [ "$bands" = 2 ]; then vips extract_band "$src" "$W/al.v" 1; vips bandjoin "$W/y.v $W/y.v $W/y.v $W/al.v" "$W/gg.v"; bands=4
+    else vips bandjoin "$W/y.v $W/y.v $W/y.v" "$W/gg.v"; bands=3; fi
+    src=$W/gg.v
+  fi
+  vips rawsave "$src" "$name.raw"
+  echo "$(vipsheader -f width "$src") $(vipsheader -f height "$src") $bands" > "$name.txt"
+done
+rm -rf "$W"
+touch "$OUT.tmp/.complete-v3"
+rm -rf "$OUT" && mv "$OUT.tmp" "$OUT"
+echo "fixtures: $OUT" >&2
