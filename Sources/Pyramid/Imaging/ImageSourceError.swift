@@ -21,7 +21,8 @@ public enum ImageSourceError: Swift.Error, Sendable, Equatable, CustomStringConv
                 : "\(path): not a JPEG or PNG image (starts with \(hex))"
         case let .truncated(path, format, at, size, row, rows):
             let place = rows > 0 ? " after \(row.grouped) of \(rows.grouped) rows" : " in the header"
-            return "\(path): \(format.rawValue.uppercased()) data ends at byte \(at.grouped) of \(size.grouped)\(place) (truncated file)"
+            let end = at == size ? ", the end of the file," : " of \(size.grouped)"
+            return "\(path): \(format.rawValue.uppercased()) data ends at byte \(at.grouped)\(end)\(place) (truncated file)"
         case let .corrupt(path, format, at, message):
             return "\(path): corrupt \(format.rawValue.uppercased()) data near byte \(at.grouped): \(message)"
         case let .tooLarge(path, w, h, limit):

@@ -1,0 +1,65 @@
+/// The scroll-view maths of a zoomable image in a `viewWidth × viewHeight` view, as a value type with no I/O:
+/// zoom bounds (fit as the minimum, native or `maxZoom` as the maximum), centring insets, the visible
+/// rectangle, the pyramid level a zoom needs, double-tap and zoom-to-rectangle.
+public struct ScrollViewModel: Hashable, Sendable {
+    public let geometry: PyramidGeometry
+    public let viewWidth: Double
+    public let viewHeight: Double
+    /// `min(viewWidth / W, viewHeight / H)`.
+    public let fitZoom: Double
+    public let minZoom: Double
+    public let maxZoom: Double
+
+    public init(geometry: PyramidGeometry, viewWidth: Double, viewHeight: Double, maxZoom: Double = 1.0) throws(PyramidError) {
+        guard viewWidth.isFinite, viewWidth > 0 else { throw .invalidParameter(name: "width", message: "must be a positive number") }
+        guard viewHeight.isFinite, viewHeight > 0 else { throw .invalidParameter(name: "height", message: "must be a positive number") }
+        guard maxZoom.isFinite, maxZoom > 0 else { throw .invalidParameter(name: "maxZoom", message: "must be a positive number") }
+        self.geometry = geometry
+        self.viewWidth = viewWidth
+        self.viewHeight = viewHeight
+        self.fitZoom = Swift.min(viewWidth / Double(geometry.width), viewHeight / Double(geometry.height))
+        self.maxZoom = maxZoom
+        self.minZoom = Swift.min(fitZoom, maxZoom)
+    }
+
+    public var imageWidth: Double { Double(geometry.width) }
+    public var imageHeight: Double { Double(geometry.height) }
+    public var imageCenter: (x: Double, y: Double) { (imageWidth / 2, imageHeight / 2) }
+
+    /// The zoom a request resolves to, clamped to `[minZoom, maxZoom]`.
+    public func zoom(for request: ZoomRequest) -> Double {
+        switch request {
+        case .fit: minZoom
+        case .max: maxZoom
+        case let .value(z): clamp(z)
+        }
+    }
+
+    public func clamp(_ zoom: Double) -> Double { Swift.min(Swift.max(zoom, minZoom), maxZoom) }
+
+    /// Half the leftover space on each side when the scaled image is narrower or shorter than the view.
+    public func insets(zoom: Double) -> EdgeInsets {
+        let dx = Swift.max(0, (viewWidth - imageWidth * zoom) / 2)
+        let dy = Swift.max(0, (viewHeight - imageHeight * zoom) / 2)
+        return EdgeInsets(top: dy, left: dx, bottom: dy, right: dx)
+    }
+
+    /// The part of the image on screen at `zoom` around (cx, cy), never scrolled past an edge.
+    public func visibleRect(zoom: Double, centerX cx: Double, centerY cy: Double) -> ViewRect {
+        let w = Swift.min(imageWidth, viewWidth / zoom)
+        let h = Swift.min(imageHeight, viewHeight / zoom)
+        let x = Swift.min(Swift.max(cx - w / 2, 0), imageWidth - w)
+        let y = Swift.min(Swift.max(cy - h / 2, 0), imageHeight - h)
+        return ViewRect(x: x, y: y, width: w, height: h)
+    }
+
+    /// The smallest level whose scale is at least `zoom`: `clamp(ceil(maxLevel + log2(zoom) − 1e−9), 0, maxLevel)`.
+    public func level(forZoom zoom: Double) -> Int {
+        let raw = (Double(geometry.maxLevel) + log2(zoom) - 1e-9).rounded(.up)
+        return Int(Swift.min(Swift.max(raw, 0), Double(geometry.maxLevel)))
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif
