@@ -57,8 +57,9 @@ struct RowStreamer {
                             (dst.baseAddress! + row * outStride).update(from: from, count: outStride)
                         }
                     } else {
-                        shrinkRows(src, dst, outRows: outRows, inRows: inRows, inStride: inStride, outStride: outStride,
-                                   first: first, columns: inX1 - inX0, channels: channels, sums: &sums)
+                        BoxFilter.shrinkRows(src.baseAddress!, dst.baseAddress!, factor: r, outRows: outRows, inRows: inRows,
+                                             inStride: inStride, outStride: outStride, first: first,
+                                             columns: inX1 - inX0, channels: channels, sums: &sums)
                     }
                 }
             }
@@ -68,39 +69,6 @@ struct RowStreamer {
             }
             outY += outRows
             inY += inRows
-        }
-    }
-
-    private func shrinkRows(_ src: UnsafeBufferPointer<UInt8>, _ dst: UnsafeMutableBufferPointer<UInt8>,
-                            outRows: Int, inRows: Int, inStride: Int, outStride: Int, first: Int,
-                            columns: Int, channels: Int, sums: inout [UInt32]) {
-        let r = factor
-        let outWidth = outStride / channels
-        sums.withUnsafeMutableBufferPointer { acc in
-            for row in 0 ..< outRows {
-                let rowStart = row * r
-                let rowsHere = min(r, inRows - rowStart)
-                acc.update(repeating: 0)
-                for k in 0 ..< rowsHere {
-                    let line = src.baseAddress! + (rowStart + k) * inStride + first
-                    for x in 0 ..< outWidth {
-                        let c0 = x * r, c1 = min(c0 + r, columns)
-                        var p = line + c0 * channels
-                        for _ in c0 ..< c1 {
-                            for c in 0 ..< channels { acc[x * channels + c] &+= UInt32(p[c]) }
-                            p += channels
-                        }
-                    }
-                }
-                let out = dst.baseAddress! + row * outStride
-                for x in 0 ..< outWidth {
-                    let cols = min(r, columns - x * r)
-                    let n = UInt32(cols * rowsHere)
-                    for c in 0 ..< channels {
-                        out[x * channels + c] = UInt8((acc[x * channels + c] + n / 2) / n)
-                    }
-                }
-            }
         }
     }
 }

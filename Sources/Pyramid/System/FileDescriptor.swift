@@ -11,6 +11,22 @@ public final class FileDescriptor: @unchecked Sendable {
         rawValue = try syscall("open(\(path))") { open(path, O_RDONLY | O_CLOEXEC) }
     }
 
+    /// An unnamed read-write file in `directory` that vanishes when closed: `open(O_TMPFILE)`, or
+    /// `mkstemp(3)` then `unlink(2)` where the file system lacks O_TMPFILE.
+    public init(anonymousIn directory: String) throws(SyscallError) {
+        let tmpfile: CInt = 0o20000000 | O_DIRECTORY // __O_TMPFILE | O_DIRECTORY, not exported by Glibc
+        if let fd = try? syscall("open(\(directory), O_TMPFILE)", { open(directory, tmpfile | O_RDWR | O_CLOEXEC, 0o600) }) {
+            rawValue = fd
+            return
+        }
+        var template = Array((directory + "/.raster-XXXXXX").utf8CString)
+        rawValue = try template.withUnsafeMutableBufferPointer { buf throws(SyscallError) in
+            let fd = try syscall("mkstemp(\(directory))") { mkstemp(buf.baseAddress!) }
+            unlink(buf.baseAddress!)
+            return fd
+        }
+    }
+
     public init(adopting fd: CInt) {
         rawValue = fd
     }

@@ -1,0 +1,15 @@
+/// Identifies one encoded tile in the caches. `generation` changes whenever the source file does, so tiles of
+/// an old version are never served for a new one.
+public struct TileKey: Hashable, Sendable {
+    public var image: String
+    public var generation: Int
+    public var tile: TileCoordinate
+    public var format: ImageFormat
+
+    public init(image: String, generation: Int, tile: TileCoordinate, format: ImageFormat) {
+        self.image = image
+        self.generation = generation
+        self.tile = tile
+        self.format = format
+    }
+}

@@ -1,0 +1,100 @@
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One served image: its source, pyramid geometry and decode passes, renewed when the file changes.
+///
+/// Levels with a shrink of 8 or more come from one pass at 1/8 (libjpeg's DCT scaling: the fastest way to
+/// the whole photo on screen); the levels above from one pass at full resolution. Each pass runs at most once
+/// per version of the file, on demand, and tiles are box-averaged from its raster.
+public final class PyramidImage: @unchecked Sendable {
+    /// What a request works with: one version of the file, never mixed with another.
+    public struct Snapshot: Sendable {
+        public let source: any ImageSource
+        public let geometry: PyramidGeometry
+        public let generation: Int
+    }
+
+    public let id: String
+    public let path: String
+    private let options: TileOptions
+    private let lock = ConditionLock()
+    private var snapshot: Snapshot
+    private var rasters: [Int: DecodedRaster] = [:]
+    /// Told the image id and the new generation when the file changed; set once before the image is shared.
+    var onChange: (@Sendable (String, Int) -> Void)?
+
+    private static let generations = Atomic<Int>(0)
+
+    public init(id: String, path: String, options: TileOptions) throws {
+        self.id = id
+        self.path = path
+        self.options = options
+        snapshot = try Self.open(path, options)
+    }
+
+    private static func open(_ path: String, _ options: TileOptions) throws -> Snapshot {
+        let source = try ImageOpener.open(path, limits: options.limits)
+        let geometry = PyramidGeometry(width: source.info.width, height: source.info.height,
+                                       tileSize: options.tileSize, overlap: options.overlap)
+        return Snapshot(source: source, geometry: geometry, generation: generations.add(1, ordering: .relaxed).newValue)
+    }
+
+    /// The current version: a `stat(2)` of the path; a new size or modification time reopens the file and
+    /// drops every raster of the old one.
+    public func current() throws -> Snapshot {
+        var sb = stat()
+        let statResult = stat(path, &sb)
+        let (current, changed) = try lock.withLock {
+            let info = snapshot.source.info
+            let modified = Int64(sb.st_mtim.tv_sec) * 1_000_000_000 + Int64(sb.st_mtim.tv_nsec)
+            guard statResult != 0 || Int64(sb.st_size) != info.fileSize || modified != info.modified else {
+                return (snapshot, false)
+            }
+            rasters.removeAll()
+            snapshot = try Self.open(path, options)
+            return (snapshot, true)
+        }
+        if changed { onChange?(id, current.generation) }
+        return current
+    }
+
+    /// Forgets the decode passes (their files vanish once no reader holds them).
+    public func purgeRasters() {
+        lock.withLock { rasters.removeAll() }
+    }
+
+    /// Bytes held on disk by this image's decode passes.
+    public var rasterBytes: Int { lock.withLock { rasters.values.reduce(0) { $0 + $1.byteSize } } }
+
+    /// The decode pass at `shrink` for `snapshot`, started on first use; a failed pass is replaced.
+    func raster(shrink: Int, for snapshot: Snapshot) throws -> DecodedRaster {
+        try lock.withLock {
+            guard snapshot.generation == self.snapshot.generation else {
+                throw PyramidError.sourceChanged(path: path)
+            }
+            if let existing = rasters[shrink], !existing.hasFailed { return existing }
+            let (w, h) = snapshot.source.size(shrink: shrink)
+            let raster = try DecodedRaster(width: w, height: h, channels: snapshot.source.info.channels,
+                                           shrink: shrink, directory: options.rasterDirectory)
+            rasters[shrink] = raster
+            raster.start(from: snapshot.source)
+            return raster
+        }
+    }
+
+    /// The pixels of `tile`: its rectangle at the level's scale, area-averaged from the nearest pass.
+    public func render(_ tile: TileCoordinate, in snapshot: Snapshot) throws -> PixelBuffer {
+        let geometry = snapshot.geometry
+        let rect = try geometry.rect(of: tile)
+        let shrink = geometry.shrink(ofLevel: tile.level)
+        let base = shrink >= 8 ? 8 : 1
+        let factor = shrink / base
+        let raster = try raster(shrink: base, for: snapshot)
+        let region = PixelRect(x: rect.x * factor, y: rect.y * factor,
+                               width: min(rect.maxX * factor, raster.width) - rect.x * factor,
+                               height: min(rect.maxY * factor, raster.height) - rect.y * factor)
+        return try raster.read(region).boxShrunk(by: factor)
+    }
+}

@@ -1,0 +1,25 @@
+/// How tiles are cut, encoded and cached. The server fills this from its `ServerConfiguration`.
+public struct TileOptions: Sendable, Hashable {
+    public var tileSize: Int
+    public var overlap: Int
+    /// JPEG quality 1…100.
+    public var quality: Int
+    /// zlib level for PNG tiles.
+    public var pngLevel: Int
+    /// Byte budget of the in-memory LRU of encoded tiles.
+    public var cacheBytes: Int
+    /// Where decode passes keep their pixels (anonymous files, gone when closed).
+    public var rasterDirectory: String
+    public var limits: ImageLimits
+
+    public init(tileSize: Int = 256, overlap: Int = 0, quality: Int = 85, pngLevel: Int = 3,
+                cacheBytes: Int = 256 << 20, rasterDirectory: String = "/var/tmp", limits: ImageLimits = ImageLimits()) {
+        self.tileSize = tileSize
+        self.overlap = overlap
+        self.quality = quality
+        self.pngLevel = pngLevel
+        self.cacheBytes = cacheBytes
+        self.rasterDirectory = rasterDirectory
+        self.limits = limits
+    }
+}

@@ -1,0 +1,123 @@
+import Dispatch
+import Foundation
+import XCTest
+@testable import Pyramid
+
+final class TileServiceTests: XCTestCase {
+    private func service(_ files: [String: String], cacheBytes: Int = 64 << 20) throws -> TileService {
+        let options = TileOptions(cacheBytes: cacheBytes, rasterDirectory: NSTemporaryDirectory())
+        let images = try files.sorted { $0.key < $1.key }.map { try PyramidImage(id: $0.key, path: $0.value, options: options) }
+        return TileService(images: images, options: options)
+    }
+
+    private func decode(_ tile: EncodedTile) throws -> PixelBuffer {
+        try ImageOpener.open(try Fixtures.temporary(tile.bytes, name: "tile-\(UUID().uuidString).\(tile.format.fileExtension)")).decodeAll()
+    }
+
+    /// Every tile of every level, as PNG, equals the box-averaged full decode of the PNG source.
+    func testPNGTilesAreExactAreaAverages() throws {
+        let s = try service(["rgb": Fixtures.path("rgb.png")])
+        let full = try ImageOpener.open(Fixtures.path("rgb.png")).decodeAll()
+        let geometry = try XCTUnwrap(s.image("rgb")).current().geometry
+        XCTAssertEqual(geometry.maxLevel, 10)
+        for level in 0 ... geometry.maxLevel {
+            let shrink = geometry.shrink(ofLevel: level)
+            let expected = full.boxShrunk(by: shrink >= 8 ? 8 : 1).boxShrunk(by: shrink >= 8 ? shrink / 8 : shrink)
+            let (columns, rows) = geometry.tileCount(level)
+            for y in 0 ..< rows { for x in 0 ..< columns {
+                let tile = TileCoordinate(level: level, x: x, y: y)
+                let answer = try s.tile(image: "rgb", tile: tile, format: .png)
+                XCTAssertEqual(try decode(answer.tile), expected.cropped(to: try geometry.rect(of: tile)), "tile \(tile)")
+            } }
+        }
+    }
+
+    func testJPEGTilesAreCloseToAreaAverages() throws {
+        let s = try service(["photo": Fixtures.path("q100-444.jpg")])
+        let full = try ImageOpener.open(Fixtures.path("q100-444.jpg")).decodeAll()
+        let geometry = try XCTUnwrap(s.image("photo")).current().geometry
+        for tile in [TileCoordinate(level: 10, x: 2, y: 1), TileCoordinate(level: 9, x: 1, y: 0), TileCoordinate(level: 7, x: 0, y: 0)] {
+            let ours = try decode(try s.tile(image: "photo", tile: tile, format: .jpeg).tile)
+            let expected = full.boxShrunk(by: geometry.shrink(ofLevel: tile.level)).cropped(to: try geometry.rect(of: tile))
+            XCTAssertGreaterThan(PixelCompare.psnr(ours, expected), 32, "tile \(tile)")
+        }
+    }
+
+    func testSecondRequestIsACacheHitWithTheSameETag() throws {
+        let s = try service(["a": Fixtures.path("baseline.jpg")])
+        let tile = TileCoordinate(level: 10, x: 1, y: 1)
+        let first = try s.tile(image: "a", tile: tile, format: .jpeg)
+        let second = try s.tile(image: "a", tile: tile, format: .jpeg)
+        XCTAssertFalse(first.cacheHit)
+        XCTAssertTrue(second.cacheHit)
+        XCTAssertEqual(first.tile.etag, second.tile.etag)
+        XCTAssertEqual(s.tilesRendered, 1)
+        XCTAssertThrowsError(try s.tile(image: "a", tile: TileCoordinate(level: 10, x: 3, y: 0), format: .jpeg)) { error in
+            XCTAssertEqual("\(error)", "level 10 has 3×2 tiles; asked for 3,0")
+        }
+        XCTAssertThrowsError(try s.tile(image: "nope", tile: tile, format: .jpeg))
+    }
+
+    func testConcurrentMissesForOneTileRenderOnce() throws {
+        let s = try service(["a": Fixtures.path("progressive.jpg")])
+        let tile = TileCoordinate(level: 10, x: 2, y: 1)
+        let etags = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 16) { _ in
+            let answer = try! s.tile(image: "a", tile: tile, format: .jpeg)
+            etags.withLock { $0.append(answer.tile.etag) }
+        }
+        XCTAssertEqual(s.tilesRendered, 1)
+        XCTAssertEqual(Set(etags.withLock { $0 }).count, 1)
+    }
+
+    func testByteBoundWithManyTilesFromManyThreads() throws {
+        let s = try service(["a": Fixtures.path("baseline.jpg"), "b": Fixtures.path("rgb.png")], cacheBytes: 100_000)
+        DispatchQueue.concurrentPerform(iterations: 4) { worker in
+            for level in 0 ... 10 {
+                for id in ["a", "b"] {
+                    let g = try! s.image(id)!.current().geometry
+                    let (c, r) = g.tileCount(level)
+                    for y in 0 ..< r { for x in 0 ..< c {
+                        _ = try! s.tile(image: id, tile: TileCoordinate(level: level, x: (x + worker) % c, y: y), format: .png)
+                    } }
+                }
+            }
+        }
+        let stats = s.cache.statistics
+        XCTAssertLessThanOrEqual(stats.bytes, 100_000)
+        XCTAssertGreaterThan(stats.evictions, 0)
+    }
+
+    func testChangedSourceIsDetectedAndOldTilesDropped() throws {
+        let path = try Fixtures.temporary(try Fixtures.bytes("baseline.jpg"), name: "changing.jpg")
+        let s = try service(["c": path])
+        let tile = TileCoordinate(level: 8, x: 0, y: 0)
+        let before = try s.tile(image: "c", tile: tile, format: .png)
+        XCTAssertEqual(s.cache.statistics.entries, 1)
+        // Replace the file with a different picture of another size (write elsewhere, then rename).
+        let replacement = try Fixtures.temporary(try Fixtures.bytes("gray.jpg"), name: "replacement.jpg")
+        XCTAssertEqual(rename(replacement, path), 0)
+        let after = try s.tile(image: "c", tile: tile, format: .png)
+        XCTAssertFalse(after.cacheHit)
+        XCTAssertNotEqual(before.tile.etag, after.tile.etag)
+        let pixels = try decode(after.tile)
+        let gray = pixels.bytes.enumerated().allSatisfy { i, v in i % 3 != 0 || (v == pixels.bytes[i + 1] && v == pixels.bytes[i + 2]) }
+        XCTAssertTrue(gray, "tiles after the change come from the new (gray) file")
+        XCTAssertEqual(s.cache.statistics.entries, 1, "the old version's tile was dropped")
+        try s.purge(image: "c")
+        XCTAssertEqual(s.cache.statistics.entries, 0)
+    }
+
+    func testTruncatedSourceFailsEveryWaiterAndRecovers() throws {
+        let bytes = try Fixtures.bytes("baseline.jpg")
+        let path = try Fixtures.temporary(Array(bytes.prefix(bytes.count * 3 / 4)), name: "half.jpg")
+        let s = try service(["h": path])
+        let bottom = TileCoordinate(level: 10, x: 0, y: 1)
+        XCTAssertThrowsError(try s.tile(image: "h", tile: bottom, format: .jpeg)) { error in
+            XCTAssertTrue("\(error)".contains("truncated file"), "\(error)")
+        }
+        XCTAssertNoThrow(try s.tile(image: "h", tile: TileCoordinate(level: 10, x: 0, y: 0), format: .jpeg), "rows above the cut still serve")
+    }
+}
+
+import Synchronization
