@@ -26,6 +26,8 @@ public final class PyramidImage: @unchecked Sendable {
     var onChange: (@Sendable (String, Int) -> Void)?
 
     private static let generations = Atomic<Int>(0)
+    /// At most one direct region decode per image runs beside its full-resolution pass.
+    private let directDecodeBusy = Atomic<Bool>(false)
 
     public init(id: String, path: String, options: TileOptions) throws {
         self.id = id
@@ -95,6 +97,14 @@ public final class PyramidImage: @unchecked Sendable {
         let region = PixelRect(x: rect.x * factor, y: rect.y * factor,
                                width: min(rect.maxX * factor, raster.width) - rect.x * factor,
                                height: min(rect.maxY * factor, raster.height) - rect.y * factor)
+        // The full-resolution pass writes ~3 bytes a pixel and runs slower than a bare decode. A tile far below
+        // its progress is decoded directly (crop + skip: one partial sequential pass) on the other core, one
+        // at a time; every other tile waits for the rows it needs.
+        if base == 1, raster.progress * 5 < region.maxY * 4,
+           directDecodeBusy.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged {
+            defer { directDecodeBusy.store(false, ordering: .releasing) }
+            return try snapshot.source.decode(rect, shrink: shrink)
+        }
         return try raster.read(region).boxShrunk(by: factor)
     }
 }
