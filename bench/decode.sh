@@ -14,23 +14,7 @@ swift build -c release --product tileserver >/dev/null
 BIN=.build/release/tileserver
 RUNS=${RUNS:-3}
 
-# measure NAME CMD...: median wall seconds and the largest peak RSS (MB) over $RUNS runs.
-measure() {
-  local name=$1; shift
-  local walls=() rss=0
-  for _ in $(seq "$RUNS"); do
-    local out tf
-    tf=$(mktemp)
-    /usr/bin/time -o "$tf" -f "%e %M" "$@" >/dev/null 2>&1 || { echo "$name failed" >&2; rm -f "$tf"; return 1; }
-    out=$(tail -1 "$tf"); rm -f "$tf"
-    walls+=("${out% *}")
-    local m=${out#* }; [ "$m" -gt "$rss" ] && rss=$m
-  done
-  local median
-  median=$(printf '%s\n' "${walls[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
-  printf '%-34s %8.2f s %8.1f MB\n' "$name" "$median" "$(echo "$rss / 1024" | bc -l)"
-  eval "WALL_${name//[^A-Za-z0-9]/_}=$median; RSS_${name//[^A-Za-z0-9]/_}=$rss"
-}
+source bench/lib.sh
 
 echo "decode benchmark: median of $RUNS runs, $(nproc) cores"
 printf '%-34s %10s %11s\n' "" "wall" "peak RSS"
@@ -42,7 +26,6 @@ measure djpeg_scale_8  sh -c "djpeg -scale 1/8 '$JPG' > /dev/null"
 measure ours_png_1     $BIN decode "$PNG" --shrink 1
 measure vips_avg_png   vips avg "$PNG"
 
-ratio() { echo "scale=2; $1 / $2" | bc -l; }
 echo
 echo "SUMMARY jpeg_full_vs_vips $(ratio "$WALL_ours_jpeg_1" "$WALL_vips_avg_jpeg")x (goal <= 1.0)"
 echo "SUMMARY jpeg_1/8_vs_djpeg $(ratio "$WALL_ours_jpeg_8" "$WALL_djpeg_scale_8")x (goal <= 1.1)"

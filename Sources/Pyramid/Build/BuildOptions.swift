@@ -1,0 +1,29 @@
+/// How `tileserver build` lays out and encodes a prebuilt pyramid.
+public struct BuildOptions: Sendable, Hashable {
+    public enum Layout: String, Sendable, CaseIterable {
+        /// `NAME.dzi` plus `NAME_files/L/x_y.EXT`, as `vips dzsave` writes it.
+        case dzi
+        /// `L/x/y.EXT` directly under the output directory, for XYZ clients.
+        case xyz
+    }
+
+    public var layout: Layout
+    public var tileSize: Int
+    public var overlap: Int
+    public var format: ImageFormat
+    public var quality: Int
+    public var pngLevel: Int
+    /// Encoder threads; the decode runs on one more.
+    public var threads: Int
+
+    public init(layout: Layout = .dzi, tileSize: Int = 256, overlap: Int = 0, format: ImageFormat = .jpeg,
+                quality: Int = 85, pngLevel: Int = 3, threads: Int = 2) {
+        self.layout = layout
+        self.tileSize = tileSize
+        self.overlap = overlap
+        self.format = format
+        self.quality = quality
+        self.pngLevel = pngLevel
+        self.threads = max(1, threads)
+    }
+}

@@ -1,0 +1,76 @@
+import ArgumentParser
+import Pyramid
+
+extension BuildOptions.Layout: ExpressibleByArgument {}
+
+extension ImageFormat: ExpressibleByArgument {
+    public init?(argument: String) {
+        switch argument.lowercased() {
+        case "jpg", "jpeg": self = .jpeg
+        case "png": self = .png
+        default: return nil
+        }
+    }
+}
+
+/// `tileserver build IMAGE --out DIR`: the whole pyramid on disk, as `vips dzsave` writes it.
+struct BuildCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "build",
+        abstract: "Write every tile of an image's pyramid (DeepZoom or XYZ layout); the output appears only when complete."
+    )
+
+    @Argument(help: "A JPEG or PNG file.")
+    var image: String
+
+    @Option(help: "Output directory.")
+    var out: String
+
+    @Option(help: "dzi (NAME.dzi + NAME_files/L/x_y.EXT) or xyz (L/x/y.EXT).")
+    var layout: BuildOptions.Layout = .dzi
+
+    @Option(help: "Tile edge in pixels (16 to 4096).")
+    var tileSize: Int = 256
+
+    @Option(help: "Pixels each tile extends past its interior edges (0 to tile size / 2).")
+    var overlap: Int = 0
+
+    @Option(help: "jpg or png.")
+    var format: ImageFormat = .jpeg
+
+    @Option(help: "JPEG quality, 1 to 100.")
+    var quality: Int = 85
+
+    @Option(help: "Encoder threads (default: CPU count).")
+    var threads: Int = System.coreCount
+
+    @Flag(help: "No progress output.")
+    var quiet = false
+
+    func validate() throws {
+        guard (16 ... 4096).contains(tileSize) else { throw ValidationError("--tile-size must be from 16 to 4096") }
+        guard (0 ... tileSize / 2).contains(overlap) else { throw ValidationError("--overlap must be from 0 to \(tileSize / 2)") }
+        guard (1 ... 100).contains(quality) else { throw ValidationError("--quality must be from 1 to 100") }
+        guard (1 ... 256).contains(threads) else { throw ValidationError("--threads must be from 1 to 256") }
+    }
+
+    func run() throws {
+        let started = Clock.seconds()
+        do {
+            let source = try ImageOpener.open(image)
+            let options = BuildOptions(layout: layout, tileSize: tileSize, overlap: overlap, format: format,
+                                       quality: quality, threads: threads)
+            let builder = PyramidBuilder(source: source, options: options)
+            let reporter = ProgressReporter(quiet: quiet)
+            let name = ImageName.stem(of: image)
+            try builder.build(into: out, name: name) { done, total in reporter.report(done: done, total: total) }
+            if !quiet {
+                let seconds = ((Clock.seconds() - started) * 10).rounded() / 10
+                printError("wrote \(builder.geometry.totalTiles) tiles of \(name) to \(out) in \(seconds) s")
+            }
+        } catch {
+            printError("tileserver: \(error)")
+            throw ExitCode(1)
+        }
+    }
+}

@@ -1,0 +1,22 @@
+# Shared by the bench scripts: `source bench/lib.sh`.
+
+# measure NAME CMD...: runs CMD $RUNS times; prints and records the median wall time (WALL_NAME, seconds)
+# and the largest peak RSS (RSS_NAME, KB), both from /usr/bin/time.
+measure() {
+  local name=$1; shift
+  local walls=() rss=0 out tf m median
+  for _ in $(seq "${RUNS:-3}"); do
+    [ -n "${BEFORE_EACH:-}" ] && eval "$BEFORE_EACH"
+    tf=$(mktemp)
+    /usr/bin/time -o "$tf" -f "%e %M" "$@" >/dev/null 2>&1 || { echo "$name failed: $*" >&2; rm -f "$tf"; return 1; }
+    out=$(tail -1 "$tf"); rm -f "$tf"
+    walls+=("${out% *}")
+    m=${out#* }; [ "$m" -gt "$rss" ] && rss=$m
+  done
+  median=$(printf '%s\n' "${walls[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+  printf '%-34s %8.2f s %8.1f MB\n' "$name" "$median" "$(echo "$rss / 1024" | bc -l)"
+  printf -v "WALL_$name" '%s' "$median"
+  printf -v "RSS_$name" '%s' "$rss"
+}
+
+ratio() { echo "scale=2; $1 / $2" | bc -l | sed 's/^\./0./'; }
