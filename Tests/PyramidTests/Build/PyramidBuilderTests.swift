@@ -1,0 +1,85 @@
+import Foundation
+import XCTest
+@testable import Pyramid
+
+/// `PyramidBuilder` against `vips dzsave` on the same images: same files, same tile sizes, close pixels.
+final class PyramidBuilderTests: XCTestCase {
+    private func scratch(_ name: String) -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("build-\(name)-\(UUID().uuidString)")
+    }
+
+    private func decode(_ url: URL) throws -> PixelBuffer {
+        try ImageOpener.open(url.path).decodeAll()
+    }
+
+    private func compareWithVips(_ fixture: String, overlap: Int, minimumPSNR: Double) throws {
+        let name = (fixture as NSString).deletingPathExtension
+        let vips = try Vips.dzsave(Fixtures.path(fixture), name: name, overlap: overlap)
+        let ours = scratch(name)
+        let builder = PyramidBuilder(source: try ImageOpener.open(Fixtures.path(fixture)),
+                                     options: BuildOptions(overlap: overlap, quality: 90))
+        try builder.build(into: ours.path, name: name)
+        let theirFiles = Vips.files(under: vips).filter { !$0.hasSuffix("vips-properties.xml") }
+        let ourFiles = Vips.files(under: ours)
+        XCTAssertEqual(ourFiles, theirFiles, "\(fixture): file list differs from vips dzsave")
+        XCTAssertEqual(ourFiles.count, builder.geometry.totalTiles + 1)
+        XCTAssertEqual(try String(contentsOf: ours.appendingPathComponent(name + ".dzi"), encoding: .utf8),
+                       try String(contentsOf: vips.appendingPathComponent(name + ".dzi"), encoding: .utf8))
+        for file in ourFiles where file.hasSuffix(".jpg") {
+            let a = try decode(ours.appendingPathComponent(file)), b = try decode(vips.appendingPathComponent(file))
+            XCTAssertEqual(a.width, b.width, "\(fixture) \(file) width")
+            XCTAssertEqual(a.height, b.height, "\(fixture) \(file) height")
+            if a.width == b.width, a.height == b.height {
+                let psnr = PixelCompare.psnr(a, b)
+                XCTAssertGreaterThanOrEqual(psnr, minimumPSNR, "\(fixture) \(file)")
+            }
+        }
+    }
+
+    func testSameFilesAndSizesAsVipsDzsave() throws {
+        try compareWithVips("baseline.jpg", overlap: 0, minimumPSNR: 32)
+        try compareWithVips("wide-9024x3.jpg", overlap: 0, minimumPSNR: 30)
+        try compareWithVips("rgb.png", overlap: 1, minimumPSNR: 32)
+    }
+
+    func testXYZLayoutAndPNGTiles() throws {
+        let out = scratch("xyz")
+        let builder = PyramidBuilder(source: try ImageOpener.open(Fixtures.path("rgba.png")),
+                                     options: BuildOptions(layout: .xyz, format: .png))
+        try builder.build(into: out.path, name: "rgba")
+        let files = Vips.files(under: out)
+        XCTAssertEqual(files.count, builder.geometry.totalTiles)
+        XCTAssertTrue(files.contains("10/2/1.png"))
+        XCTAssertTrue(files.contains("0/0/0.png"))
+        let corner = try decode(out.appendingPathComponent("10/2/1.png"))
+        XCTAssertEqual(corner.width, 701 - 512)
+        XCTAssertEqual(corner.height, 453 - 256)
+        XCTAssertEqual(corner.channels, 4)
+        let full = try ImageOpener.open(Fixtures.path("rgba.png")).decodeAll()
+        XCTAssertEqual(corner, full.cropped(to: PixelRect(x: 512, y: 256, width: 189, height: 197)), "full-resolution PNG tiles are exact")
+    }
+
+    func testFailedBuildLeavesNothingBehind() throws {
+        let bytes = try Fixtures.bytes("baseline.jpg")
+        let broken = try Fixtures.temporary(Array(bytes.prefix(bytes.count * 2 / 3)), name: "broken.jpg")
+        let out = scratch("broken")
+        let builder = PyramidBuilder(source: try ImageOpener.open(broken), options: BuildOptions())
+        XCTAssertThrowsError(try builder.build(into: out.path, name: "broken")) { error in
+            XCTAssertTrue("\(error)".contains("truncated file"), "\(error)")
+        }
+        XCTAssertEqual(Vips.files(under: out), [], "no tiles, no .dzi, no staging directory")
+        XCTAssertEqual((try? FileManager.default.contentsOfDirectory(atPath: out.path)) ?? [], [])
+    }
+
+    func testRebuildReplacesTheEarlierPyramid() throws {
+        let out = scratch("again")
+        for fixture in ["baseline.jpg", "gray.jpg"] {
+            try PyramidBuilder(source: try ImageOpener.open(Fixtures.path(fixture)), options: BuildOptions())
+                .build(into: out.path, name: "photo")
+        }
+        let tile = try decode(out.appendingPathComponent("photo_files/10/0/0_0.jpg".replacingOccurrences(of: "/0/0_0", with: "/0_0")))
+        let grayish = stride(from: 0, to: tile.bytes.count, by: 3).allSatisfy { abs(Int(tile.bytes[$0]) - Int(tile.bytes[$0 + 1])) <= 2 }
+        XCTAssertTrue(grayish, "the second build's tiles replaced the first's")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out.path).sorted(), ["photo.dzi", "photo_files"])
+    }
+}
