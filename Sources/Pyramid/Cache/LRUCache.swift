@@ -50,10 +50,12 @@ public final class LRUCache<Key: Hashable & Sendable, Value: Sendable>: Sendable
         state.withLock { $0.index[key] != nil }
     }
 
-    /// Inserts or replaces `value`, then evicts least recently used entries until the total fits the budget.
-    public func insert(_ value: Value, for key: Key) {
+    /// Inserts or replaces `value`, then evicts least recently used entries until the total fits the budget;
+    /// returns what was evicted (a value over the whole budget comes back itself, not kept).
+    @discardableResult
+    public func insert(_ value: Value, for key: Key) -> [(Key, Value)] {
         let cost = costOf(value)
-        state.withLock { s in
+        return state.withLock { s -> [(Key, Value)] in
             if let i = s.index[key] {
                 s.stats.bytes -= s.nodes[i]!.cost
                 s.stats.entries -= 1
@@ -62,7 +64,7 @@ public final class LRUCache<Key: Hashable & Sendable, Value: Sendable>: Sendable
                 s.free.append(i)
                 s.index[key] = nil
             }
-            guard cost <= s.stats.budget else { return }
+            guard cost <= s.stats.budget else { return [(key, value)] }
             let node = Node(key: key, value: value, cost: cost, previous: -1, next: -1)
             let i: Int
             if let reuse = s.free.popLast() {
@@ -76,10 +78,14 @@ public final class LRUCache<Key: Hashable & Sendable, Value: Sendable>: Sendable
             Self.pushFront(i, &s)
             s.stats.bytes += cost
             s.stats.entries += 1
+            var evicted: [(Key, Value)] = []
             while s.stats.bytes > s.stats.budget, s.tail >= 0 {
+                let node = s.nodes[s.tail]!
+                evicted.append((node.key, node.value))
                 Self.remove(s.tail, &s)
                 s.stats.evictions += 1
             }
+            return evicted
         }
     }
 

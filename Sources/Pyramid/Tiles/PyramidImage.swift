@@ -22,8 +22,8 @@ public final class PyramidImage: @unchecked Sendable {
     private let lock = ConditionLock()
     private var snapshot: Snapshot
     private var rasters: [Int: DecodedRaster] = [:]
-    /// Told the image id and the new generation when the file changed; set once before the image is shared.
-    var onChange: (@Sendable (String, Int) -> Void)?
+    /// Told the old and the new version when the file changed; set once before the image is shared.
+    var onChange: (@Sendable (_ old: Snapshot, _ new: Snapshot) -> Void)?
 
     private static let generations = Atomic<Int>(0)
     /// At most one direct region decode per image runs beside its full-resolution pass.
@@ -48,17 +48,18 @@ public final class PyramidImage: @unchecked Sendable {
     public func current() throws -> Snapshot {
         var sb = stat()
         let statResult = stat(path, &sb)
-        let (current, changed) = try lock.withLock {
+        let (current, old) = try lock.withLock { () -> (Snapshot, Snapshot?) in
             let info = snapshot.source.info
             let modified = Int64(sb.st_mtim.tv_sec) * 1_000_000_000 + Int64(sb.st_mtim.tv_nsec)
             guard statResult != 0 || Int64(sb.st_size) != info.fileSize || modified != info.modified else {
-                return (snapshot, false)
+                return (snapshot, nil)
             }
+            let old = snapshot
             rasters.removeAll()
             snapshot = try Self.open(path, options)
-            return (snapshot, true)
+            return (snapshot, old)
         }
-        if changed { onChange?(id, current.generation) }
+        if let old { onChange?(old, current) }
         return current
     }
 

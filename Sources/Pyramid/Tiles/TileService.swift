@@ -2,10 +2,15 @@ import Synchronization
 
 /// The one tile path every protocol handler calls: cache lookup, coalesced rendering, encoding, caching.
 public final class TileService: Sendable {
-    /// A tile and whether it came from the cache.
+    /// A tile and where it came from.
     public struct Answer: Sendable {
+        public enum Origin: String, Sendable {
+            case memory, disk, rendered
+        }
+
         public let tile: EncodedTile
-        public let cacheHit: Bool
+        public let origin: Origin
+        public var cacheHit: Bool { origin != .rendered }
     }
 
     /// A render in progress that later requests for the same tile wait on.
@@ -16,21 +21,24 @@ public final class TileService: Sendable {
 
     public let options: TileOptions
     public let cache: LRUCache<TileKey, EncodedTile>
+    public let diskCache: DiskTileCache?
     /// Image ids in the order they were given; the first is the default image.
     public let imageIDs: [String]
     private let images: [String: PyramidImage]
     private let pending = Mutex<[TileKey: Pending]>([:])
     private let renderCounter = Atomic<Int>(0)
 
-    public init(images: [PyramidImage], options: TileOptions) {
+    public init(images: [PyramidImage], options: TileOptions, diskCache: DiskTileCache? = nil) {
+        self.diskCache = diskCache
         self.options = options
         self.imageIDs = images.map(\.id)
         self.images = Dictionary(images.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let cache = LRUCache<TileKey, EncodedTile>(budget: options.cacheBytes, cost: { $0.cost })
         self.cache = cache
         for image in images {
-            image.onChange = { id, generation in
-                cache.removeAll { $0.image == id && $0.generation != generation }
+            image.onChange = { [id = image.id] old, new in
+                cache.removeAll { $0.image == id && $0.generation != new.generation }
+                diskCache?.purge(prefix: DiskTileCache.folder(image: id, info: old.source.info, options: options))
             }
         }
     }
@@ -57,7 +65,7 @@ public final class TileService: Sendable {
     /// The tile, rendering it if needed; concurrent requests for one uncached tile cause one render.
     public func tile(image id: String, tile: TileCoordinate, format: ImageFormat) throws -> Answer {
         let (key, image, snapshot) = try key(image: id, tile: tile, format: format)
-        if let hit = cache.value(for: key) { return Answer(tile: hit, cacheHit: true) }
+        if let hit = cache.value(for: key) { return Answer(tile: hit, origin: .memory) }
         let (job, owner) = pending.withLock { table -> (Pending, Bool) in
             if let existing = table[key] { return (existing, false) }
             let job = Pending()
@@ -69,29 +77,39 @@ public final class TileService: Sendable {
                 while job.result == nil { job.lock.wait() }
                 return job.result!
             }
-            return Answer(tile: try result.get(), cacheHit: false)
+            return Answer(tile: try result.get(), origin: .memory)
         }
+        let diskName = DiskTileCache.name(image: id, info: snapshot.source.info, options: options, tile: tile, format: format)
+        var origin = Answer.Origin.rendered
         let result = Result { () throws -> EncodedTile in
+            if let stored = diskCache?.read(diskName, format: format) {
+                origin = .disk
+                return stored
+            }
             let pixels = try image.render(tile, in: snapshot)
             let bytes = try encode(pixels, as: format)
             return EncodedTile(bytes: bytes, format: format)
         }
         if case let .success(encoded) = result {
             cache.insert(encoded, for: key)
-            renderCounter.add(1, ordering: .relaxed)
+            if origin == .rendered {
+                renderCounter.add(1, ordering: .relaxed)
+                diskCache?.write(encoded, as: diskName)
+            }
         }
         pending.withLock { $0[key] = nil }
         job.lock.withLock {
             job.result = result
             job.lock.broadcast()
         }
-        return Answer(tile: try result.get(), cacheHit: false)
+        return Answer(tile: try result.get(), origin: origin)
     }
 
     /// Drops every cached tile and decode pass of image `id`.
     public func purge(image id: String) throws {
         guard let image = images[id] else { throw TileServiceError.unknownImage(id) }
         cache.removeAll { $0.image == id }
+        diskCache?.purge(prefix: id)
         image.purgeRasters()
     }
 

@@ -48,8 +48,8 @@ final class TileServiceTests: XCTestCase {
         let tile = TileCoordinate(level: 10, x: 1, y: 1)
         let first = try s.tile(image: "a", tile: tile, format: .jpeg)
         let second = try s.tile(image: "a", tile: tile, format: .jpeg)
-        XCTAssertFalse(first.cacheHit)
-        XCTAssertTrue(second.cacheHit)
+        XCTAssertEqual(first.origin, .rendered)
+        XCTAssertEqual(second.origin, .memory)
         XCTAssertEqual(first.tile.etag, second.tile.etag)
         XCTAssertEqual(s.tilesRendered, 1)
         XCTAssertThrowsError(try s.tile(image: "a", tile: TileCoordinate(level: 10, x: 3, y: 0), format: .jpeg)) { error in
