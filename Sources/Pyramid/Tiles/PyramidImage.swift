@@ -22,6 +22,8 @@ public final class PyramidImage: @unchecked Sendable {
     private let lock = ConditionLock()
     private var snapshot: Snapshot
     private var rasters: [Int: DecodedRaster] = [:]
+    /// Shared by every image of a service; set once before the image is shared.
+    var budget: RasterBudget?
     /// Told the old and the new version when the file changed; set once before the image is shared.
     var onChange: (@Sendable (_ old: Snapshot, _ new: Snapshot) -> Void)?
 
@@ -68,23 +70,35 @@ public final class PyramidImage: @unchecked Sendable {
         lock.withLock { rasters.removeAll() }
     }
 
+    /// Forgets `raster` if it is still one of this image's passes (the budget needs its space).
+    private func drop(_ raster: DecodedRaster?) {
+        guard let raster else { return }
+        lock.withLock { rasters = rasters.filter { $0.value !== raster } }
+    }
+
     /// Bytes held on disk by this image's decode passes.
     public var rasterBytes: Int { lock.withLock { rasters.values.reduce(0) { $0 + $1.byteSize } } }
 
     /// The decode pass at `shrink` for `snapshot`, started on first use; a failed pass is replaced.
     func raster(shrink: Int, for snapshot: Snapshot) throws -> DecodedRaster {
-        try lock.withLock {
+        let (raster, created) = try lock.withLock { () throws -> (DecodedRaster, Bool) in
             guard snapshot.generation == self.snapshot.generation else {
                 throw PyramidError.sourceChanged(path: path)
             }
-            if let existing = rasters[shrink], !existing.hasFailed { return existing }
+            if let existing = rasters[shrink], !existing.hasFailed { return (existing, false) }
             let (w, h) = snapshot.source.size(shrink: shrink)
             let raster = try DecodedRaster(width: w, height: h, channels: snapshot.source.info.channels,
                                            shrink: shrink, directory: options.rasterDirectory)
             rasters[shrink] = raster
             raster.start(from: snapshot.source)
-            return raster
+            return (raster, true)
         }
+        if created {
+            budget?.admit(raster) { [weak self, weak raster] in self?.drop(raster) }
+        } else {
+            budget?.touch(raster)
+        }
+        return raster
     }
 
     /// The pixels of `tile`: its rectangle at the level's scale, area-averaged from the nearest pass.

@@ -10,10 +10,14 @@ public struct TileOptions: Sendable, Hashable {
     public var cacheBytes: Int
     /// Where decode passes keep their pixels (anonymous files, gone when closed).
     public var rasterDirectory: String
+    /// Disk bytes all decode passes together may hold (a full-resolution pass of a 20,000² photo takes 1.2 GB).
+    public var rasterBytes: Int
     public var limits: ImageLimits
 
     public init(tileSize: Int = 256, overlap: Int = 0, quality: Int = 85, pngLevel: Int = 3,
-                cacheBytes: Int = 256 << 20, rasterDirectory: String = "/var/tmp", limits: ImageLimits = ImageLimits()) {
+                cacheBytes: Int = 256 << 20, rasterDirectory: String = "/var/tmp", rasterBytes: Int = 8 << 30,
+                limits: ImageLimits = ImageLimits()) {
+        self.rasterBytes = rasterBytes
         self.tileSize = tileSize
         self.overlap = overlap
         self.quality = quality

@@ -22,6 +22,7 @@ public final class TileService: Sendable {
     public let options: TileOptions
     public let cache: LRUCache<TileKey, EncodedTile>
     public let diskCache: DiskTileCache?
+    public let rasterBudget: RasterBudget
     /// Image ids in the order they were given; the first is the default image.
     public let imageIDs: [String]
     private let images: [String: PyramidImage]
@@ -35,7 +36,9 @@ public final class TileService: Sendable {
         self.images = Dictionary(images.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let cache = LRUCache<TileKey, EncodedTile>(budget: options.cacheBytes, cost: { $0.cost })
         self.cache = cache
+        rasterBudget = RasterBudget(budget: options.rasterBytes)
         for image in images {
+            image.budget = rasterBudget
             image.onChange = { [id = image.id] old, new in
                 cache.removeAll { $0.image == id && $0.generation != new.generation }
                 diskCache?.purge(prefix: DiskTileCache.folder(image: id, info: old.source.info, options: options))

@@ -121,3 +121,23 @@ final class TileServiceTests: XCTestCase {
 }
 
 import Synchronization
+
+final class RasterBudgetTests: XCTestCase {
+    func testFinishedRastersAreReleasedToStayWithinTheBudget() throws {
+        // Each fixture's full-resolution raster is 3 × 2 blocks of 256² × 3 bytes = 1,179,648 bytes.
+        let options = TileOptions(rasterDirectory: NSTemporaryDirectory(), rasterBytes: 1_500_000)
+        let images = try ["a", "b", "c"].map { try PyramidImage(id: $0, path: Fixtures.path("baseline.jpg"), options: options) }
+        let service = TileService(images: images, options: options)
+        for id in ["a", "b", "c"] {
+            _ = try service.tile(image: id, tile: TileCoordinate(level: 10, x: 0, y: 0), format: .jpeg)
+            // wait for the pass to finish so the next admission may release it
+            while images.first(where: { $0.id == id })!.rasterBytes > 0,
+                  !(try images.first(where: { $0.id == id })!.raster(shrink: 1, for: images.first(where: { $0.id == id })!.current()).isComplete) {
+                usleep(1000)
+            }
+        }
+        XCTAssertLessThanOrEqual(service.rasterBudget.bytesInUse, 1_500_000)
+        XCTAssertEqual(images.map(\.rasterBytes), [0, 0, 1_179_648], "the two least recently used passes were released")
+        XCTAssertNoThrow(try service.tile(image: "a", tile: TileCoordinate(level: 10, x: 1, y: 1), format: .jpeg), "a released pass is redone on demand")
+    }
+}
