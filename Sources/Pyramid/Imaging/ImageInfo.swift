@@ -18,6 +18,21 @@ public struct ImageInfo: Hashable, Sendable {
     /// Modification time of the file, nanoseconds since 1970: with `fileSize`, tells when a source changed.
     public var modified: Int64
 
+    public init(format: ImageFormat, width: Int, height: Int, channels: Int, progressive: Bool, orientation: Orientation,
+                colorSpace: String, bitDepth: Int, restartInterval: Int, fileSize: Int64, modified: Int64) {
+        self.format = format
+        self.width = width
+        self.height = height
+        self.channels = channels
+        self.progressive = progressive
+        self.orientation = orientation
+        self.colorSpace = colorSpace
+        self.bitDepth = bitDepth
+        self.restartInterval = restartInterval
+        self.fileSize = fileSize
+        self.modified = modified
+    }
+
     /// Size as stored in the file, before orientation.
     public var storedWidth: Int { orientation.swapsAxes ? height : width }
     public var storedHeight: Int { orientation.swapsAxes ? width : height }

@@ -7,6 +7,14 @@ public struct PixelBand {
     public let channels: Int
     /// `rows × width × channels` bytes, no padding.
     public let bytes: UnsafeBufferPointer<UInt8>
+
+    public init(y: Int, rows: Int, width: Int, channels: Int, bytes: UnsafeBufferPointer<UInt8>) {
+        self.y = y
+        self.rows = rows
+        self.width = width
+        self.channels = channels
+        self.bytes = bytes
+    }
 }
 
 /// What a decode noticed but did not fail on (libjpeg's "Corrupt JPEG data" and the like).
@@ -30,6 +38,11 @@ public struct DecodeWarnings: Sendable, Equatable {
 public protocol ImageSource: Sendable {
     var path: String { get }
     var info: ImageInfo { get }
+    /// True when any rectangle costs about its own size to decode (no sequential file to read), so tiles
+    /// are made directly instead of through decode passes.
+    var isRandomAccess: Bool { get }
+    /// What the pixels come from: "jpeg", "png", or another word for synthetic sources.
+    var kind: String { get }
 
     /// Streams `rect` of the upright image shrunk by `shrink` (1, 2, 4, …: the image is
     /// `ceil(width / shrink) × ceil(height / shrink)` and each pixel averages the `shrink × shrink` block
@@ -40,6 +53,9 @@ public protocol ImageSource: Sendable {
 }
 
 extension ImageSource {
+    public var isRandomAccess: Bool { false }
+    public var kind: String { info.format.rawValue }
+
     /// Size of the upright image shrunk by `shrink`.
     public func size(shrink: Int) -> (width: Int, height: Int) {
         ((info.width + shrink - 1) / shrink, (info.height + shrink - 1) / shrink)

@@ -31,15 +31,31 @@ public final class PyramidImage: @unchecked Sendable {
     /// At most one direct region decode per image runs beside its full-resolution pass.
     private let directDecodeBusy = Atomic<Bool>(false)
 
+    /// Whether the source is a file to watch for changes.
+    private let watchesFile: Bool
+
     public init(id: String, path: String, options: TileOptions) throws {
         self.id = id
         self.path = path
         self.options = options
+        watchesFile = true
         snapshot = try Self.open(path, options)
     }
 
+    /// An image whose pixels come from `source` itself (a synthetic source: nothing to watch or decode).
+    public init(id: String, source: any ImageSource, options: TileOptions) {
+        self.id = id
+        path = source.path
+        self.options = options
+        watchesFile = false
+        snapshot = Self.snapshot(of: source, options)
+    }
+
     private static func open(_ path: String, _ options: TileOptions) throws -> Snapshot {
-        let source = try ImageOpener.open(path, limits: options.limits)
+        snapshot(of: try ImageOpener.open(path, limits: options.limits), options)
+    }
+
+    private static func snapshot(of source: any ImageSource, _ options: TileOptions) -> Snapshot {
         let geometry = PyramidGeometry(width: source.info.width, height: source.info.height,
                                        tileSize: options.tileSize, overlap: options.overlap)
         return Snapshot(source: source, geometry: geometry, generation: generations.add(1, ordering: .relaxed).newValue)
@@ -48,6 +64,7 @@ public final class PyramidImage: @unchecked Sendable {
     /// The current version: a `stat(2)` of the path; a new size or modification time reopens the file and
     /// drops every raster of the old one.
     public func current() throws -> Snapshot {
+        guard watchesFile else { return lock.withLock { snapshot } }
         var sb = stat()
         let statResult = stat(path, &sb)
         let (current, old) = try lock.withLock { () -> (Snapshot, Snapshot?) in
@@ -106,6 +123,7 @@ public final class PyramidImage: @unchecked Sendable {
         let geometry = snapshot.geometry
         let rect = try geometry.rect(of: tile)
         let shrink = geometry.shrink(ofLevel: tile.level)
+        if snapshot.source.isRandomAccess { return try snapshot.source.decode(rect, shrink: shrink) }
         let base = shrink >= 8 ? 8 : 1
         let factor = shrink / base
         let raster = try raster(shrink: base, for: snapshot)

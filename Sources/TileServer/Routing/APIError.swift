@@ -1,0 +1,40 @@
+import Pyramid
+
+/// A request the API refuses, with the status it deserves and a message that says what would be accepted.
+enum APIError: Swift.Error, Sendable, CustomStringConvertible {
+    case badRequest(String)
+    case notFound(String)
+    case notImplemented(String)
+    case unavailable(String)
+
+    var description: String {
+        switch self {
+        case let .badRequest(m), let .notFound(m), let .notImplemented(m), let .unavailable(m): m
+        }
+    }
+
+    /// The one place errors become HTTP statuses.
+    static func response(for error: any Swift.Error) -> HTTPResponse {
+        switch error {
+        case let error as APIError:
+            switch error {
+            case .badRequest: return .error(.badRequest, error.description)
+            case .notFound: return .error(.notFound, error.description)
+            case .notImplemented: return .error(.notImplemented, error.description)
+            case .unavailable: return .error(.serviceUnavailable, error.description)
+            }
+        case let error as PyramidError:
+            switch error {
+            case .levelOutOfRange, .tileOutOfRange: return .error(.notFound, error.description)
+            case .invalidParameter: return .error(.badRequest, error.description)
+            case .sourceChanged: return .error(.serviceUnavailable, error.description)
+            }
+        case let error as TileServiceError:
+            return .error(.notFound, error.description)
+        case let error as ImageSourceError:
+            return .error(.internalServerError, error.description)
+        default:
+            return .error(.internalServerError, "\(error)")
+        }
+    }
+}
