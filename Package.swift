@@ -22,6 +22,7 @@ let package = Package(
             pkgConfig: "libpng",
             providers: [.apt(["libpng-dev"])]
         ),
+        .systemLibrary(name: "CEpoll"),
         .target(
             name: "CImageIO",
             dependencies: ["CJPEG", "CPNG"]
@@ -34,6 +35,7 @@ let package = Package(
             name: "TileServer",
             dependencies: [
                 "Pyramid",
+                "CEpoll",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

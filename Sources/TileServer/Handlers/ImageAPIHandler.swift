@@ -1,0 +1,48 @@
+import Pyramid
+
+/// `/api/images` and `/api/images/{id}`: what images there are and how to address their tiles.
+enum ImageAPIHandler {
+    static func list(_ context: RequestContext) throws -> HandlerOutcome {
+        let images = try context.app.tiles.imageIDs.map { try describe(context.image($0)) }
+        return .response(.json(.object([("images", .array(images))])))
+    }
+
+    static func one(_ context: RequestContext) throws -> HandlerOutcome {
+        .response(.json(try describe(context.image(context.capture("id")))))
+    }
+
+    static func describe(_ image: PyramidImage) throws -> JSONValue {
+        let snapshot = try image.current()
+        let g = snapshot.geometry
+        let id = image.id
+        return .object([
+            ("id", .string(id)),
+            ("width", .int(g.width)),
+            ("height", .int(g.height)),
+            ("tileSize", .int(g.tileSize)),
+            ("maxLevel", .int(g.maxLevel)),
+            ("format", .string(ImageFormat.jpeg.fileExtension)),
+            ("source", .string(snapshot.source.kind)),
+            ("tiles", .string("/images/\(URLPath.escape(id))/tiles/{z}/{x}/{y}.jpg")),
+            ("dzi", .null),
+            ("iiif", .null),
+        ])
+    }
+}
+
+/// Escaping for ids placed in URL paths.
+enum URLPath {
+    static func escape(_ segment: String) -> String {
+        var out = ""
+        for byte in segment.utf8 {
+            switch byte {
+            case UInt8(ascii: "A") ... UInt8(ascii: "Z"), UInt8(ascii: "a") ... UInt8(ascii: "z"),
+                 UInt8(ascii: "0") ... UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                out.unicodeScalars.append(UnicodeScalar(byte))
+            default:
+                out += "%" + (byte < 16 ? "0" : "") + String(byte, radix: 16, uppercase: true)
+            }
+        }
+        return out
+    }
+}

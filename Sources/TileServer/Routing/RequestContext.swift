@@ -1,0 +1,38 @@
+import Pyramid
+
+/// Everything a handler sees: the request, its decoded path and query, captured segments, and the services.
+struct RequestContext: Sendable {
+    let request: HTTPRequest
+    let path: RequestPath
+    let captures: [String: String]
+    let app: Application
+
+    func capture(_ name: String) -> String { captures[name] ?? "" }
+
+    /// A required integer query parameter within `range`.
+    func integer(_ name: String, _ range: ClosedRange<Int>, default fallback: Int? = nil) throws(APIError) -> Int {
+        guard let text = path.query[name] else {
+            if let fallback { return fallback }
+            throw .badRequest("\(name) is required: an integer from \(range.lowerBound) to \(range.upperBound)")
+        }
+        guard let value = Int(text), range.contains(value) else {
+            throw .badRequest("\(name) must be an integer from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return value
+    }
+
+    /// An optional finite number query parameter.
+    func number(_ name: String, _ range: ClosedRange<Double>? = nil) throws(APIError) -> Double? {
+        guard let text = path.query[name] else { return nil }
+        guard let value = Double(text), value.isFinite, range.map({ $0.contains(value) }) ?? true else {
+            if let range { throw .badRequest("\(name) must be a number from \(JSONValue.format(range.lowerBound)) to \(JSONValue.format(range.upperBound))") }
+            throw .badRequest("\(name) must be a finite number")
+        }
+        return value
+    }
+
+    func image(_ id: String) throws(APIError) -> PyramidImage {
+        guard let image = app.tiles.image(id) else { throw .notFound("no image with id '\(id)'") }
+        return image
+    }
+}

@@ -1,0 +1,67 @@
+/// A request target split into percent-decoded path segments and query parameters. Decoding happens once,
+/// here: a segment that decodes to `/` or NUL, or that is `.` or `..`, is refused, so nothing later can be
+/// tricked into another directory or another image id.
+struct RequestPath: Sendable {
+    let segments: [String]
+    let query: [String: String]
+
+    init(_ request: HTTPRequest) throws(APIError) {
+        var path = request.path
+        if !path.hasPrefix("/") {
+            // absolute-form (http://host/path): keep the path part only
+            guard let scheme = path.range(of: "://"), let slash = path[scheme.upperBound...].firstIndex(of: "/") else {
+                throw .badRequest("the request target must be a path starting with /")
+            }
+            path = path[slash...]
+        }
+        var segments: [String] = []
+        for raw in path.dropFirst().split(separator: "/", omittingEmptySubsequences: false) {
+            let segment = try Self.percentDecode(raw, plusIsSpace: false)
+            if segment.contains("/") || segment.contains("\0") {
+                throw .badRequest("encoded slashes and NUL bytes are not allowed in paths")
+            }
+            if segment == ".." || segment == "." { throw .badRequest("'.' and '..' path segments are not allowed") }
+            segments.append(segment)
+        }
+        if segments == [""] { segments = [] }
+        self.segments = segments
+        var query: [String: String] = [:]
+        for pair in request.query.split(separator: "&") where !pair.isEmpty {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = try Self.percentDecode(parts[0], plusIsSpace: true)
+            let value = parts.count > 1 ? try Self.percentDecode(parts[1], plusIsSpace: true) : ""
+            if query[name] == nil { query[name] = value }
+        }
+        self.query = query
+    }
+
+    /// `%XX` decoding (and `+` as space in queries); malformed escapes and invalid UTF-8 are refused.
+    static func percentDecode(_ text: Substring, plusIsSpace: Bool) throws(APIError) -> String {
+        guard text.contains("%") || (plusIsSpace && text.contains("+")) else { return String(text) }
+        var bytes: [UInt8] = []
+        var iterator = Array(text.utf8).makeIterator()
+        while let c = iterator.next() {
+            if c == UInt8(ascii: "%") {
+                guard let h = iterator.next().flatMap(hexValue), let l = iterator.next().flatMap(hexValue) else {
+                    throw .badRequest("malformed percent-escape in '\(text)'")
+                }
+                bytes.append(h << 4 | l)
+            } else if c == UInt8(ascii: "+") && plusIsSpace {
+                bytes.append(UInt8(ascii: " "))
+            } else {
+                bytes.append(c)
+            }
+        }
+        guard let decoded = String(validating: bytes, as: UTF8.self) else { throw .badRequest("the path is not valid UTF-8 after decoding") }
+        return decoded
+    }
+
+    private static func hexValue(_ c: UInt8) -> UInt8? {
+        switch c {
+        case UInt8(ascii: "0") ... UInt8(ascii: "9"): c - 48
+        case UInt8(ascii: "a") ... UInt8(ascii: "f"): c - 87
+        case UInt8(ascii: "A") ... UInt8(ascii: "F"): c - 55
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,17 @@
+/// The route table: one line per endpoint, each pointing at a small handler.
+enum Routes {
+    static func make() -> Router {
+        Router(routes: [
+            Route(name: "healthz", pattern: ["healthz"], handler: OperationsHandler.health),
+            Route(name: "metrics", pattern: ["metrics"], handler: OperationsHandler.metrics),
+            Route(name: "api_images", pattern: ["api", "images"], handler: ImageAPIHandler.list),
+            Route(name: "api_image", pattern: ["api", "images", ":id"], handler: ImageAPIHandler.one),
+            Route(name: "viewport", pattern: ["api", "images", ":id", "viewport"], handler: ViewportHandler.viewport),
+            Route(name: "zoomrect", pattern: ["api", "images", ":id", "zoomrect"], handler: ViewportHandler.zoomRect),
+            Route(name: "viewport_image", pattern: ["api", "images", ":id", "viewport.jpg"], handler: ViewImageHandler.jpeg),
+            Route(name: "viewport_image", pattern: ["api", "images", ":id", "viewport.png"], handler: ViewImageHandler.png),
+            Route(name: "tile", pattern: ["tiles", ":z", ":x", ":y"], handler: TileHandler.defaultImage),
+            Route(name: "tile", pattern: ["images", ":id", "tiles", ":z", ":x", ":y"], handler: TileHandler.anyImage),
+        ], fallback: Route(name: "static", pattern: [], handler: StaticFileHandler.serve))
+    }
+}

@@ -1,0 +1,90 @@
+import CEpoll
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One client connection, owned by one event loop thread: bytes received and not yet parsed, responses
+/// queued and not yet written, and the timestamps the timeouts need.
+final class Connection {
+    let id: UInt64
+    let fd: CInt
+    /// Received bytes; `consumed` of them are already parsed.
+    var input: [UInt8] = []
+    var consumed = 0
+    /// Queued output chunks; `written` bytes of the first are already sent.
+    var output: [[UInt8]] = []
+    var written = 0
+    var outputBytes = 0
+    /// A request is with the render pool; later pipelined requests wait so answers stay in order.
+    var busy = false
+    var closeAfterFlush = false
+    var wantsWrite = false
+    /// When the current request's first byte arrived (or the connection opened), while its head is incomplete.
+    var headerStarted: Double?
+    var lastActivity: Double
+
+    init(id: UInt64, fd: CInt, now: Double) {
+        self.id = id
+        self.fd = fd
+        lastActivity = now
+        headerStarted = now
+        input.reserveCapacity(4096)
+    }
+
+    var hasUnparsedInput: Bool { consumed < input.count }
+
+    /// Drops parsed bytes once they are most of the buffer.
+    func compact() {
+        if consumed == input.count {
+            input.removeAll(keepingCapacity: true)
+            consumed = 0
+        } else if consumed > 65536 && consumed * 2 > input.count {
+            input.removeFirst(consumed)
+            consumed = 0
+        }
+    }
+
+    func enqueue(_ chunk: [UInt8]) {
+        guard !chunk.isEmpty else { return }
+        output.append(chunk)
+        outputBytes += chunk.count
+    }
+
+    /// Writes queued chunks with `writev` until done or the socket is full. Returns false on a fatal error.
+    func flush() -> Bool {
+        while !output.isEmpty {
+            let count = min(output.count, 64)
+            var vectors = [iovec]()
+            vectors.reserveCapacity(count)
+            // Keep the arrays alive and pinned while writev runs.
+            let result: Int = withExtendedLifetime(output) {
+                for i in 0 ..< count {
+                    output[i].withUnsafeBytes { raw in
+                        let skip = i == 0 ? written : 0
+                        vectors.append(iovec(iov_base: UnsafeMutableRawPointer(mutating: raw.baseAddress! + skip), iov_len: raw.count - skip))
+                    }
+                }
+                return vectors.withUnsafeBufferPointer { writev(fd, $0.baseAddress, Int32($0.count)) }
+            }
+            if result < 0 {
+                if errno == EINTR { continue }
+                return errno == EAGAIN
+            }
+            var sent = result
+            outputBytes -= sent
+            while sent > 0 {
+                let left = output[0].count - written
+                if sent >= left {
+                    sent -= left
+                    output.removeFirst()
+                    written = 0
+                } else {
+                    written += sent
+                    sent = 0
+                }
+            }
+        }
+        return true
+    }
+}

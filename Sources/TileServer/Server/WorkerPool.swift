@@ -1,0 +1,59 @@
+import Pyramid
+
+/// A fixed set of threads for slow work (tile renders, view images), so event loops never block on it.
+/// Normal jobs run first-in first-out; low-priority jobs (prefetch) run only when no normal job waits, and
+/// are refused when their queue is full.
+final class WorkerPool: @unchecked Sendable {
+    private let lock = ConditionLock()
+    private var normal: [(@Sendable () -> Void)?] = []
+    private var normalHead = 0
+    private var low: [@Sendable () -> Void] = []
+    private let lowPriorityLimit: Int
+    private var stopped = false
+
+    init(threads: Int, lowPriorityLimit: Int) {
+        self.lowPriorityLimit = lowPriorityLimit
+        for _ in 0 ..< max(1, threads) {
+            startDetachedThread { [self] in
+                while let job = next() { job() }
+            }
+        }
+    }
+
+    func submit(_ job: @escaping @Sendable () -> Void) {
+        lock.withLock {
+            normal.append(job)
+            lock.broadcast()
+        }
+    }
+
+    /// Queues `job` unless the low-priority queue is full or normal work is waiting; returns whether it was queued.
+    func submitLowPriority(_ job: @escaping @Sendable () -> Void) -> Bool {
+        lock.withLock {
+            guard low.count < lowPriorityLimit, normal.count - normalHead == 0 else { return false }
+            low.append(job)
+            lock.broadcast()
+            return true
+        }
+    }
+
+    private func next() -> (@Sendable () -> Void)? {
+        lock.withLock {
+            while !stopped && normalHead == normal.count && low.isEmpty { lock.wait() }
+            if stopped { return nil }
+            if normalHead < normal.count {
+                let job = normal[normalHead]
+                normal[normalHead] = nil
+                normalHead += 1
+                if normalHead > 64 && normalHead * 2 > normal.count {
+                    normal.removeFirst(normalHead)
+                    normalHead = 0
+                }
+                return job
+            }
+            return low.removeFirst()
+        }
+    }
+
+    var pending: Int { lock.withLock { normal.count - normalHead + low.count } }
+}
