@@ -23,6 +23,10 @@ final class Connection {
     /// When the current request's first byte arrived (or the connection opened), while its head is incomplete.
     var headerStarted: Double?
     var lastActivity: Double
+    /// Set once the last response is written and the write side shut: read and discard until EOF or then.
+    var lingerDeadline: Double?
+    /// Refused for the connection cap: not counted among open connections.
+    var refused = false
 
     init(id: UInt64, fd: CInt, now: Double) {
         self.id = id

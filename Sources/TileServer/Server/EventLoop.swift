@@ -96,30 +96,31 @@ final class EventLoop: @unchecked Sendable {
             }
             guard let fd else { return }
             let open = app.metrics.openConnections.add(1, ordering: .relaxed).newValue
-            if open > app.config.maxConnections {
-                var refusal = HTTPResponse.error(.serviceUnavailable, "too many connections (limit \(app.config.maxConnections)); try again later")
-                refusal.close = true
-                var bytes = refusal.serializedHead(keepAlive: false, date: HTTPDate.now()) + refusal.body
-                _ = bytes.withUnsafeMutableBytes { write(fd, $0.baseAddress, $0.count) }
-                Glibc.close(fd)
-                app.metrics.openConnections.subtract(1, ordering: .relaxed)
-                app.metrics.request(route: "refused", status: 503, seconds: 0)
-                continue
-            }
             nextID += 1
             let connection = Connection(id: nextID, fd: fd, now: now)
+            if open > app.config.maxConnections {
+                app.metrics.openConnections.subtract(1, ordering: .relaxed)
+                connection.refused = true
+            }
             do { try epoll.add(fd, events: EPOLLIN.rawValue | EPOLLRDHUP.rawValue) } catch {
                 Glibc.close(fd)
-                app.metrics.openConnections.subtract(1, ordering: .relaxed)
+                if !connection.refused { app.metrics.openConnections.subtract(1, ordering: .relaxed) }
                 continue
             }
             connections[fd] = connection
             connectionsByID[connection.id] = connection
             liveConnections.add(1, ordering: .relaxed)
+            if connection.refused {
+                var refusal = HTTPResponse.error(.serviceUnavailable, "too many connections (limit \(app.config.maxConnections)); try again later")
+                refusal.close = true
+                let request = HTTPRequest(method: "-", target: "-", versionMinor: 1, headers: [], keepAlive: false)
+                send(refusal, for: request, on: connection, route: "refused", started: now)
+            }
         }
     }
 
     private func readable(_ connection: Connection, _ now: Double) {
+        if connection.lingerDeadline != nil { return discard(connection) }
         var chunk = [UInt8](repeating: 0, count: 65536)
         var closed = false
         while true {
@@ -150,6 +151,29 @@ final class EventLoop: @unchecked Sendable {
                 close(connection)
             }
         }
+    }
+
+    /// Reads and drops what a closing client still sends; closes at its EOF.
+    private func discard(_ connection: Connection) {
+        var chunk = [UInt8](repeating: 0, count: 16384)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(connection.fd, $0.baseAddress, $0.count) }
+            if n > 0 { continue }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 && errno == EAGAIN { return }
+            return close(connection)
+        }
+    }
+
+    /// Lingering close: shut the write side after the last response, then wait (up to 2 s) for the client's
+    /// EOF, so unread request bytes do not make the kernel reset the connection before the client reads the
+    /// answer.
+    private func linger(_ connection: Connection) {
+        shutdown(connection.fd, Int32(SHUT_WR))
+        connection.lingerDeadline = Clock.seconds() + 2
+        connection.wantsWrite = false
+        try? epoll.modify(connection.fd, events: EPOLLIN.rawValue | EPOLLRDHUP.rawValue)
+        discard(connection)
     }
 
     private func writable(_ connection: Connection) {
@@ -261,7 +285,7 @@ final class EventLoop: @unchecked Sendable {
     /// Closes a finished closing connection, or asks epoll to tell when the socket can take more.
     private func afterFlush(_ connection: Connection) {
         if connection.output.isEmpty {
-            if connection.closeAfterFlush && !connection.busy { return close(connection) }
+            if connection.closeAfterFlush && !connection.busy { return linger(connection) }
             if connection.wantsWrite {
                 connection.wantsWrite = false
                 try? epoll.modify(connection.fd, events: connection.closeAfterFlush ? 0 : EPOLLIN.rawValue | EPOLLRDHUP.rawValue)
@@ -276,6 +300,10 @@ final class EventLoop: @unchecked Sendable {
     private func sweep(_ now: Double) {
         let draining = stopAccepting.load(ordering: .relaxed)
         for connection in Array(connections.values) where !connection.busy && connection.output.isEmpty {
+            if let deadline = connection.lingerDeadline {
+                if now > deadline { close(connection) }
+                continue
+            }
             if let started = connection.headerStarted, now - started > app.config.headerTimeout {
                 var response = HTTPResponse.error(.requestTimeout, "no complete request head within \(JSONValue.format(app.config.headerTimeout)) s")
                 response.close = true
@@ -294,7 +322,7 @@ final class EventLoop: @unchecked Sendable {
         connectionsByID[connection.id] = nil
         epoll.remove(connection.fd)
         Glibc.close(connection.fd)
-        app.metrics.openConnections.subtract(1, ordering: .relaxed)
+        if !connection.refused { app.metrics.openConnections.subtract(1, ordering: .relaxed) }
         liveConnections.subtract(1, ordering: .relaxed)
     }
 }

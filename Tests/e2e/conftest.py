@@ -1,0 +1,79 @@
+"""Starts the real tileserver binary on 127.0.0.1 for the end-to-end tests."""
+import json
+import os
+import re
+import signal
+import subprocess
+import time
+import http.client
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = Path(os.environ.get("TILESERVER_FIXTURES", ROOT / ".build-fixtures")) / "formats"
+
+
+def binary() -> str:
+    for candidate in (ROOT / ".build/debug/tileserver", ROOT / ".build/release/tileserver"):
+        if candidate.exists():
+            return str(candidate)
+    raise RuntimeError("build tileserver first (swift build)")
+
+
+class Server:
+    """A running `tileserver serve` with its port and output."""
+
+    def __init__(self, args, env=None):
+        self.process = subprocess.Popen(
+            [binary(), "serve", "--host", "127.0.0.1", "--port", "0", *args],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            env={**os.environ, **(env or {})})
+        self.lines = []
+        deadline = time.time() + 20
+        while time.time() < deadline:
+            line = self.process.stdout.readline()
+            if not line:
+                break
+            self.lines.append(line)
+            match = re.search(r"on 127\.0\.0\.1:(\d+)", line)
+            if match:
+                self.port = int(match.group(1))
+                return
+        self.process.kill()
+        raise RuntimeError("server did not start: " + "".join(self.lines) + self.process.stdout.read())
+
+    def connection(self, timeout=30):
+        return http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+
+    def get(self, path, headers=None, method="GET"):
+        conn = self.connection()
+        conn.request(method, path, headers=headers or {})
+        response = conn.getresponse()
+        body = response.read()
+        conn.close()
+        return response, body
+
+    def json(self, path):
+        response, body = self.get(path)
+        assert response.status == 200, (path, response.status, body)
+        return json.loads(body)
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(15)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+        rest = self.process.stdout.read() if self.process.stdout else ""
+        return self.process.returncode, "".join(self.lines) + (rest or "")
+
+
+@pytest.fixture(scope="session")
+def server():
+    """Three fixture images; short header timeout so the 408 test is quick."""
+    s = Server([str(FIXTURES / "baseline.jpg"), str(FIXTURES / "wide-9024x3.jpg"), str(FIXTURES / "tiny-1x1.png"),
+                "--header-timeout", "1", "--access-log", "off"])
+    yield s
+    s.stop()
