@@ -30,7 +30,10 @@ struct HTTPResponse: Sendable {
         .json(.object([("error", .string(message)), ("status", .int(status.code))]), status: status)
     }
 
-    func header(_ name: String) -> String? { headers.first { $0.name.lowercased() == name }?.value }
+    /// The value of header `name` (given lower-case; compared without regard to case).
+    func header(_ name: String) -> String? {
+        headers.first { $0.name.utf8.count == name.utf8.count && $0.name.lowercased() == name }?.value
+    }
 
     /// 304 in place of this response when `If-None-Match` names its ETag.
     func conditional(on request: HTTPRequest) -> HTTPResponse {
@@ -45,13 +48,16 @@ struct HTTPResponse: Sendable {
     /// Status line and header block. `bodyLength` is what Content-Length announces (a HEAD response
     /// announces the body it does not send).
     func serializedHead(keepAlive: Bool, date: String) -> [UInt8] {
-        var head = "HTTP/1.1 \(status.code) \(status.reason)\r\n"
-        head += "Date: \(date)\r\nServer: tileserver\r\n"
-        if status != .notModified || !contentType.isEmpty { head += "Content-Type: \(contentType)\r\n" }
-        head += "Content-Length: \(status == .notModified ? 0 : body.count)\r\n"
-        head += "Access-Control-Allow-Origin: *\r\n"
-        for header in headers { head += "\(header.name): \(header.value)\r\n" }
-        head += keepAlive ? "Connection: keep-alive\r\n\r\n" : "Connection: close\r\n\r\n"
-        return Array(head.utf8)
+        var head = [UInt8]()
+        head.reserveCapacity(256 + headers.count * 48)
+        func add(_ text: String) { head.append(contentsOf: text.utf8) }
+        add("HTTP/1.1 "); add(String(status.code)); add(" "); add(status.reason)
+        add("\r\nDate: "); add(date); add("\r\nServer: tileserver\r\n")
+        if status != .notModified || !contentType.isEmpty { add("Content-Type: "); add(contentType); add("\r\n") }
+        add("Content-Length: "); add(String(status == .notModified ? 0 : body.count))
+        add("\r\nAccess-Control-Allow-Origin: *\r\n")
+        for header in headers { add(header.name); add(": "); add(header.value); add("\r\n") }
+        add(keepAlive ? "Connection: keep-alive\r\n\r\n" : "Connection: close\r\n\r\n")
+        return head
     }
 }

@@ -9,15 +9,19 @@ struct RequestPath: Sendable {
         var path = request.path
         if !path.hasPrefix("/") {
             // absolute-form (http://host/path): keep the path part only
-            guard let scheme = path.range(of: "://"), let slash = path[scheme.upperBound...].firstIndex(of: "/") else {
+            // absolute-form: skip "scheme://authority"
+            let bytes = Array(path.utf8)
+            guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), bytes.count > colon + 3,
+                  bytes[colon + 1] == UInt8(ascii: "/"), bytes[colon + 2] == UInt8(ascii: "/"),
+                  let slash = bytes[(colon + 3)...].firstIndex(of: UInt8(ascii: "/")) else {
                 throw .badRequest("the request target must be a path starting with /")
             }
-            path = path[slash...]
+            path = Substring(String(decoding: bytes[slash...], as: UTF8.self))
         }
         var segments: [String] = []
         for raw in path.dropFirst().split(separator: "/", omittingEmptySubsequences: false) {
             let segment = try Self.percentDecode(raw, plusIsSpace: false)
-            if segment.contains("/") || segment.contains("\0") {
+            if segment.utf8.contains(where: { $0 == UInt8(ascii: "/") || $0 == 0 }) {
                 throw .badRequest("encoded slashes and NUL bytes are not allowed in paths")
             }
             if segment == ".." || segment == "." { throw .badRequest("'.' and '..' path segments are not allowed") }
@@ -37,7 +41,9 @@ struct RequestPath: Sendable {
 
     /// `%XX` decoding (and `+` as space in queries); malformed escapes and invalid UTF-8 are refused.
     static func percentDecode(_ text: Substring, plusIsSpace: Bool) throws(APIError) -> String {
-        guard text.contains("%") || (plusIsSpace && text.contains("+")) else { return String(text) }
+        guard text.utf8.contains(where: { $0 == UInt8(ascii: "%") || (plusIsSpace && $0 == UInt8(ascii: "+")) }) else {
+            return String(text)
+        }
         var bytes: [UInt8] = []
         var iterator = Array(text.utf8).makeIterator()
         while let c = iterator.next() {

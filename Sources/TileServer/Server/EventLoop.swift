@@ -31,6 +31,8 @@ final class EventLoop: @unchecked Sendable {
     private let stopAccepting = Atomic<Bool>(false)
     private var listening = true
     private var lastSweep = 0.0
+    /// One receive buffer for the whole loop: reads copy out of it at once.
+    private var readBuffer = [UInt8](repeating: 0, count: 65536)
     /// Live connections of this loop, for shutdown.
     let liveConnections = Atomic<Int>(0)
 
@@ -121,16 +123,15 @@ final class EventLoop: @unchecked Sendable {
 
     private func readable(_ connection: Connection, _ now: Double) {
         if connection.lingerDeadline != nil { return discard(connection) }
-        var chunk = [UInt8](repeating: 0, count: 65536)
         var closed = false
         while true {
-            let n = chunk.withUnsafeMutableBytes { read(connection.fd, $0.baseAddress, $0.count) }
+            let n = readBuffer.withUnsafeMutableBytes { read(connection.fd, $0.baseAddress, $0.count) }
             if n > 0 {
                 if connection.closeAfterFlush { continue } // draining a closing connection: discard
                 if !connection.hasUnparsedInput && connection.headerStarted == nil { connection.headerStarted = now }
-                connection.input.append(contentsOf: chunk[0 ..< n])
+                readBuffer.withUnsafeBufferPointer { connection.input.append(contentsOf: $0[0 ..< n]) }
                 connection.lastActivity = now
-                if n < chunk.count { break }
+                if n < readBuffer.count { break }
                 if connection.input.count - connection.consumed > parser.maxRequestLine + parser.maxHeaderBytes + parser.maxBody + 65536 { break }
             } else if n == 0 {
                 closed = true
@@ -155,9 +156,8 @@ final class EventLoop: @unchecked Sendable {
 
     /// Reads and drops what a closing client still sends; closes at its EOF.
     private func discard(_ connection: Connection) {
-        var chunk = [UInt8](repeating: 0, count: 16384)
         while true {
-            let n = chunk.withUnsafeMutableBytes { read(connection.fd, $0.baseAddress, $0.count) }
+            let n = readBuffer.withUnsafeMutableBytes { read(connection.fd, $0.baseAddress, $0.count) }
             if n > 0 { continue }
             if n < 0 && errno == EINTR { continue }
             if n < 0 && errno == EAGAIN { return }

@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# Cached-tile throughput: our server on the 20,000 x 20,000 JPEG against nginx serving a static DeepZoom copy
+# of the same pyramid, same 5,000-tile URL list (levels 8 and up, seeded), both warmed first, in one run.
+# Prints requests/s, p99 and the ratios; asserts nothing.
+#   bench/serve.sh [IMAGES_DIR]   (default /var/tmp/tileserver-images)
+#   knobs: DURATION=15 CONNS=64 THREADS=2 N_URLS=5000 OURS_PORT=18090 NGINX_PORT=18091
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DIR=${1:-/var/tmp/tileserver-images}
+JPG=$DIR/big-20000.jpg
+[ -s "$JPG" ] || { echo "missing $JPG: run SIZES=20000 ../shared/tools/make-images.sh" >&2; exit 1; }
+DURATION=${DURATION:-15}; CONNS=${CONNS:-64}; THREADS=${THREADS:-2}; N_URLS=${N_URLS:-5000}
+OURS_PORT=${OURS_PORT:-18090}; NGINX_PORT=${NGINX_PORT:-18091}
+for p in nginx wrk; do command -v $p >/dev/null || { apt-get update -qq; DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $p >/dev/null; }; done
+swift build -c release --product tileserver >/dev/null
+BIN=$PWD/.build/release/tileserver
+WORK=$(mktemp -d /var/tmp/tileserver-serve-bench.XXXX)
+chmod 755 "$WORK"   # nginx workers run as www-data
+PIDS=()
+cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; [ -f "$WORK/nginx.pid" ] && kill -QUIT "$(cat "$WORK/nginx.pid")" 2>/dev/null; sleep 0.5; rm -rf "$WORK"; }
+trap cleanup EXIT
+
+echo "building the static pyramid for nginx (tileserver build)..." >&2
+"$BIN" build "$JPG" --out "$WORK/static" --quiet
+NAME=$(basename "$JPG" .jpg)
+
+# The same tiles for both: a seeded sample of levels >= 8.
+python3 - "$WORK/static/${NAME}_files" "$N_URLS" "$WORK" "$NAME" <<'PY'
+import os, random, sys
+root, n, work, name = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+tiles = []
+for level in sorted(os.listdir(root), key=int):
+    if int(level) < 8: continue
+    for f in os.listdir(os.path.join(root, level)):
+        x, y = f.split(".")[0].split("_")
+        tiles.append((int(level), int(x), int(y)))
+sample = random.Random(42).sample(sorted(tiles), min(n, len(tiles)))
+with open(f"{work}/ours.txt", "w") as o, open(f"{work}/nginx.txt", "w") as g:
+    for l, x, y in sample:
+        o.write(f"/images/{name}/tiles/{l}/{x}/{y}.jpg\n")
+        g.write(f"/{name}_files/{l}/{x}_{y}.jpg\n")
+print(f"{len(sample)} tiles from {len(tiles)} at levels 8 and up", file=sys.stderr)
+PY
+
+cat > "$WORK/nginx.conf" <<NGINX
+worker_processes 2;
+pid $WORK/nginx.pid;
+error_log $WORK/nginx-error.log warn;
+events { worker_connections 4096; }
+http {
+  include /etc/nginx/mime.types;
+  access_log off; sendfile on; tcp_nopush on; keepalive_requests 100000; open_file_cache max=10000;
+  client_body_temp_path $WORK/nb; proxy_temp_path $WORK/np; fastcgi_temp_path $WORK/nf; uwsgi_temp_path $WORK/nu; scgi_temp_path $WORK/ns;
+  server { listen 127.0.0.1:$NGINX_PORT; root $WORK/static; add_header Access-Control-Allow-Origin *; }
+}
+NGINX
+nginx -c "$WORK/nginx.conf" -p "$WORK"
+"$BIN" serve "$JPG" --host 127.0.0.1 --port "$OURS_PORT" --access-log off --cache-mb 512 > "$WORK/ours.log" 2>&1 &
+PIDS+=($!)
+for _ in $(seq 100); do curl -sf "http://127.0.0.1:$OURS_PORT/healthz" >/dev/null && break; sleep 0.1; done
+
+echo "warming both (every URL once)..." >&2
+warm() {  # port paths: every path once over 4 keep-alive connections; fails on any non-200
+  python3 - "$1" "$2" <<'PY'
+import http.client, sys, threading
+port, paths = int(sys.argv[1]), [l.strip() for l in open(sys.argv[2]) if l.strip()]
+bad = []
+def worker(part):
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+    for p in part:
+        c.request("GET", p); r = c.getresponse(); r.read()
+        if r.status != 200: bad.append((p, r.status))
+threads = [threading.Thread(target=worker, args=(paths[i::4],)) for i in range(4)]
+[t.start() for t in threads]; [t.join() for t in threads]
+if bad: sys.exit(f"warm-up failures on port {port}: {bad[:5]}")
+PY
+}
+warm "$OURS_PORT" "$WORK/ours.txt"; warm "$NGINX_PORT" "$WORK/nginx.txt"
+warm "$OURS_PORT" "$WORK/ours.txt"
+
+run() {  # name port paths
+  local out
+  out=$(wrk -t"$THREADS" -c"$CONNS" -d"${DURATION}s" --latency -s bench/wrk-paths.lua "http://127.0.0.1:$2" -- "$3" | grep WRK_RESULT)
+  printf '%-8s %s\n' "$1" "${out#WRK_RESULT }"
+  eval "RPS_$1=$(sed 's/.*rps=\([0-9]*\).*/\1/' <<<"$out"); P99_$1=$(sed 's/.*p99_ms=\([0-9.]*\).*/\1/' <<<"$out")"
+}
+echo "wrk: $THREADS threads, $CONNS connections, ${DURATION}s, $(nproc) cores shared by server and client"
+run nginx "$NGINX_PORT" "$WORK/nginx.txt"
+run ours "$OURS_PORT" "$WORK/ours.txt"
+head -1 "$WORK/ours.txt" > "$WORK/ours-hot.txt"; head -1 "$WORK/nginx.txt" > "$WORK/nginx-hot.txt"
+run nginxhot "$NGINX_PORT" "$WORK/nginx-hot.txt"
+run ourshot "$OURS_PORT" "$WORK/ours-hot.txt"
+ratio() { echo "scale=2; $1 / $2" | bc -l | sed 's/^\./0./'; }
+echo "SUMMARY mix rps ours/nginx $(ratio "$RPS_ours" "$RPS_nginx")x (goal >= 1.0) p99 ours=${P99_ours}ms nginx=${P99_nginx}ms"
+echo "SUMMARY hot rps ours/nginx $(ratio "$RPS_ourshot" "$RPS_nginxhot")x p99 ours=${P99_ourshot}ms nginx=${P99_nginxhot}ms"
