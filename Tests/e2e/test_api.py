@@ -187,6 +187,8 @@ def test_zoomrect_step(server):
     capped = zoomrect(server, zoom=0.9, x=600, y=400)
     assert capped["zoom"] == 1 and capped["rect"] == {"x": 400, "y": 250, "width": 400, "height": 300}
     assert capped["viewport"]["visible"] == {"x": 301, "y": 153, "width": 400, "height": 300}
+    named = zoomrect(server, zoom="fit", x=100, y=100)
+    assert named["fromZoom"] == pytest.approx(fit, **APPROX) and named["zoom"] == pytest.approx(fit * 1.5, **APPROX)
     double = zoomrect(server, zoom=0.4, x=350.5, y=226.5, factor=1.6)
     assert double["fromZoom"] == pytest.approx(fit, **APPROX) and double["zoom"] == pytest.approx(fit * 1.6, **APPROX)
 
@@ -225,7 +227,7 @@ def test_viewport_parameter_errors(server, query, message):
 
 
 def test_zoomrect_parameter_errors(server):
-    for query in ["width=400&height=300&zoom=1&x=1", "width=400&height=300&zoom=fit&x=1&y=1",
+    for query in ["width=400&height=300&zoom=1&x=1", "width=400&height=300&zoom=abc&x=1&y=1",
                   "width=400&height=300&zoom=1&x=1&y=1&mode=spin", "width=400&height=300&rect=1,2,3",
                   "width=400&height=300&rect=0,0,0,5", "width=400&height=300&zoom=1&x=1&y=1&factor=0.5"]:
         response, _ = server.get(f"/api/images/baseline/zoomrect?{query}")

@@ -41,9 +41,7 @@ enum ViewportHandler {
             }
             result = model.zoom(to: ViewRect(x: parts[0]!, y: parts[1]!, width: parts[2]!, height: parts[3]!))
         } else {
-            guard case let .value(zoom) = try zoomRequest(context, required: true) else {
-                throw APIError.badRequest("zoom must be a number for a double tap")
-            }
+            let zoom = model.zoom(for: try zoomRequest(context, required: true))
             guard let x = try context.number("x"), let y = try context.number("y") else {
                 throw APIError.badRequest("x and y are required: the tapped point in image pixels")
             }
