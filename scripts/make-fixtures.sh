@@ -9,16 +9,17 @@
 #                              RGB with the naive (1-C)(1-K) formula, 16-bit keeps its high byte, gray is
 #                              repeated into three bands
 # OUT/reference/NAME.txt       "WIDTH HEIGHT BANDS" of that raw file
+# OUT/gallery/large.jpg        a 3,996 x 2,582 photo-like JPEG for the browser tests
 # Needs: libvips-tools, libjpeg-turbo-progs, libimage-exiftool-perl (scripts/test.sh installs them).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${1:-$ROOT/.build-fixtures}
 F=$OUT/formats
 R=$OUT/reference
-STAMP=$OUT/.complete-v3
+STAMP=$OUT/.complete-v5
 [ -f "$STAMP" ] && exit 0
 rm -rf "$OUT.tmp"
-mkdir -p "$OUT.tmp/formats" "$OUT.tmp/reference" "$OUT.tmp/work"
+mkdir -p "$OUT.tmp/formats" "$OUT.tmp/reference" "$OUT.tmp/work" "$OUT.tmp/gallery"
 W=$OUT.tmp/work
 cd "$W"
 
@@ -29,7 +30,7 @@ vips perlin p3.v 701 453 --cell-size 160 --seed 13
 vips worley wo.v 701 453 --cell-size 40 --seed 14
 vips xyz xy.v 701 453
 vips extract_band xy.v gx.v 0
-vips gaussnoise gn.v 701 453 --sigma 6 --seed 15
+vips gaussnoise gn.v 701 453 --sigma 6 --mean 0 --seed 15
 vips linear p1.v r1.v 90 120
 vips linear p2.v g1.v 80 130
 vips linear p3.v b1.v 100 110
@@ -63,6 +64,12 @@ vips pngsave "$W/base.v" interlaced.png --interlace
 vips black "$W/t.v" 1 1 --bands 3 && vips linear "$W/t.v" "$W/t2.v" 1 77 --uchar && vips pngsave "$W/t2.v" tiny-1x1.png
 vips resize "$W/base.v" "$W/w.v" 12.873 --vscale 0.00663 && vips jpegsave "$W/w.v" wide-9024x3.jpg --Q 85
 
+# A photo larger than a browser window, for the viewer tests (not a format variant).
+vips resize "$W/base.v" "$W/big.v" 5.7 --kernel linear
+vips gaussnoise "$W/bn.v" "$(vipsheader -f width "$W/big.v")" "$(vipsheader -f height "$W/big.v")" --sigma 5 --mean 0 --seed 16
+vips add "$W/big.v" "$W/bn.v" "$W/big2.v" && vips cast "$W/big2.v" "$W/big3.v" uchar
+vips jpegsave "$W/big3.v" "$OUT.tmp/gallery/large.jpg" --Q 85
+
 cd "$OUT.tmp/reference"
 for f in "$OUT.tmp"/formats/*; do
   name=$(basename "$f"); name=${name%.*}
@@ -84,6 +91,6 @@ for f in "$OUT.tmp"/formats/*; do
   echo "$(vipsheader -f width "$src") $(vipsheader -f height "$src") $bands" > "$name.txt"
 done
 rm -rf "$W"
-touch "$OUT.tmp/.complete-v3"
+touch "$OUT.tmp/.complete-v5"
 rm -rf "$OUT" && mv "$OUT.tmp" "$OUT"
 echo "fixtures: $OUT" >&2

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Runs every test: installs what they need, makes the synthetic fixtures, builds, runs the Swift test targets,
-# then the end-to-end tests (real server on 127.0.0.1, real clients) with pytest from PyPI.
+# then the end-to-end tests (real server on 127.0.0.1; curl, http.client and Debian's Chromium driven by
+# Playwright) with pytest; Python packages come from PyPI into .build-venv. Screenshots land in artifacts/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh test
 scripts/make-fixtures.sh
 VENV=.build-venv
-[ -x "$VENV/bin/pytest" ] || { python3 -m venv "$VENV" && "$VENV/bin/pip" install -q pytest; }
+[ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
+"$VENV/bin/python" -c "import pytest, playwright, PIL" 2>/dev/null || "$VENV/bin/pip" install -q pytest playwright pillow
 swift build --build-tests
 swift test --skip-build
 "$VENV/bin/pytest" -q Tests/e2e

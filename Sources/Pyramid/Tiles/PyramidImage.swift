@@ -133,11 +133,12 @@ public final class PyramidImage: @unchecked Sendable {
         // The full-resolution pass writes ~3 bytes a pixel and runs slower than a bare decode. A tile far below
         // its progress is decoded directly (crop + skip: one partial sequential pass) on the other core, one
         // at a time; every other tile waits for the rows it needs.
-        if base == 1, raster.progress * 5 < region.maxY * 4,
+        if base == 1, factor == 1, raster.progress * 5 < region.maxY * 4,
            directDecodeBusy.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged {
             defer { directDecodeBusy.store(false, ordering: .releasing) }
-            return try snapshot.source.decode(rect, shrink: shrink)
+            return try snapshot.source.decode(rect, shrink: 1)
         }
-        return try raster.read(region).boxShrunk(by: factor)
+        // Levels below a pass are cascaded 2 × 2 halvings of it, as the builder and vips dzsave make them.
+        return try raster.read(region).halved(times: factor.trailingZeroBitCount)
     }
 }

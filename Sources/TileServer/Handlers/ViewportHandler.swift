@@ -49,7 +49,7 @@ enum ViewportHandler {
             guard let mode = ZoomResult.Mode(rawValue: modeText), mode != .rect else {
                 throw APIError.badRequest("mode must be step or toggle, not '\(modeText)'")
             }
-            let factor = try context.number("factor", 1.0001 ... 64) ?? 1.5
+            let factor = try context.number("factor", 0.01 ... 64) ?? 1.5
             result = model.doubleTap(zoom: zoom, x: x, y: y, mode: mode, factor: factor)
         }
         context.app.prefetch(image: image.id, tiles: result.layout.prefetch)

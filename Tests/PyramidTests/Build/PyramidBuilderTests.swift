@@ -12,12 +12,14 @@ final class PyramidBuilderTests: XCTestCase {
         try ImageOpener.open(url.path).decodeAll()
     }
 
-    private func compareWithVips(_ fixture: String, overlap: Int, minimumPSNR: Double) throws {
+    /// Pixels are compared as PNG on both sides, so only the resampling differs (vips turns chroma
+    /// subsampling off at high JPEG qualities, which would dominate on the smallest tiles).
+    private func compareWithVips(_ fixture: String, overlap: Int, minimumPSNR: Double, format: ImageFormat = .png) throws {
         let name = (fixture as NSString).deletingPathExtension
-        let vips = try Vips.dzsave(Fixtures.path(fixture), name: name, overlap: overlap)
+        let vips = try Vips.dzsave(Fixtures.path(fixture), name: name, overlap: overlap, suffix: "." + format.fileExtension)
         let ours = scratch(name)
         let builder = PyramidBuilder(source: try ImageOpener.open(Fixtures.path(fixture)),
-                                     options: BuildOptions(overlap: overlap, quality: 90))
+                                     options: BuildOptions(overlap: overlap, format: format, quality: 90))
         try builder.build(into: ours.path, name: name)
         let theirFiles = Vips.files(under: vips).filter { !$0.hasSuffix("vips-properties.xml") }
         let ourFiles = Vips.files(under: ours)
@@ -25,7 +27,7 @@ final class PyramidBuilderTests: XCTestCase {
         XCTAssertEqual(ourFiles.count, builder.geometry.totalTiles + 1)
         XCTAssertEqual(try String(contentsOf: ours.appendingPathComponent(name + ".dzi"), encoding: .utf8),
                        try String(contentsOf: vips.appendingPathComponent(name + ".dzi"), encoding: .utf8))
-        for file in ourFiles where file.hasSuffix(".jpg") {
+        for file in ourFiles where !file.hasSuffix(".dzi") {
             let a = try decode(ours.appendingPathComponent(file)), b = try decode(vips.appendingPathComponent(file))
             XCTAssertEqual(a.width, b.width, "\(fixture) \(file) width")
             XCTAssertEqual(a.height, b.height, "\(fixture) \(file) height")
@@ -40,6 +42,7 @@ final class PyramidBuilderTests: XCTestCase {
         try compareWithVips("baseline.jpg", overlap: 0, minimumPSNR: 32)
         try compareWithVips("wide-9024x3.jpg", overlap: 0, minimumPSNR: 30)
         try compareWithVips("rgb.png", overlap: 1, minimumPSNR: 32)
+        try compareWithVips("q100-444.jpg", overlap: 0, minimumPSNR: 25, format: .jpeg) // 4:2:0 against vips' 4:4:4
     }
 
     func testXYZLayoutAndPNGTiles() throws {

@@ -17,7 +17,7 @@ enum Vips {
 
     /// `vips dzsave` of `image` into a fresh directory; returns that directory.
     /// dzsave keeps the stored orientation, so the image is turned upright (`vips autorot`) first.
-    static func dzsave(_ image: String, name: String, overlap: Int = 0, suffix: String = ".jpg") throws -> URL {
+    static func dzsave(_ image: String, name: String, overlap: Int = 0, suffix: String = ".jpg[Q=90]") throws -> URL {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("vips-\(name)-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let upright = dir.appendingPathComponent("upright.v").path

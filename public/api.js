@@ -1,0 +1,32 @@
+// The server's JSON API: the source of truth for zoom bounds, visible tiles and double-tap results.
+
+async function getJSON(url) {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`${url}: ${response.status}`);
+  return response.json();
+}
+
+const enc = encodeURIComponent;
+const num = (v) => (Math.round(v * 1e6) / 1e6).toString();
+
+export function images() {
+  return getJSON('/api/images').then((r) => r.images);
+}
+
+/** /viewport for a view of `width × height` CSS pixels; zoom is a number, 'fit' or 'max'. */
+export function viewport(id, width, height, zoom = 'fit', cx, cy) {
+  let url = `/api/images/${enc(id)}/viewport?width=${Math.round(width)}&height=${Math.round(height)}&zoom=${typeof zoom === 'number' ? num(zoom) : zoom}`;
+  if (cx !== undefined && cy !== undefined) url += `&cx=${num(cx)}&cy=${num(cy)}`;
+  return getJSON(url);
+}
+
+/** /zoomrect for a double tap at image point (x, y). */
+export function doubleTap(id, width, height, zoom, x, y, mode = 'step', factor = 1.5) {
+  return getJSON(`/api/images/${enc(id)}/zoomrect?width=${Math.round(width)}&height=${Math.round(height)}` +
+    `&zoom=${num(zoom)}&x=${num(x)}&y=${num(y)}&mode=${mode}&factor=${num(factor)}`);
+}
+
+/** A small picture of the whole image for the minimap. */
+export function overviewURL(id, width, height) {
+  return `/api/images/${enc(id)}/viewport.jpg?width=${Math.round(width)}&height=${Math.round(height)}`;
+}

@@ -1,0 +1,226 @@
+// One image of the gallery: a stage scaled to the zoom, one layer of tiles per pyramid level.
+// Tiles are placed in image pixels; a lower level stays under a higher one until the higher one has loaded,
+// so zooming never flashes blank. Which tiles exist comes from /viewport; only those and the prefetch ring
+// are requested, and tiles outside them are removed once the view has what it needs.
+import * as api from './api.js';
+import { clamp, clampedCenter, insets, visibleRect } from './view-math.js';
+
+const MAX_TILES = 300;
+
+export class PageView {
+  constructor(image, onChange) {
+    this.image = image;
+    this.onChange = onChange;
+    this.el = document.createElement('div');
+    this.el.className = 'page';
+    this.el.dataset.image = image.id;
+    this.stage = document.createElement('div');
+    this.stage.className = 'stage';
+    this.el.append(this.stage);
+    this.layers = new Map();      // level -> layer element
+    this.tiles = new Map();       // url -> { img, level, loaded }
+    this.preloads = new Map();    // url -> Image (next-level prefetch, not in the page)
+    this.zoom = 1; this.cx = image.width / 2; this.cy = image.height / 2;
+    this.minZoom = 1; this.maxZoom = 1; this.fitZoom = 1; this.level = 0;
+    this.vw = 1; this.vh = 1;
+    this.pending = 0;
+    this.request = 0;             // numbers /viewport answers so stale ones are ignored
+    this.timer = 0;
+    this.ready = false;
+  }
+
+  get isFit() { return this.zoom <= this.minZoom * (1 + 1e-9); }
+
+  /** Size the view and ask the server for the view at `zoom` (a number, 'fit' or 'max') around (cx, cy). */
+  async show(vw, vh, zoom = 'fit', cx, cy) {
+    this.vw = vw; this.vh = vh;
+    const v = await api.viewport(this.image.id, vw, vh, zoom, cx, cy);
+    this.apply(v);
+    return v;
+  }
+
+  /** Adopts a /viewport answer: bounds, zoom, centre, tiles. */
+  apply(v) {
+    this.minZoom = v.minZoom; this.maxZoom = v.maxZoom; this.fitZoom = v.fitZoom;
+    this.zoom = v.zoom; this.cx = v.center.x; this.cy = v.center.y; this.level = v.level;
+    this.ready = true;
+    this.render();
+    this.place(v);
+  }
+
+  /** Moves the stage to the current zoom and centre (no network). */
+  render() {
+    const { width: W, height: H } = this.image;
+    const c = clampedCenter(W, H, this.vw, this.vh, this.zoom, this.cx, this.cy);
+    this.cx = c.x; this.cy = c.y;
+    const vis = visibleRect(W, H, this.vw, this.vh, this.zoom, this.cx, this.cy);
+    const inset = insets(W, H, this.vw, this.vh, this.zoom);
+    // Whole-pixel translation keeps tile edges on pixel boundaries where the zoom allows it.
+    const tx = Math.round(inset.left - vis.x * this.zoom), ty = Math.round(inset.top - vis.y * this.zoom);
+    this.stage.style.transform = `translate(${tx}px, ${ty}px) scale(${this.zoom})`;
+    this.onChange?.(this);
+  }
+
+  /** Sets zoom (clamped) and centre, draws, and fetches the tiles for it shortly. */
+  setView(zoom, cx, cy, immediate = false) {
+    this.zoom = clamp(zoom, this.minZoom, this.maxZoom);
+    this.cx = cx; this.cy = cy;
+    this.render();
+    clearTimeout(this.timer);
+    if (immediate) this.refresh(); else this.timer = setTimeout(() => this.refresh(), 60);
+  }
+
+  /** Asks /viewport for the tiles of the current view. */
+  async refresh() {
+    const ticket = ++this.request;
+    const v = await api.viewport(this.image.id, this.vw, this.vh, this.zoom, this.cx, this.cy);
+    if (ticket !== this.request) return;
+    this.level = v.level;
+    this.minZoom = v.minZoom; this.maxZoom = v.maxZoom; this.fitZoom = v.fitZoom;
+    this.onChange?.(this);
+    this.place(v);
+  }
+
+  /** Image point under the view point (sx, sy). */
+  toImage(sx, sy) {
+    const { width: W, height: H } = this.image;
+    const vis = visibleRect(W, H, this.vw, this.vh, this.zoom, this.cx, this.cy);
+    const inset = insets(W, H, this.vw, this.vh, this.zoom);
+    return { x: vis.x + (sx - inset.left) / this.zoom, y: vis.y + (sy - inset.top) / this.zoom };
+  }
+
+  /** Zooms to `zoom` keeping the image point under (sx, sy) where it is. */
+  zoomAround(zoom, sx, sy) {
+    const z = clamp(zoom, this.minZoom, this.maxZoom);
+    const p = this.toImage(sx, sy);
+    const { width: W, height: H } = this.image;
+    const inset = insets(W, H, this.vw, this.vh, z);
+    const x0 = p.x - (sx - inset.left) / z;
+    const y0 = p.y - (sy - inset.top) / z;
+    this.setView(z, x0 + Math.min(W, this.vw / z) / 2, y0 + Math.min(H, this.vh / z) / 2);
+  }
+
+  layer(level) {
+    let layer = this.layers.get(level);
+    if (!layer) {
+      layer = document.createElement('div');
+      layer.className = 'layer';
+      layer.style.zIndex = String(level);
+      layer.dataset.level = String(level);
+      const after = [...this.layers.keys()].filter((l) => l > level).sort((a, b) => a - b)[0];
+      this.stage.insertBefore(layer, after === undefined ? null : this.layers.get(after));
+      this.layers.set(level, layer);
+    }
+    return layer;
+  }
+
+  /** Puts the visible tiles in, then the prefetch ring, then drops what is far away. */
+  place(v) {
+    const wanted = new Set();
+    const ring = v.prefetch.filter((t) => t.level === v.level);
+    const visible = v.tiles.map((t) => ({ ...t, w: t.screen.width / v.zoom, h: t.screen.height / v.zoom }));
+    for (const t of visible) { wanted.add(t.url); this.addTile(t); }
+    const finish = () => {
+      if (v !== this.lastPlaced) return; // a newer view has replaced this one
+      const size = v.tileSize / v.levelScale;
+      for (const t of ring) {
+        const w = Math.min(size, this.image.width - t.x * size), h = Math.min(size, this.image.height - t.y * size);
+        wanted.add(t.url);
+        this.addTile({ ...t, w, h });
+      }
+      for (const t of v.prefetch) {
+        if (t.level !== v.level && !this.preloads.has(t.url)) {
+          const img = new Image();
+          img.src = t.url;
+          this.preloads.set(t.url, img);
+        }
+      }
+      this.purge(wanted, v.level);
+    };
+    this.lastPlaced = v;
+    this.whenLoaded(visible.map((t) => t.url), finish);
+  }
+
+  addTile(t) {
+    if (this.tiles.has(t.url)) return;
+    const shrink = Math.pow(2, this.image.maxLevel - t.level);
+    const img = document.createElement('img');
+    img.alt = '';
+    img.draggable = false;
+    img.decoding = 'async';
+    // One level pixel of overlap on interior edges hides the hairline seams of fractional scales.
+    const left = t.x * this.image.tileSize * shrink, top = t.y * this.image.tileSize * shrink;
+    const w = left + t.w < this.image.width ? t.w + shrink : t.w;
+    const h = top + t.h < this.image.height ? t.h + shrink : t.h;
+    Object.assign(img.style, { left: `${left}px`, top: `${top}px`, width: `${w}px`, height: `${h}px` });
+    const entry = { img, level: t.level, loaded: false, waiters: [] };
+    this.tiles.set(t.url, entry);
+    this.pending++;
+    let retried = false;
+    img.onload = () => {
+      entry.loaded = true;
+      this.pending--;
+      entry.waiters.forEach((f) => f());
+      this.onChange?.(this);
+    };
+    img.onerror = () => {
+      if (!retried) { // one retry, after a short backoff
+        retried = true;
+        setTimeout(() => { img.src = `${t.url}?retry=1`; }, 400 + Math.random() * 400);
+        return;
+      }
+      this.pending--;
+      entry.loaded = true;
+      entry.waiters.forEach((f) => f());
+    };
+    img.src = t.url;
+    this.layer(t.level).append(img);
+  }
+
+  whenLoaded(urls, done) {
+    let left = urls.length;
+    if (left === 0) { done(); return; }
+    for (const url of urls) {
+      const entry = this.tiles.get(url);
+      if (!entry || entry.loaded) { if (--left === 0) done(); continue; }
+      entry.waiters.push(() => { if (--left === 0) done(); });
+    }
+  }
+
+  /** Removes tiles not wanted for the current view: other levels once the current one is in, and anything
+   *  beyond the cap, farthest first. */
+  purge(wanted, level) {
+    for (const [url, entry] of this.tiles) {
+      if (!wanted.has(url) && (entry.level !== level || this.tiles.size > MAX_TILES)) this.removeTile(url, entry);
+    }
+    for (const [url, img] of this.preloads) {
+      if (this.preloads.size <= MAX_TILES) break;
+      img.src = ''; this.preloads.delete(url);
+    }
+    for (const [l, layer] of this.layers) {
+      if (!layer.firstChild) { layer.remove(); this.layers.delete(l); }
+    }
+    this.onChange?.(this);
+  }
+
+  removeTile(url, entry) {
+    if (!entry.loaded) this.pending--;
+    entry.img.onload = entry.img.onerror = null;
+    entry.img.remove();
+    this.tiles.delete(url);
+  }
+
+  /** Drops every tile: the page is far from view. */
+  clear() {
+    clearTimeout(this.timer);
+    this.request++;
+    for (const [url, entry] of this.tiles) this.removeTile(url, entry);
+    for (const img of this.preloads.values()) img.src = '';
+    this.preloads.clear();
+    for (const layer of this.layers.values()) layer.remove();
+    this.layers.clear();
+    this.ready = false;
+  }
+
+  get tileCount() { return this.tiles.size; }
+}
