@@ -15,20 +15,8 @@ public struct PyramidBuilder: Sendable {
 
     /// The DeepZoom descriptor, formatted as `vips dzsave` formats it.
     public var dziDocument: String {
-        """
-        <?xml version="1.0" encoding="UTF-8"?>
-        <Image xmlns="http://schemas.microsoft.com/deepzoom/2008"
-          Format="\(options.format.fileExtension)"
-          Overlap="\(options.overlap)"
-          TileSize="\(options.tileSize)"
-          >
-          <Size 
-            Height="\(geometry.height)"
-            Width="\(geometry.width)"
-          />
-        </Image>
-
-        """
+        DeepZoomDescriptor.xml(width: geometry.width, height: geometry.height, tileSize: options.tileSize,
+                               overlap: options.overlap, format: options.format)
     }
 
     /// Builds into a staging directory and moves it into place under `output` as `name`. `progress` is

@@ -24,8 +24,8 @@ enum ImageAPIHandler {
             ("format", .string(ImageFormat.jpeg.fileExtension)),
             ("source", .string(snapshot.source.kind)),
             ("tiles", .string("/images/\(URLPath.escape(id))/tiles/{z}/{x}/{y}.jpg")),
-            ("dzi", .null),
-            ("iiif", .null),
+            ("dzi", .string("/images/\(URLPath.escape(id)).dzi")),
+            ("iiif", .string("/iiif/3/\(URLPath.escape(id))/info.json")),
         ])
     }
 }

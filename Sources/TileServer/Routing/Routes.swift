@@ -12,6 +12,11 @@ enum Routes {
             Route(name: "viewport_image", pattern: ["api", "images", ":id", "viewport.png"], handler: ViewImageHandler.png),
             Route(name: "tile", pattern: ["tiles", ":z", ":x", ":y"], handler: TileHandler.defaultImage),
             Route(name: "tile", pattern: ["images", ":id", "tiles", ":z", ":x", ":y"], handler: TileHandler.anyImage),
+            Route(name: "dzi", pattern: ["images", ":file"], handler: DeepZoomHandler.descriptor),
+            Route(name: "tile", pattern: ["images", ":files", ":z", ":xy"], handler: DeepZoomHandler.tile),
+            Route(name: "iiif_redirect", pattern: ["iiif", "3", ":id"], handler: IIIFHandler.redirect),
+            Route(name: "iiif_info", pattern: ["iiif", "3", ":id", "info.json"], handler: IIIFHandler.info),
+            Route(name: "iiif_image", pattern: ["iiif", "3", ":id", ":region", ":size", ":rotation", ":qf"], handler: IIIFHandler.image),
         ], fallback: Route(name: "static", pattern: [], handler: StaticFileHandler.serve))
     }
 }
