@@ -4,6 +4,10 @@ public enum Resampler {
     /// The source window (`x`, `y`, `width`, `height`, fractional, in `source` pixels) as `outWidth × outHeight`.
     public static func resample(_ source: PixelBuffer, x: Double, y: Double, width: Double, height: Double,
                                 outWidth: Int, outHeight: Int) -> PixelBuffer {
+        if width == Double(outWidth), height == Double(outHeight), x == x.rounded(), y == y.rounded(),
+           PixelRect(x: Int(x), y: Int(y), width: outWidth, height: outHeight).fits(width: source.width, height: source.height) {
+            return source.cropped(to: PixelRect(x: Int(x), y: Int(y), width: outWidth, height: outHeight)) // nothing to resample
+        }
         let c = source.channels
         let columns = weights(start: x, span: width, count: outWidth, limit: source.width)
         let rows = weights(start: y, span: height, count: outHeight, limit: source.height)
