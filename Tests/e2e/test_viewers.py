@@ -135,16 +135,23 @@ def zoom_to_bottom_right_osd(page):
         v.panTo(window.viewer.world.getItemAt(0).getBounds().getBottomRight(), true); }""")
 
 
-def test_openseadragon_with_our_dzi(browser, site):
+def openseadragon(browser, site, source, name):
+    """Opens `source` in OpenSeadragon, then zooms to the bottom-right corner at full resolution; screenshots
+    both views and checks that no tile failed."""
     page = browser.new_page(viewport={"width": 1024, "height": 700})
     watch = TileWatch(page)
-    page.goto(f"http://127.0.0.1:{site.port}/osd.html?source=/images/large.dzi")
+    page.goto(f"http://127.0.0.1:{site.port}/osd.html?source={source}")
     settle(page, "window.opened && window.loaded > 0")
-    not_blank(page, "osd-dzi.png")
+    not_blank(page, f"{name}.png")
     zoom_to_bottom_right_osd(page)
     settle(page, "window.loaded > 0")
-    not_blank(page, "osd-dzi-corner.png")
+    not_blank(page, f"{name}-corner.png")
     assert page.evaluate("window.failed") == 0 and watch.bad == []
+    return page, watch
+
+
+def test_openseadragon_with_our_dzi(browser, site):
+    page, watch = openseadragon(browser, site, "/images/large.dzi", "osd-dzi")
     assert len(watch.tiles) > 10
     edges = check_grid_tiles(watch.tiles, r"/images/large_files/(\d+)/(\d+)_(\d+)\.jpg$")
     assert edges > 0, "the corner view includes edge tiles"
@@ -153,15 +160,7 @@ def test_openseadragon_with_our_dzi(browser, site):
 
 
 def test_openseadragon_with_our_info_json(browser, site):
-    page = browser.new_page(viewport={"width": 1024, "height": 700})
-    watch = TileWatch(page)
-    page.goto(f"http://127.0.0.1:{site.port}/osd.html?source=/iiif/3/large/info.json")
-    settle(page, "window.opened && window.loaded > 0")
-    not_blank(page, "osd-iiif.png")
-    zoom_to_bottom_right_osd(page)
-    settle(page, "window.loaded > 0")
-    not_blank(page, "osd-iiif-corner.png")
-    assert page.evaluate("window.failed") == 0 and watch.bad == []
+    page, watch = openseadragon(browser, site, "/iiif/3/large/info.json", "osd-iiif")
     image_requests = [(u, s) for u, s in watch.tiles if not u.endswith("info.json")]
     assert len(image_requests) > 10
     corner = False
