@@ -31,11 +31,12 @@ public final class LRUCache<Key: Hashable & Sendable, Value: Sendable>: Sendable
         costOf = cost
     }
 
-    /// The value for `key`, marking it most recently used; counts a hit or a miss.
-    public func value(for key: Key) -> Value? {
+    /// The value for `key`, marking it most recently used; counts a hit, and a miss unless `countingMiss` is
+    /// false (a look that another lookup will follow).
+    public func value(for key: Key, countingMiss: Bool = true) -> Value? {
         state.withLock { s in
             guard let i = s.index[key] else {
-                s.stats.misses += 1
+                if countingMiss { s.stats.misses += 1 }
                 return nil
             }
             s.stats.hits += 1

@@ -59,10 +59,11 @@ public final class TileService: Sendable {
         return (TileKey(image: id, generation: snapshot.generation, tile: tile, format: format), image, snapshot)
     }
 
-    /// A cached tile, or nil: the fast path that never renders.
+    /// A cached tile, or nil: the fast path that never renders. A miss here is not counted, since the caller
+    /// goes on to `tile(image:tile:format:)`, which counts it.
     public func cached(image id: String, tile: TileCoordinate, format: ImageFormat) throws -> EncodedTile? {
         let (key, _, _) = try key(image: id, tile: tile, format: format)
-        return cache.value(for: key)
+        return cache.value(for: key, countingMiss: false)
     }
 
     /// The tile, rendering it if needed; concurrent requests for one uncached tile cause one render.

@@ -54,6 +54,9 @@ final class TileServiceTests: XCTestCase {
         XCTAssertEqual(second.origin, .memory)
         XCTAssertEqual(first.tile.etag, second.tile.etag)
         XCTAssertEqual(s.tilesRendered, 1)
+        XCTAssertNil(try s.cached(image: "a", tile: TileCoordinate(level: 10, x: 0, y: 0), format: .jpeg))
+        XCTAssertEqual(s.cache.statistics.misses, 1, "the fast-path look does not count a second miss")
+        XCTAssertEqual(s.cache.statistics.hits, 1)
         XCTAssertThrowsError(try s.tile(image: "a", tile: TileCoordinate(level: 10, x: 3, y: 0), format: .jpeg)) { error in
             XCTAssertEqual("\(error)", "level 10 has 3×2 tiles; asked for 3,0")
         }
