@@ -1,8 +1,6 @@
 import CImageIO
 
 extension tsio_status {
-    static func fresh() -> tsio_status { tsio_status() }
-
     var messageText: String { Self.text(message) }
     var warningText: String { Self.text(warning) }
 

@@ -20,12 +20,6 @@ public struct PixelBuffer: Sendable, Equatable {
 
     public var rowBytes: Int { width * channels }
 
-    /// The samples of pixel (x, y).
-    public func pixel(x: Int, y: Int) -> ArraySlice<UInt8> {
-        let start = (y * width + x) * channels
-        return bytes[start ..< start + channels]
-    }
-
     /// A copy of `rect`, which must lie inside the buffer.
     public func cropped(to rect: PixelRect) -> PixelBuffer {
         precondition(rect.fits(width: width, height: height), "crop \(rect) outside \(width)×\(height)")

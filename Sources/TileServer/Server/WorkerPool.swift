@@ -9,7 +9,6 @@ final class WorkerPool: @unchecked Sendable {
     private var normalHead = 0
     private var low: [@Sendable () -> Void] = []
     private let lowPriorityLimit: Int
-    private var stopped = false
 
     init(threads: Int, lowPriorityLimit: Int) {
         self.lowPriorityLimit = lowPriorityLimit
@@ -37,10 +36,10 @@ final class WorkerPool: @unchecked Sendable {
         }
     }
 
+    /// The next job, waiting for one; the threads live as long as the process.
     private func next() -> (@Sendable () -> Void)? {
         lock.withLock {
-            while !stopped && normalHead == normal.count && low.isEmpty { lock.wait() }
-            if stopped { return nil }
+            while normalHead == normal.count && low.isEmpty { lock.wait() }
             if normalHead < normal.count {
                 let job = normal[normalHead]
                 normal[normalHead] = nil
@@ -54,6 +53,4 @@ final class WorkerPool: @unchecked Sendable {
             return low.removeFirst()
         }
     }
-
-    var pending: Int { lock.withLock { normal.count - normalHead + low.count } }
 }
