@@ -29,3 +29,19 @@ extension tsio_status {
         }
     }
 }
+
+extension DecodeWarnings {
+    /// Adds the warnings one CImageIO call collected.
+    mutating func note(_ st: tsio_status) {
+        if st.warning_count > 0 { merge(count: Int(st.warning_count), message: st.warningText) }
+    }
+}
+
+extension FileDescriptor {
+    /// Opens `path` for a decode pass, failing with the image error users see.
+    static func image(_ path: String) throws -> FileDescriptor {
+        do { return try FileDescriptor(readingAt: path) } catch {
+            throw ImageSourceError.cannotOpen(path: path, reason: error.description)
+        }
+    }
+}

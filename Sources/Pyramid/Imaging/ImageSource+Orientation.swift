@@ -11,10 +11,7 @@ extension StoredImageSource {
     @discardableResult
     public func decode(_ rect: PixelRect, shrink: Int, bandRows: Int,
                        into body: (PixelBand) throws -> Void) throws -> DecodeWarnings {
-        let (w, h) = size(shrink: shrink)
-        guard shrink >= 1, shrink.nonzeroBitCount == 1, rect.fits(width: w, height: h) else {
-            throw ImageSourceError.regionOutside(path: path, region: rect, width: w, height: h, shrink: shrink)
-        }
+        try checkRegion(rect, shrink: shrink)
         let orientation = info.orientation
         let storedW = (info.storedWidth + shrink - 1) / shrink
         let storedH = (info.storedHeight + shrink - 1) / shrink

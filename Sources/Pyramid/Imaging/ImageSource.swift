@@ -61,6 +61,14 @@ extension ImageSource {
         ((info.width + shrink - 1) / shrink, (info.height + shrink - 1) / shrink)
     }
 
+    /// Throws `regionOutside` unless `shrink` is a power of two and `rect` lies inside the image at that shrink.
+    public func checkRegion(_ rect: PixelRect, shrink: Int) throws {
+        let (w, h) = size(shrink: max(1, shrink))
+        guard shrink >= 1, shrink.nonzeroBitCount == 1, rect.fits(width: w, height: h) else {
+            throw ImageSourceError.regionOutside(path: path, region: rect, width: w, height: h, shrink: shrink)
+        }
+    }
+
     /// Decodes `rect` at `shrink` into one buffer.
     public func decode(_ rect: PixelRect, shrink: Int = 1) throws -> PixelBuffer {
         var out = [UInt8](repeating: 0, count: rect.area * info.channels)

@@ -9,44 +9,35 @@ public struct JPEGSource: StoredImageSource {
 
     /// Reads the header of the JPEG open at `fd` (offset 0).
     init(path: String, fd: FileDescriptor, limits: ImageLimits) throws {
-        var st = tsio_status()
-        var raw = tsio_info()
-        guard let decoder = tsio_jpeg_open(fd.rawValue, UInt64(limits.maxDecoderMemory), &raw, &st) else {
-            throw st.error(path: path, format: .jpeg, rows: 0)
-        }
-        tsio_jpeg_close(decoder)
+        let header = try JPEGRowReader(path: path, fd: fd, limits: limits).raw
         let stat = try fd.status()
         self.path = path
         self.limits = limits
-        self.info = try ImageInfo(raw: raw, format: .jpeg, path: path, fileSize: stat.size, modified: stat.modified, limits: limits)
+        self.info = try ImageInfo(raw: header, format: .jpeg, path: path, fileSize: stat.size, modified: stat.modified, limits: limits)
     }
 
     func decodeStored(_ rect: PixelRect, shrink: Int, bandRows: Int,
                       into body: (PixelBand) throws -> Void) throws -> DecodeWarnings {
-        let fd: FileDescriptor
-        do { fd = try FileDescriptor(readingAt: path) } catch { throw ImageSourceError.cannotOpen(path: path, reason: error.description) }
-        let reader = try JPEGRowReader(path: path, fd: fd, limits: limits)
-        defer { tsio_jpeg_close(reader.decoder) }
+        let reader = try JPEGRowReader(path: path, fd: FileDescriptor.image(path), limits: limits)
         let dct = min(shrink, 8)
         let factor = shrink / dct
         // libjpeg's scaled width is ceil(width / dct): clip the wanted columns to it.
         let scaledWidth = (info.storedWidth + dct - 1) / dct
         let (outW, outH) = try reader.start(scale: dct, columns: rect.x * factor ..< min(rect.maxX * factor, scaledWidth))
-        do {
-            try RowStreamer(inputWidth: outW, inputHeight: outH, factor: factor)
-                .stream(rect, from: reader, bandRows: bandRows, into: body)
-        } catch is RowStreamerShortRead {
-            throw ImageSourceError.corrupt(path: path, format: .jpeg, atByte: 0, message: "decoder stopped before the last row")
-        }
+        try RowStreamer(inputWidth: outW, inputHeight: outH, factor: factor).stream(rect, from: reader, bandRows: bandRows, into: body)
         return reader.warnings
     }
 }
 
-/// One pass of libjpeg over a file: `tsio_jpeg_*` calls with their status turned into typed errors.
+/// One pass of libjpeg over a file: `tsio_jpeg_*` calls with their status turned into typed errors. Owns the
+/// decoder (`tsio_jpeg_close` when released).
 final class JPEGRowReader: StoredRowReader {
     let path: String
+    let format = ImageFormat.jpeg
     let decoder: OpaquePointer
     let fd: FileDescriptor
+    /// The header as `tsio_jpeg_open` read it.
+    let raw: tsio_info
     var rowWidth = 0
     var wantedOffset = 0
     let channels = 3
@@ -62,7 +53,12 @@ final class JPEGRowReader: StoredRowReader {
         self.path = path
         self.fd = fd
         self.decoder = decoder
-        note(st)
+        self.raw = raw
+        warnings.note(st)
+    }
+
+    deinit {
+        tsio_jpeg_close(decoder)
     }
 
     /// Starts decompression at 1/`scale` and crops to `columns`, which must lie inside the scaled width.
@@ -73,7 +69,7 @@ final class JPEGRowReader: StoredRowReader {
                            &w, &h, &cx, &cw, &st) != 0 {
             throw st.error(path: path, format: .jpeg, rows: 0)
         }
-        note(st)
+        warnings.note(st)
         rowWidth = Int(cw)
         wantedOffset = columns.lowerBound - Int(cx)
         height = Int(h)
@@ -83,18 +79,14 @@ final class JPEGRowReader: StoredRowReader {
     func skip(_ rows: Int) throws {
         var st = tsio_status()
         if tsio_jpeg_skip(decoder, UInt32(rows), &st) < 0 { throw st.error(path: path, format: .jpeg, rows: height) }
-        note(st)
+        warnings.note(st)
     }
 
     func read(into dst: UnsafeMutablePointer<UInt8>, stride: Int, rows: Int) throws -> Int {
         var st = tsio_status()
         let n = tsio_jpeg_read(decoder, dst, stride, UInt32(rows), &st)
         if n < 0 { throw st.error(path: path, format: .jpeg, rows: height) }
-        note(st)
+        warnings.note(st)
         return Int(n)
-    }
-
-    private func note(_ st: tsio_status) {
-        if st.warning_count > 0 { warnings.merge(count: Int(st.warning_count), message: st.warningText) }
     }
 }

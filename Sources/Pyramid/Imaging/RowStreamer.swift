@@ -1,5 +1,7 @@
 /// Reads stored rows from a decoder that has already been cropped and started.
 protocol StoredRowReader {
+    var path: String { get }
+    var format: ImageFormat { get }
     /// Samples per row the reader delivers (its crop may be wider than asked: libjpeg widens to iMCUs).
     var rowWidth: Int { get }
     /// Column of the reader's rows where input column 0 of the wanted range sits.
@@ -46,7 +48,8 @@ struct RowStreamer {
                 }
             }
             guard got == inRows else {
-                throw RowStreamerShortRead(expected: inRows, got: got)
+                throw ImageSourceError.corrupt(path: reader.path, format: reader.format, atByte: 0,
+                                               message: "decoder stopped after \(got) of \(inRows) rows of a band")
             }
             input.withUnsafeBufferPointer { src in
                 output.withUnsafeMutableBufferPointer { dst in
@@ -71,10 +74,4 @@ struct RowStreamer {
             inY += inRows
         }
     }
-}
-
-/// The decoder stopped delivering rows before the image ended without saying why.
-struct RowStreamerShortRead: Swift.Error {
-    let expected: Int
-    let got: Int
 }

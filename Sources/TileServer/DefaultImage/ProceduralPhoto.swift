@@ -24,10 +24,7 @@ struct ProceduralPhoto: ImageSource {
 
     @discardableResult
     func decode(_ rect: PixelRect, shrink: Int, bandRows: Int, into body: (PixelBand) throws -> Void) throws -> DecodeWarnings {
-        let (w, h) = size(shrink: shrink)
-        guard shrink >= 1, shrink.nonzeroBitCount == 1, rect.fits(width: w, height: h) else {
-            throw ImageSourceError.regionOutside(path: path, region: rect, width: w, height: h, shrink: shrink)
-        }
+        try checkRegion(rect, shrink: shrink)
         let rows = max(1, bandRows)
         var band = [UInt8](repeating: 0, count: min(rows, rect.height) * rect.width * 3)
         var y = 0

@@ -92,7 +92,8 @@ final class RegionDecodeTests: XCTestCase {
                                (PixelRect(x: 0, y: 0, width: 0, height: 1), 1),
                                (PixelRect(x: -1, y: 0, width: 2, height: 2), 1),
                                (PixelRect(x: 0, y: 0, width: 352, height: 1), 2),
-                               (PixelRect(x: 0, y: 0, width: 1, height: 1), 3)] {
+                               (PixelRect(x: 0, y: 0, width: 1, height: 1), 3),
+                               (PixelRect(x: 0, y: 0, width: 1, height: 1), 0)] {
             XCTAssertThrowsError(try source.decode(rect, shrink: shrink)) { error in
                 guard case ImageSourceError.regionOutside = error else { return XCTFail("\(error)") }
             }
