@@ -27,20 +27,23 @@ let package = Package(
             name: "CImageIO",
             dependencies: ["CJPEG", "CPNG"]
         ),
+        .target(name: "POSIXSupport"),
         .target(
             name: "Pyramid",
-            dependencies: ["CImageIO"]
+            dependencies: ["CImageIO", "POSIXSupport"]
         ),
         .executableTarget(
             name: "TileServer",
             dependencies: [
                 "Pyramid",
+                "POSIXSupport",
                 "CEpoll",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(name: "CImageIOTests", dependencies: ["CImageIO"]),
+        .testTarget(name: "POSIXSupportTests", dependencies: ["POSIXSupport"]),
         .testTarget(name: "PyramidTests", dependencies: ["Pyramid"]),
         .testTarget(name: "TileServerTests", dependencies: ["TileServer"]),
     ],

@@ -19,6 +19,8 @@ struct tsio_jpeg {
     jmp_buf jump;
     tsio_status *st;          /* the status of the call in progress */
     int fd;
+    const uint8_t *mem;       /* in-memory input instead of fd (tsio_jpeg_open_mem) */
+    size_t mem_size;
     uint64_t read_total;      /* bytes read from fd so far */
     uint64_t file_size;
     int started;
@@ -60,6 +62,19 @@ static void src_init(j_decompress_ptr cinfo) { (void)cinfo; }
 /* fill_input_buffer: read(2) the next chunk; the end of the file mid-image is an error. */
 static boolean src_fill(j_decompress_ptr cinfo) {
     tsio_jpeg *j = (tsio_jpeg *)cinfo->client_data;
+    if (j->mem != NULL) {
+        /* The whole input is one buffer, handed over on the first fill. */
+        if (j->read_total >= j->mem_size) {
+            tsio_status_fail(j->st, TSIO_ERR_TRUNCATED, "JPEG data ends at byte %llu",
+                             (unsigned long long)j->read_total);
+            j->st->offset = j->read_total;
+            longjmp(j->jump, 1);
+        }
+        j->read_total = j->mem_size;
+        j->src.next_input_byte = j->mem;
+        j->src.bytes_in_buffer = j->mem_size;
+        return TRUE;
+    }
     long n = tsio_read_fd(j->fd, j->buffer, SOURCE_BUFFER);
     if (n < 0) {
         tsio_status_fail(j->st, TSIO_ERR_IO, "read failed: %s", strerror(errno));
@@ -124,7 +139,8 @@ static void fill_info(tsio_jpeg *j, tsio_info *info) {
     }
 }
 
-tsio_jpeg *tsio_jpeg_open(int fd, uint64_t max_memory, tsio_info *info, tsio_status *st) {
+static tsio_jpeg *open_input(int fd, const uint8_t *mem, size_t mem_size, uint64_t max_memory,
+                             tsio_info *info, tsio_status *st) {
     tsio_status_clear(st);
     tsio_jpeg *j = calloc(1, sizeof *j);
     if (j == NULL) {
@@ -133,7 +149,9 @@ tsio_jpeg *tsio_jpeg_open(int fd, uint64_t max_memory, tsio_info *info, tsio_sta
     }
     j->st = st;
     j->fd = fd;
-    j->file_size = tsio_fd_size(fd);
+    j->mem = mem;
+    j->mem_size = mem_size;
+    j->file_size = mem != NULL ? mem_size : tsio_fd_size(fd);
     st->file_size = j->file_size;
     j->cinfo.err = jpeg_std_error(&j->err);
     j->err.error_exit = on_error_exit;
@@ -156,6 +174,19 @@ tsio_jpeg *tsio_jpeg_open(int fd, uint64_t max_memory, tsio_info *info, tsio_sta
     jpeg_read_header(&j->cinfo, TRUE);
     fill_info(j, info);
     return j;
+}
+
+tsio_jpeg *tsio_jpeg_open(int fd, uint64_t max_memory, tsio_info *info, tsio_status *st) {
+    return open_input(fd, NULL, 0, max_memory, info, st);
+}
+
+tsio_jpeg *tsio_jpeg_open_mem(const uint8_t *data, size_t size, uint64_t max_memory, tsio_info *info, tsio_status *st) {
+    if (data == NULL || size == 0) {
+        tsio_status_clear(st);
+        tsio_status_fail(st, TSIO_ERR_TRUNCATED, "JPEG data ends at byte 0");
+        return NULL;
+    }
+    return open_input(-1, data, size, max_memory, info, st);
 }
 
 int tsio_jpeg_start(tsio_jpeg *j, int scale_denom, uint32_t crop_x, uint32_t crop_w,

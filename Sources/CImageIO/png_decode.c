@@ -15,6 +15,9 @@ struct tsio_png {
     png_infop info;
     tsio_status *st;
     int fd;
+    const uint8_t *mem;       /* in-memory input instead of fd (tsio_png_open_mem) */
+    size_t mem_size;
+    const uint8_t *window;    /* buffer or mem: where the buffered bytes are */
     uint64_t read_total;
     uint64_t file_size;
     uint32_t width, height;
@@ -43,6 +46,18 @@ static void on_warning(png_structp png, png_const_charp message) {
 static void on_read(png_structp png, png_bytep out, size_t length) {
     tsio_png *p = png_get_io_ptr(png);
     while (length > 0) {
+        if (p->position == p->buffered && p->mem != NULL) {
+            if (p->read_total >= p->mem_size) {
+                tsio_status_fail(p->st, TSIO_ERR_TRUNCATED, "PNG data ends at byte %llu",
+                                 (unsigned long long)p->read_total);
+                p->st->offset = p->read_total;
+                png_longjmp(png, 1);
+            }
+            p->read_total = p->mem_size;
+            p->window = p->mem;
+            p->buffered = p->mem_size;
+            p->position = 0;
+        }
         if (p->position == p->buffered) {
             long n = tsio_read_fd(p->fd, p->buffer, SOURCE_BUFFER);
             if (n < 0) {
@@ -57,12 +72,13 @@ static void on_read(png_structp png, png_bytep out, size_t length) {
                 png_longjmp(png, 1);
             }
             p->read_total += (uint64_t)n;
+            p->window = p->buffer;
             p->buffered = (size_t)n;
             p->position = 0;
         }
         size_t step = p->buffered - p->position;
         if (step > length) step = length;
-        memcpy(out, p->buffer + p->position, step);
+        memcpy(out, p->window + p->position, step);
         p->position += step;
         out += step;
         length -= step;
@@ -112,7 +128,7 @@ static void set_transforms(tsio_png *p, tsio_info *info) {
     p->height = info->height;
 }
 
-tsio_png *tsio_png_open(int fd, tsio_info *info, tsio_status *st) {
+static tsio_png *open_input(int fd, const uint8_t *mem, size_t mem_size, tsio_info *info, tsio_status *st) {
     tsio_status_clear(st);
     tsio_png *p = calloc(1, sizeof *p);
     if (p == NULL) {
@@ -121,7 +137,9 @@ tsio_png *tsio_png_open(int fd, tsio_info *info, tsio_status *st) {
     }
     p->st = st;
     p->fd = fd;
-    p->file_size = tsio_fd_size(fd);
+    p->mem = mem;
+    p->mem_size = mem_size;
+    p->file_size = mem != NULL ? mem_size : tsio_fd_size(fd);
     st->file_size = p->file_size;
     p->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, p, on_error, on_warning);
     if (p->png == NULL) {
@@ -194,4 +212,17 @@ void tsio_png_close(tsio_png *p) {
     free(p->whole);
     free(p->scratch);
     free(p);
+}
+
+tsio_png *tsio_png_open(int fd, tsio_info *info, tsio_status *st) {
+    return open_input(fd, NULL, 0, info, st);
+}
+
+tsio_png *tsio_png_open_mem(const uint8_t *data, size_t size, tsio_info *info, tsio_status *st) {
+    if (data == NULL || size == 0) {
+        tsio_status_clear(st);
+        tsio_status_fail(st, TSIO_ERR_TRUNCATED, "PNG data ends at byte 0");
+        return NULL;
+    }
+    return open_input(-1, data, size, info, st);
 }

@@ -76,6 +76,9 @@ typedef struct tsio_jpeg tsio_jpeg;
  */
 tsio_jpeg *tsio_jpeg_open(int fd, uint64_t max_memory, tsio_info *info, tsio_status *st);
 
+/* The same over `size` bytes at `data` (an encoded tile held in memory); `data` must outlive the decoder. */
+tsio_jpeg *tsio_jpeg_open_mem(const uint8_t *data, size_t size, uint64_t max_memory, tsio_info *info, tsio_status *st);
+
 /*
  * jpeg_start_decompress at 1/`scale_denom` (1, 2, 4 or 8), then
  * jpeg_crop_scanline to columns [crop_x, crop_x + crop_w) of the scaled
@@ -110,6 +113,9 @@ typedef struct tsio_png tsio_png;
  * or tRNS). 16-bit samples keep their high byte (png_set_strip_16).
  */
 tsio_png *tsio_png_open(int fd, tsio_info *info, tsio_status *st);
+
+/* The same over `size` bytes at `data`; `data` must outlive the decoder. */
+tsio_png *tsio_png_open_mem(const uint8_t *data, size_t size, tsio_info *info, tsio_status *st);
 
 /*
  * The next `rows` rows, top to bottom, into `dst` (NULL skips them).

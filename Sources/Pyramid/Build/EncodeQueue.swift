@@ -1,3 +1,4 @@
+import POSIXSupport
 import Synchronization
 
 /// A bounded queue of tiles to encode and write, drained by a few threads, so the decoding thread never holds

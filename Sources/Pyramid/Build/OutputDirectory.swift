@@ -1,4 +1,5 @@
 import Foundation
+import POSIXSupport
 
 /// Where a build writes: a hidden directory beside the final place, renamed into place only when complete,
 /// so a reader never sees half a pyramid. Replaces an earlier build of the same name.

@@ -1,4 +1,5 @@
 import Foundation
+import POSIXSupport
 
 /// Encoded tiles on disk, bounded by bytes with least-recently-used eviction, surviving restarts.
 ///

@@ -31,24 +31,19 @@ public final class LRUCache<Key: Hashable & Sendable, Value: Sendable>: Sendable
         costOf = cost
     }
 
-    /// The value for `key`, marking it most recently used; counts a hit, and a miss unless `countingMiss` is
-    /// false (a look that another lookup will follow).
-    public func value(for key: Key, countingMiss: Bool = true) -> Value? {
+    /// The value for `key`, marking it most recently used; counts a hit unless `countingHit` is false and a
+    /// miss unless `countingMiss` is false (a look that another lookup, or an earlier one, already counts).
+    public func value(for key: Key, countingMiss: Bool = true, countingHit: Bool = true) -> Value? {
         state.withLock { s in
             guard let i = s.index[key] else {
                 if countingMiss { s.stats.misses += 1 }
                 return nil
             }
-            s.stats.hits += 1
+            if countingHit { s.stats.hits += 1 }
             Self.unlink(i, &s)
             Self.pushFront(i, &s)
             return s.nodes[i]!.value
         }
-    }
-
-    /// Whether `key` is cached, without touching its recency or the counters.
-    public func contains(_ key: Key) -> Bool {
-        state.withLock { $0.index[key] != nil }
     }
 
     /// Inserts or replaces `value`, then evicts least recently used entries until the total fits the budget;

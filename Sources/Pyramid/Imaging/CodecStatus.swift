@@ -1,4 +1,5 @@
 import CImageIO
+import POSIXSupport
 
 extension tsio_status {
     var messageText: String { Self.text(message) }

@@ -23,11 +23,17 @@ public enum ImageEncoder {
         }
     }
 
-    public static func encode(_ buffer: PixelBuffer, as format: ImageFormat, quality: Int = 85) throws -> [UInt8] {
+    /// The one encode entry point for tiles, regions and view images: JPEG at `quality`, PNG at `pngLevel`.
+    public static func encode(_ buffer: PixelBuffer, as format: ImageFormat, quality: Int = 85, pngLevel: Int = 3) throws -> [UInt8] {
         switch format {
         case .jpeg: try jpeg(buffer, quality: quality)
-        case .png: try png(buffer, level: 3)
+        case .png: try png(buffer, level: pngLevel)
         }
+    }
+
+    /// Encoded as the tile settings say, so anything made from tiles matches the tiles' own bytes.
+    public static func encode(_ buffer: PixelBuffer, as format: ImageFormat, options: TileOptions) throws -> [UInt8] {
+        try encode(buffer, as: format, quality: options.quality, pngLevel: options.pngLevel)
     }
 
     private static func encode(_ format: ImageFormat,

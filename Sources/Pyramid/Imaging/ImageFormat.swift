@@ -11,6 +11,15 @@ public enum ImageFormat: String, Sendable, CaseIterable {
         return nil
     }
 
+    /// The format a URL or file name extension names (`jpg`, `jpeg`, `png`, any case), or nil.
+    public init?(fileExtension: some StringProtocol) {
+        switch fileExtension.lowercased() {
+        case "jpg", "jpeg": self = .jpeg
+        case "png": self = .png
+        default: return nil
+        }
+    }
+
     /// The usual file extension, also used in tile URLs.
     public var fileExtension: String {
         switch self {

@@ -1,3 +1,5 @@
+import POSIXSupport
+
 /// Opens an image file, choosing the decoder by its magic bytes.
 public enum ImageOpener {
     /// Reads only the header: cheap even for a 177 MB photo or a hostile 1,000,000 × 1,000,000 PNG.

@@ -1,4 +1,5 @@
 import CImageIO
+import POSIXSupport
 
 /// A JPEG file decoded on demand with libjpeg-turbo: DCT scaling for shrinks up to 8, box averaging beyond,
 /// `jpeg_crop_scanline`/`jpeg_skip_scanlines` so a region costs only the rows above and inside it.

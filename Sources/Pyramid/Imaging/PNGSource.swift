@@ -1,4 +1,5 @@
 import CImageIO
+import POSIXSupport
 
 /// A PNG file decoded on demand with libpng: rows stream top to bottom (Adam7 files are decoded whole once per
 /// pass, costing width × height × channels bytes), shrinks are box averages.

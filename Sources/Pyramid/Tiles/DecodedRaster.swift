@@ -1,3 +1,5 @@
+import POSIXSupport
+
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,4 +1,6 @@
 import Synchronization
+import POSIXSupport
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -33,6 +35,9 @@ public final class PyramidImage: @unchecked Sendable {
 
     /// Whether the source is a file to watch for changes.
     private let watchesFile: Bool
+    /// When the file was last `stat`ed (monotonic nanoseconds); checks closer together than
+    /// `options.changeCheckInterval` trust the snapshot they have.
+    private let lastCheck = Atomic<Int64>(Int64.min)
 
     public init(id: String, path: String, options: TileOptions) throws {
         self.id = id
@@ -61,10 +66,17 @@ public final class PyramidImage: @unchecked Sendable {
         return Snapshot(source: source, geometry: geometry, generation: generations.add(1, ordering: .relaxed).newValue)
     }
 
-    /// The current version: a `stat(2)` of the path; a new size or modification time reopens the file and
-    /// drops every raster of the old one.
+    /// The current version. At most once per `changeCheckInterval` a `stat(2)` of the path; a new size or
+    /// modification time reopens the file and drops every raster of the old one. In between, the hot path makes
+    /// no system call.
     public func current() throws -> Snapshot {
         guard watchesFile else { return lock.withLock { snapshot } }
+        let now = MonotonicClock.nanoseconds()
+        let last = lastCheck.load(ordering: .relaxed)
+        if last != Int64.min, Double(now &- last) < options.changeCheckInterval * 1e9 {
+            return lock.withLock { snapshot }
+        }
+        lastCheck.store(now, ordering: .relaxed)
         var sb = stat()
         let statResult = stat(path, &sb)
         let (current, old) = try lock.withLock { () -> (Snapshot, Snapshot?) in

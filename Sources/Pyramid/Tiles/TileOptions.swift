@@ -13,10 +13,13 @@ public struct TileOptions: Sendable, Hashable {
     /// Disk bytes all decode passes together may hold (a full-resolution pass of a 20,000² photo takes 1.2 GB).
     public var rasterBytes: Int
     public var limits: ImageLimits
+    /// Seconds between two `stat`s of a source file for changes; a replaced file is seen within this time.
+    public var changeCheckInterval: Double
 
     public init(tileSize: Int = 256, overlap: Int = 0, quality: Int = 85, pngLevel: Int = 3,
                 cacheBytes: Int = 256 << 20, rasterDirectory: String = "/var/tmp", rasterBytes: Int = 8 << 30,
-                limits: ImageLimits = ImageLimits()) {
+                limits: ImageLimits = ImageLimits(), changeCheckInterval: Double = 1) {
+        self.changeCheckInterval = changeCheckInterval
         self.rasterBytes = rasterBytes
         self.tileSize = tileSize
         self.overlap = overlap

@@ -1,6 +1,8 @@
+import POSIXSupport
 import Synchronization
 
 /// The one tile path every protocol handler calls: cache lookup, coalesced rendering, encoding, caching.
+/// Regions and view images are assembled from the same cached tiles (`TileService+Region`).
 public final class TileService: Sendable {
     /// A tile and where it came from.
     public struct Answer: Sendable {
@@ -13,10 +15,17 @@ public final class TileService: Sendable {
         public var cacheHit: Bool { origin != .rendered }
     }
 
+    /// What a finished flight hands every waiter: the encoded tile, and its pixels when it rendered them.
+    struct Produced: Sendable {
+        let tile: EncodedTile
+        let origin: Answer.Origin
+        let pixels: PixelBuffer?
+    }
+
     /// A render in progress that later requests for the same tile wait on.
     private final class Pending: @unchecked Sendable {
         let lock = ConditionLock()
-        var result: Result<EncodedTile, any Swift.Error>?
+        var result: Result<Produced, any Swift.Error>?
     }
 
     public let options: TileOptions
@@ -51,25 +60,43 @@ public final class TileService: Sendable {
     /// Tiles rendered since start (cache misses that did the work, not the ones that waited).
     public var tilesRendered: Int { renderCounter.load(ordering: .relaxed) }
 
-    /// The key of `tile` in the current version of image `id`; validates the tile against the grid.
-    public func key(image id: String, tile: TileCoordinate, format: ImageFormat) throws -> (TileKey, PyramidImage, PyramidImage.Snapshot) {
+    /// The one look at the cache a tile request makes: the hit, or a miss that carries the key and snapshot on
+    /// to `render(_:)`, so nothing is looked up, `stat`ed or validated twice. Counts one hit or one miss.
+    public func lookup(image id: String, tile: TileCoordinate, format: ImageFormat) throws -> TileLookup {
         guard let image = images[id] else { throw TileServiceError.unknownImage(id) }
-        let snapshot = try image.current()
-        try snapshot.geometry.validate(tile)
-        return (TileKey(image: id, generation: snapshot.generation, tile: tile, format: format), image, snapshot)
+        return try lookup(image, snapshot: image.current(), tile: tile, format: format)
     }
 
-    /// A cached tile, or nil: the fast path that never renders. A miss here is not counted, since the caller
-    /// goes on to `tile(image:tile:format:)`, which counts it.
-    public func cached(image id: String, tile: TileCoordinate, format: ImageFormat) throws -> EncodedTile? {
-        let (key, _, _) = try key(image: id, tile: tile, format: format)
-        return cache.value(for: key, countingMiss: false)
+    /// The same for an image and version already in hand (regions and view images use many tiles of one).
+    public func lookup(_ image: PyramidImage, snapshot: PyramidImage.Snapshot, tile: TileCoordinate,
+                       format: ImageFormat, countingMiss: Bool = true) throws -> TileLookup {
+        try snapshot.geometry.validate(tile)
+        let key = TileKey(image: image.id, generation: snapshot.generation, tile: tile, format: format)
+        if let hit = cache.value(for: key, countingMiss: countingMiss) { return .hit(hit) }
+        return .miss(TileMiss(key: key, image: image, snapshot: snapshot))
     }
 
     /// The tile, rendering it if needed; concurrent requests for one uncached tile cause one render.
     public func tile(image id: String, tile: TileCoordinate, format: ImageFormat) throws -> Answer {
-        let (key, image, snapshot) = try key(image: id, tile: tile, format: format)
-        if let hit = cache.value(for: key) { return Answer(tile: hit, origin: .memory) }
+        switch try lookup(image: id, tile: tile, format: format) {
+        case let .hit(hit): Answer(tile: hit, origin: .memory)
+        case let .miss(miss): try render(miss)
+        }
+    }
+
+    /// Produces a missed tile: from the disk cache, or rendered, encoded and cached; coalesced with every
+    /// concurrent request for the same key.
+    public func render(_ miss: TileMiss) throws -> Answer {
+        let produced = try produce(miss)
+        return Answer(tile: produced.tile, origin: produced.origin)
+    }
+
+    func produce(_ miss: TileMiss) throws -> Produced {
+        let key = miss.key
+        // A flight that finished between the lookup and now left its tile in the cache: no second render.
+        if let late = cache.value(for: key, countingMiss: false, countingHit: false) {
+            return Produced(tile: late, origin: .memory, pixels: nil)
+        }
         let (job, owner) = pending.withLock { table -> (Pending, Bool) in
             if let existing = table[key] { return (existing, false) }
             let job = Pending()
@@ -77,28 +104,30 @@ public final class TileService: Sendable {
             return (job, true)
         }
         if !owner {
-            let result = job.lock.withLock { () -> Result<EncodedTile, any Swift.Error> in
-                while job.result == nil { job.lock.wait() }
-                return job.result!
+            let result = job.lock.withLock { () -> Result<Produced, any Swift.Error> in
+                while true {
+                    if let result = job.result { return result }
+                    job.lock.wait()
+                }
             }
-            return Answer(tile: try result.get(), origin: .memory)
+            let produced = try result.get()
+            return Produced(tile: produced.tile, origin: .memory, pixels: produced.pixels)
         }
-        let diskName = DiskTileCache.name(image: id, info: snapshot.source.info, options: options, tile: tile, format: format)
-        var origin = Answer.Origin.rendered
-        let result = Result { () throws -> EncodedTile in
-            if let stored = diskCache?.read(diskName, format: format) {
-                origin = .disk
-                return stored
+        let diskName = DiskTileCache.name(image: key.image, info: miss.snapshot.source.info, options: options,
+                                          tile: key.tile, format: key.format)
+        let result = Result { () throws -> Produced in
+            if let stored = diskCache?.read(diskName, format: key.format) {
+                return Produced(tile: stored, origin: .disk, pixels: nil)
             }
-            let pixels = try image.render(tile, in: snapshot)
-            let bytes = try encode(pixels, as: format)
-            return EncodedTile(bytes: bytes, format: format)
+            let pixels = try miss.image.render(key.tile, in: miss.snapshot)
+            let encoded = EncodedTile(bytes: try ImageEncoder.encode(pixels, as: key.format, options: options), format: key.format)
+            return Produced(tile: encoded, origin: .rendered, pixels: pixels)
         }
-        if case let .success(encoded) = result {
-            cache.insert(encoded, for: key)
-            if origin == .rendered {
+        if case let .success(produced) = result {
+            cache.insert(produced.tile, for: key)
+            if produced.origin == .rendered {
                 renderCounter.add(1, ordering: .relaxed)
-                diskCache?.write(encoded, as: diskName)
+                diskCache?.write(produced.tile, as: diskName)
             }
         }
         pending.withLock { $0[key] = nil }
@@ -106,7 +135,7 @@ public final class TileService: Sendable {
             job.result = result
             job.lock.broadcast()
         }
-        return Answer(tile: try result.get(), origin: origin)
+        return try result.get()
     }
 
     /// Drops every cached tile and decode pass of image `id`.
@@ -116,13 +145,19 @@ public final class TileService: Sendable {
         diskCache?.purge(prefix: id)
         image.purgeRasters()
     }
+}
 
-    private func encode(_ pixels: PixelBuffer, as format: ImageFormat) throws -> [UInt8] {
-        switch format {
-        case .jpeg: try ImageEncoder.jpeg(pixels, quality: options.quality)
-        case .png: try ImageEncoder.png(pixels, level: options.pngLevel)
-        }
-    }
+/// The outcome of one cache look: the tile, or what its render needs.
+public enum TileLookup: Sendable {
+    case hit(EncodedTile)
+    case miss(TileMiss)
+}
+
+/// A tile the cache did not have: its key with the image and the version the lookup validated it against.
+public struct TileMiss: Sendable {
+    public let key: TileKey
+    let image: PyramidImage
+    let snapshot: PyramidImage.Snapshot
 }
 
 /// Errors of the tile service itself.

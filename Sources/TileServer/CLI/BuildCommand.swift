@@ -1,4 +1,5 @@
 import ArgumentParser
+import POSIXSupport
 import Pyramid
 
 extension BuildOptions.Layout: ExpressibleByArgument {}
@@ -55,7 +56,7 @@ struct BuildCommand: ParsableCommand {
     }
 
     func run() throws {
-        let started = Clock.seconds()
+        let started = MonotonicClock.seconds()
         do {
             let source = try ImageOpener.open(image)
             let options = BuildOptions(layout: layout, tileSize: tileSize, overlap: overlap, format: format,
@@ -65,7 +66,7 @@ struct BuildCommand: ParsableCommand {
             let name = ImageName.stem(of: image)
             try builder.build(into: out, name: name) { done, total in reporter.report(done: done, total: total) }
             if !quiet {
-                let seconds = ((Clock.seconds() - started) * 10).rounded() / 10
+                let seconds = ((MonotonicClock.seconds() - started) * 10).rounded() / 10
                 printError("wrote \(builder.geometry.totalTiles) tiles of \(name) to \(out) in \(seconds) s")
             }
         } catch {

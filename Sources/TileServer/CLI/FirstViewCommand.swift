@@ -1,6 +1,8 @@
 import ArgumentParser
 import Dispatch
 import Pyramid
+import Synchronization
+import POSIXSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -31,7 +33,7 @@ struct FirstViewCommand: ParsableCommand {
 
     func run() throws {
         do {
-            let started = Clock.seconds()
+            let started = MonotonicClock.seconds()
             let options = TileOptions(rasterDirectory: rasterDirectory)
             let image = try PyramidImage(id: "image", path: self.image, options: options)
             let service = TileService(images: [image], options: options)
@@ -51,7 +53,7 @@ struct FirstViewCommand: ParsableCommand {
                 }
             }
             if let message = failure.withLock({ $0 }) { throw CommandFailure(message: message) }
-            let elapsed = Clock.seconds() - started
+            let elapsed = MonotonicClock.seconds() - started
             print(JSONValue.object([
                 ("what", .string(bottomRight ? "bottom-right" : "fit-view")),
                 ("tiles", .int(tiles.count)), ("level", .int(tiles[0].level)),
@@ -61,22 +63,5 @@ struct FirstViewCommand: ParsableCommand {
             printError("tileserver: \(error)")
             throw ExitCode(1)
         }
-    }
-}
-
-import Synchronization
-
-/// A failure already phrased for the user.
-struct CommandFailure: Swift.Error, CustomStringConvertible {
-    let message: String
-    var description: String { message }
-}
-
-/// Monotonic time.
-enum Clock {
-    static func seconds() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
     }
 }

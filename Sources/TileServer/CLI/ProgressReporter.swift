@@ -1,4 +1,6 @@
 import Synchronization
+import POSIXSupport
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -14,7 +16,7 @@ final class ProgressReporter: Sendable {
     }
 
     private let style: Style
-    private let started = Clock.seconds()
+    private let started = MonotonicClock.seconds()
     private let state = Mutex(State())
 
     init(quiet: Bool) {
@@ -23,7 +25,7 @@ final class ProgressReporter: Sendable {
 
     func report(done: Int, total: Int) {
         guard style != .quiet, total > 0 else { return }
-        let now = Clock.seconds()
+        let now = MonotonicClock.seconds()
         let elapsed = max(now - started, 1e-6)
         let percent = done * 100 / total
         let line: String? = state.withLock { s in

@@ -1,4 +1,5 @@
 import Logging
+import POSIXSupport
 import Pyramid
 
 /// Every setting of `tileserver serve` and its default, in one place. Flags win over `TILESERVER_*`

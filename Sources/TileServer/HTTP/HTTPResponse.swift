@@ -1,5 +1,5 @@
-/// A response before serialisation. The server adds `Date`, `Server`, `Content-Length`, `Connection` and
-/// `Access-Control-Allow-Origin` to every one.
+/// A response before serialisation. The server adds `Date`, `Server`, `Content-Length` and `Connection` to every
+/// one; the responder chain adds `Access-Control-Allow-Origin`.
 struct HTTPResponse: Sendable {
     var status: HTTPStatus
     var contentType: String
@@ -7,8 +7,6 @@ struct HTTPResponse: Sendable {
     var body: [UInt8]
     /// Close the connection after this response (limits, timeouts, broken framing).
     var close = false
-    /// For the access log: "hit", "miss" or "-".
-    var cache = "-"
 
     init(status: HTTPStatus = .ok, contentType: String, body: [UInt8], headers: [HTTPHeader] = []) {
         self.status = status
@@ -40,9 +38,7 @@ struct HTTPResponse: Sendable {
         guard status == .ok, let etag = header("etag"), let condition = request.header("if-none-match") else { return self }
         let tags = condition.split(separator: ",").map { $0.trimmingCharacters(in: " \t") }
         guard tags.contains("*") || tags.contains(etag) || tags.contains("W/" + etag) else { return self }
-        var notModified = HTTPResponse(status: .notModified, contentType: contentType, body: [], headers: headers)
-        notModified.cache = cache
-        return notModified
+        return HTTPResponse(status: .notModified, contentType: contentType, body: [], headers: headers)
     }
 
     /// Status line and header block. `bodyLength` is what Content-Length announces (a HEAD response
@@ -55,7 +51,7 @@ struct HTTPResponse: Sendable {
         add("\r\nDate: "); add(date); add("\r\nServer: tileserver\r\n")
         if status != .notModified || !contentType.isEmpty { add("Content-Type: "); add(contentType); add("\r\n") }
         add("Content-Length: "); add(String(status == .notModified ? 0 : body.count))
-        add("\r\nAccess-Control-Allow-Origin: *\r\n")
+        add("\r\n")
         for header in headers { add(header.name); add(": "); add(header.value); add("\r\n") }
         add(keepAlive ? "Connection: keep-alive\r\n\r\n" : "Connection: close\r\n\r\n")
         return head

@@ -1,4 +1,5 @@
 import Pyramid
+import POSIXSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -25,7 +26,7 @@ enum StaticFileHandler {
         guard stat(resolved, &info) == 0 else { throw APIError.notFound("no such file: /\(relative)") }
         if (info.st_mode & S_IFMT) == S_IFDIR {
             return try serve(RequestContext(request: context.request, path: try RequestPath(withIndex: context.path),
-                                            captures: [:], app: context.app))
+                                            captures: [:], app: context.app, notes: context.notes))
         }
         guard (info.st_mode & S_IFMT) == S_IFREG else { throw APIError.notFound("no such file: /\(relative)") }
         let fd = try FileDescriptor(readingAt: resolved)

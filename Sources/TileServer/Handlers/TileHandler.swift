@@ -1,3 +1,4 @@
+import POSIXSupport
 import Pyramid
 
 /// `/tiles/{z}/{x}/{y}[.jpg|.jpeg|.png]` and `/images/{id}/tiles/{z}/{x}/{y}.{jpg|png}`: parse, then the shared
@@ -16,11 +17,11 @@ enum TileHandler {
         var row = Substring(y)
         var format = ImageFormat.jpeg
         if let dot = y.lastIndex(of: ".") {
-            switch y[y.index(after: dot)...].lowercased() {
-            case "jpg", "jpeg": format = .jpeg
-            case "png": format = .png
-            default: throw .badRequest("tile format must be jpg, jpeg or png, not '\(y[y.index(after: dot)...])'")
+            let suffix = y[y.index(after: dot)...]
+            guard let named = ImageFormat(fileExtension: suffix) else {
+                throw .badRequest("tile format must be jpg, jpeg or png, not '\(suffix)'")
             }
+            format = named
             row = y[..<dot]
         }
         guard let level = number(z), let column = number(x[...]), let line = number(row) else {
@@ -39,32 +40,37 @@ enum TileHandler {
         return try serve(context, image: id, tile: tile, format: format)
     }
 
-    /// The shared path for every protocol that names one tile.
+    /// The shared path for every protocol that names one tile: one cache look, then the hit or the render.
     static func serve(_ context: RequestContext, image id: String, tile: TileCoordinate, format: ImageFormat) throws -> HandlerOutcome {
-        let app = context.app
-        guard app.tiles.image(id) != nil else { throw APIError.notFound("no image with id '\(id)'") }
-        if let hit = try app.tiles.cached(image: id, tile: tile, format: format) {
-            return .response(response(hit, cache: "hit", app: app).conditional(on: context.request))
-        }
-        let request = context.request
-        return .deferred {
-            let started = Clock.seconds()
-            do {
-                let answer = try app.tiles.tile(image: id, tile: tile, format: format)
-                if answer.origin == .rendered { app.metrics.rendered(seconds: Clock.seconds() - started) }
-                return response(answer.tile, cache: answer.cacheHit ? "hit" : "miss", app: app).conditional(on: request)
-            } catch {
-                return APIError.response(for: error)
+        answer(try context.app.tiles.lookup(image: id, tile: tile, format: format), context: context)
+    }
+
+    /// The response to a cache look: a hit at once, a miss from the render pool. `headers` are added to either.
+    static func answer(_ lookup: TileLookup, context: RequestContext, headers: [HTTPHeader] = []) -> HandlerOutcome {
+        let app = context.app, request = context.request, notes = context.notes
+        switch lookup {
+        case let .hit(tile):
+            notes.cache = .hit
+            return .response(response(tile, app: app, headers: headers).conditional(on: request))
+        case let .miss(miss):
+            return .deferred {
+                let started = MonotonicClock.seconds()
+                do {
+                    let answer = try app.tiles.render(miss)
+                    if answer.origin == .rendered { app.metrics.rendered(seconds: MonotonicClock.seconds() - started) }
+                    notes.cache = answer.cacheHit ? .hit : .miss
+                    return response(answer.tile, app: app, headers: headers).conditional(on: request)
+                } catch {
+                    return APIError.response(for: error)
+                }
             }
         }
     }
 
-    static func response(_ tile: EncodedTile, cache: String, app: Application) -> HTTPResponse {
-        var response = HTTPResponse(contentType: tile.format.mimeType, body: tile.bytes, headers: [
+    static func response(_ tile: EncodedTile, app: Application, headers: [HTTPHeader] = []) -> HTTPResponse {
+        HTTPResponse(contentType: tile.format.mimeType, body: tile.bytes, headers: [
             HTTPHeader(name: "ETag", value: tile.etag),
             HTTPHeader(name: "Cache-Control", value: "public, max-age=\(app.config.tileMaxAge)"),
-        ])
-        response.cache = cache
-        return response
+        ] + headers)
     }
 }

@@ -55,6 +55,10 @@ enum IIIFHandler {
         return .response(response)
     }
 
+    static let profileLink = HTTPHeader(name: "Link", value: "<http://iiif.io/api/image/3/level2.json>;rel=\"profile\"")
+
+    /// An image request. One that names exactly one pyramid tile (what tiled viewers send) is that tile, from
+    /// the shared cache; anything else is assembled from cached tiles of the nearest level, then transformed.
     static func image(_ context: RequestContext) throws -> HandlerOutcome {
         let id = context.capture("id")
         let image = try context.image(id)
@@ -65,9 +69,16 @@ enum IIIFHandler {
                                       imageWidth: g.width, imageHeight: g.height,
                                       limits: IIIFRequest.limits(width: g.width, height: g.height, maxZoom: context.app.config.maxZoom))
         let app = context.app
+        if request.isPlain,
+           let tile = g.tile(exactly: request.region, outWidth: request.width, outHeight: request.height,
+                             slack: request.sizeIsExplicit ? 0 : 1) {
+            let lookup = try app.tiles.lookup(image, snapshot: snapshot, tile: tile, format: request.format)
+            return TileHandler.answer(lookup, context: context, headers: [profileLink])
+        }
         return .deferred {
             do {
-                var pixels = try image.region(request.region, outWidth: request.width, outHeight: request.height, in: snapshot)
+                var pixels = try app.tiles.region(request.region, outWidth: request.width, outHeight: request.height,
+                                                  of: image, in: snapshot)
                 if request.mirror { pixels = pixels.mirrored() }
                 pixels = pixels.rotated(quarterTurns: request.quarterTurns)
                 switch request.quality {
@@ -75,10 +86,9 @@ enum IIIFHandler {
                 case .bitonal: pixels = pixels.gray(bitonal: true)
                 case .default, .color: break
                 }
-                let bytes = try ImageEncoder.encode(pixels, as: request.format, quality: app.config.quality)
+                let bytes = try ImageEncoder.encode(pixels, as: request.format, options: app.tiles.options)
                 return HTTPResponse(contentType: request.format.mimeType, body: bytes, headers: [
-                    HTTPHeader(name: "Link", value: "<http://iiif.io/api/image/3/level2.json>;rel=\"profile\""),
-                    HTTPHeader(name: "Cache-Control", value: "public, max-age=\(app.config.tileMaxAge)"),
+                    profileLink, HTTPHeader(name: "Cache-Control", value: "public, max-age=\(app.config.tileMaxAge)"),
                 ])
             } catch {
                 return APIError.response(for: error)

@@ -9,6 +9,8 @@ struct IIIFRequest: Equatable {
     var region: PixelRect
     var width: Int
     var height: Int
+    /// Whether the client fixed both output sides (`w,h`); other size forms let the server derive one or both.
+    var sizeIsExplicit: Bool
     var mirror: Bool
     /// Clockwise quarter turns, 0 to 3.
     var quarterTurns: Int
@@ -32,17 +34,20 @@ struct IIIFRequest: Equatable {
          imageWidth W: Int, imageHeight H: Int, limits: Limits) throws(APIError) {
         self.region = try Self.region(region, W, H)
         (width, height) = try Self.size(size, self.region.width, self.region.height, limits)
+        sizeIsExplicit = Self.numbers(size.hasPrefix("^") ? size.dropFirst() : size[...], count: 2) != nil
         (mirror, quarterTurns) = try Self.rotation(rotation)
         guard let dot = qualityFormat.lastIndex(of: "."), let q = Quality(rawValue: String(qualityFormat[..<dot])) else {
             throw .badRequest("quality must be default, color, gray or bitonal, followed by .jpg or .png")
         }
         quality = q
-        switch qualityFormat[qualityFormat.index(after: dot)...] {
-        case "jpg": format = .jpeg
-        case "png": format = .png
-        case "tif", "gif", "webp", "jp2", "pdf": throw .notImplemented("format \(qualityFormat[qualityFormat.index(after: dot)...]) is not supported; use jpg or png")
-        default: throw .badRequest("format must be jpg or png")
+        let suffix = qualityFormat[qualityFormat.index(after: dot)...]
+        if ["tif", "gif", "webp", "jp2", "pdf"].contains(suffix) {
+            throw .notImplemented("format \(suffix) is not supported; use jpg or png")
         }
+        guard suffix == "jpg" || suffix == "png", let parsed = ImageFormat(fileExtension: suffix) else {
+            throw .badRequest("format must be jpg or png")
+        }
+        format = parsed
     }
 
     private static func numbers(_ text: Substring, count: Int) -> [Double]? {
@@ -54,6 +59,9 @@ struct IIIFRequest: Equatable {
         }
         return values.contains(where: { $0 == nil }) ? nil : values.map { $0! }
     }
+
+    /// Whether the output is a plain crop-and-scale: no mirror, no turn, colours as they are.
+    var isPlain: Bool { !mirror && quarterTurns == 0 && (quality == .default || quality == .color) }
 
     static func region(_ text: String, _ W: Int, _ H: Int) throws(APIError) -> PixelRect {
         var rect: PixelRect

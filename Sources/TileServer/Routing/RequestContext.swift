@@ -6,6 +6,8 @@ struct RequestContext: Sendable {
     let path: RequestPath
     let captures: [String: String]
     let app: Application
+    /// Where handlers leave what the access log and metrics report (the cache outcome).
+    let notes: RequestNotes
 
     func capture(_ name: String) -> String { captures[name] ?? "" }
 

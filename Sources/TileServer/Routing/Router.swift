@@ -37,4 +37,17 @@ struct Router: Sendable {
         }
         return (fallback, [:])
     }
+
+    /// The responder at the centre of the chain: decode the path, pick the route, run its handler; a thrown
+    /// error becomes its status here, through `APIError.response`.
+    func respond(to request: HTTPRequest, notes: RequestNotes, app: Application) -> HandlerOutcome {
+        do {
+            let path = try RequestPath(request)
+            let (route, captures) = route(path.segments)
+            notes.route = route.name
+            return try route.handler(RequestContext(request: request, path: path, captures: captures, app: app, notes: notes))
+        } catch {
+            return .response(APIError.response(for: error))
+        }
+    }
 }

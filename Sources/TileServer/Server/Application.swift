@@ -10,6 +10,11 @@ final class Application: Sendable {
     let workers: WorkerPool
     let publicRoot: String
     let router: Router
+    let accessLog: AccessLog?
+    /// Around the routes: metrics and the access log outermost, then CORS, then the method policy.
+    private let chain: ResponderChain
+    /// The same for answers the transport makes itself (malformed requests, timeouts, refusals): no routing.
+    private let transportChain: ResponderChain
 
     init(config: ServerConfiguration, tiles: TileService, logger: Logger, publicRoot: String) {
         self.config = config
@@ -18,6 +23,24 @@ final class Application: Sendable {
         self.publicRoot = publicRoot
         workers = WorkerPool(threads: config.workers, lowPriorityLimit: config.prefetchQueue)
         router = Routes.make()
+        let accessLog = config.accessLog ? AccessLog(logger: logger) : nil
+        self.accessLog = accessLog
+        let observation = ObservationMiddleware(metrics: metrics, accessLog: accessLog)
+        chain = ResponderChain(middlewares: [observation, CORSMiddleware(), MethodMiddleware()])
+        transportChain = ResponderChain(middlewares: [observation, CORSMiddleware()])
+    }
+
+    /// A request through the whole chain: what the event loop calls, and what handler tests call in process.
+    func respond(to request: HTTPRequest, notes: RequestNotes) -> HandlerOutcome {
+        chain.respond(to: request, notes: notes) { [self] request, notes in router.respond(to: request, notes: notes, app: self) }
+    }
+
+    /// A response the transport made (route `notes.route`), observed and given CORS like any other.
+    func respond(transport response: HTTPResponse, to request: HTTPRequest, notes: RequestNotes) -> HTTPResponse {
+        guard case let .response(observed) = transportChain.respond(to: request, notes: notes, with: { _, _ in .response(response) }) else {
+            return response
+        }
+        return observed
     }
 
     var defaultImageID: String { tiles.imageIDs[0] }

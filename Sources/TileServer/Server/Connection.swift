@@ -1,4 +1,5 @@
 import CEpoll
+import POSIXSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -62,20 +63,19 @@ final class Connection {
             var vectors = [iovec]()
             vectors.reserveCapacity(count)
             // Keep the arrays alive and pinned while writev runs.
-            let result: Int = withExtendedLifetime(output) {
+            let result: Result<Int?, SyscallError> = withExtendedLifetime(output) {
                 for i in 0 ..< count {
                     output[i].withUnsafeBytes { raw in
                         let skip = i == 0 ? written : 0
                         vectors.append(iovec(iov_base: UnsafeMutableRawPointer(mutating: raw.baseAddress! + skip), iov_len: raw.count - skip))
                     }
                 }
-                return vectors.withUnsafeBufferPointer { writev(fd, $0.baseAddress, Int32($0.count)) }
+                return vectors.withUnsafeBufferPointer { vectors in
+                    Result { () throws(SyscallError) in try Posix.writev(fd, vectors) }
+                }
             }
-            if result < 0 {
-                if errno == EINTR { continue }
-                return errno == EAGAIN
-            }
-            var sent = result
+            guard case let .success(count) = result else { return false }
+            guard var sent = count else { return true } // the socket is full: wait for EPOLLOUT
             outputBytes -= sent
             while sent > 0 {
                 let left = output[0].count - written

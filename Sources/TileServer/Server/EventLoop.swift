@@ -2,6 +2,7 @@ import CEpoll
 import Logging
 import Pyramid
 import Synchronization
+import POSIXSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -14,8 +15,6 @@ final class EventLoop: @unchecked Sendable {
     private struct Completion {
         let connection: UInt64
         let request: HTTPRequest
-        let route: String
-        let started: Double
         let response: HTTPResponse
     }
 
@@ -60,7 +59,7 @@ final class EventLoop: @unchecked Sendable {
         var events = [epoll_event](repeating: epoll_event(), count: 256)
         while true {
             let n = epoll.wait(&events, timeout: 250)
-            let now = Clock.seconds()
+            let now = MonotonicClock.seconds()
             for i in 0 ..< n {
                 let fd = events[i].data.fd
                 let flags = events[i].events
@@ -105,7 +104,7 @@ final class EventLoop: @unchecked Sendable {
                 connection.refused = true
             }
             do { try epoll.add(fd, events: EPOLLIN.rawValue | EPOLLRDHUP.rawValue) } catch {
-                Glibc.close(fd)
+                Posix.close(fd)
                 if !connection.refused { app.metrics.openConnections.subtract(1, ordering: .relaxed) }
                 continue
             }
@@ -113,10 +112,8 @@ final class EventLoop: @unchecked Sendable {
             connectionsByID[connection.id] = connection
             liveConnections.add(1, ordering: .relaxed)
             if connection.refused {
-                var refusal = HTTPResponse.error(.serviceUnavailable, "too many connections (limit \(app.config.maxConnections)); try again later")
-                refusal.close = true
-                let request = HTTPRequest(method: "-", target: "-", versionMinor: 1, headers: [], keepAlive: false)
-                send(refusal, for: request, on: connection, route: "refused", started: now)
+                let refusal = HTTPResponse.error(.serviceUnavailable, "too many connections (limit \(app.config.maxConnections)); try again later")
+                sendTransportError(refusal, on: connection, route: "refused", started: now)
             }
         }
     }
@@ -125,7 +122,14 @@ final class EventLoop: @unchecked Sendable {
         if connection.lingerDeadline != nil { return discard(connection) }
         var closed = false
         while true {
-            let n = readBuffer.withUnsafeMutableBytes { read(connection.fd, $0.baseAddress, $0.count) }
+            let n: Int
+            do {
+                guard let count = try readBuffer.withUnsafeMutableBytes({ buffer throws(SyscallError) in try Posix.read(connection.fd, into: buffer) }) else { break }
+                n = count
+            } catch {
+                closed = true
+                break
+            }
             if n > 0 {
                 if connection.closeAfterFlush { continue } // draining a closing connection: discard
                 if !connection.hasUnparsedInput && connection.headerStarted == nil { connection.headerStarted = now }
@@ -133,12 +137,8 @@ final class EventLoop: @unchecked Sendable {
                 connection.lastActivity = now
                 if n < readBuffer.count { break }
                 if connection.input.count - connection.consumed > parser.maxRequestLine + parser.maxHeaderBytes + parser.maxBody + 65536 { break }
-            } else if n == 0 {
-                closed = true
-                break
             } else {
-                if errno == EINTR { continue }
-                if errno != EAGAIN { closed = true }
+                closed = true
                 break
             }
         }
@@ -157,11 +157,14 @@ final class EventLoop: @unchecked Sendable {
     /// Reads and drops what a closing client still sends; closes at its EOF.
     private func discard(_ connection: Connection) {
         while true {
-            let n = readBuffer.withUnsafeMutableBytes { read(connection.fd, $0.baseAddress, $0.count) }
-            if n > 0 { continue }
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 && errno == EAGAIN { return }
-            return close(connection)
+            do {
+                guard let n = try readBuffer.withUnsafeMutableBytes({ buffer throws(SyscallError) in try Posix.read(connection.fd, into: buffer) }) else {
+                    return // nothing more for now
+                }
+                if n == 0 { return close(connection) }
+            } catch {
+                return close(connection)
+            }
         }
     }
 
@@ -169,8 +172,8 @@ final class EventLoop: @unchecked Sendable {
     /// EOF, so unread request bytes do not make the kernel reset the connection before the client reads the
     /// answer.
     private func linger(_ connection: Connection) {
-        shutdown(connection.fd, Int32(SHUT_WR))
-        connection.lingerDeadline = Clock.seconds() + 2
+        Posix.shutdown(connection.fd, Int32(SHUT_WR))
+        connection.lingerDeadline = MonotonicClock.seconds() + 2
         connection.wantsWrite = false
         try? epoll.modify(connection.fd, events: EPOLLIN.rawValue | EPOLLRDHUP.rawValue)
         discard(connection)
@@ -179,7 +182,7 @@ final class EventLoop: @unchecked Sendable {
     private func writable(_ connection: Connection) {
         guard connection.flush() else { return close(connection) }
         afterFlush(connection)
-        if connections[connection.fd] != nil && !connection.busy { process(connection, Clock.seconds()) }
+        if connections[connection.fd] != nil && !connection.busy { process(connection, MonotonicClock.seconds()) }
     }
 
     /// Parses and answers requests in order until one must wait (render pool, full socket) or input runs out.
@@ -193,10 +196,7 @@ final class EventLoop: @unchecked Sendable {
                 connection.compact()
                 return
             case let .failure(status, message):
-                var response = HTTPResponse.error(status, message)
-                response.close = true
-                let request = HTTPRequest(method: "-", target: "-", versionMinor: 1, headers: [], keepAlive: false)
-                send(response, for: request, on: connection, route: "invalid", started: now)
+                sendTransportError(.error(status, message), on: connection, route: "invalid", started: now)
                 return
             case let .request(request, consumed):
                 connection.consumed += consumed
@@ -208,50 +208,27 @@ final class EventLoop: @unchecked Sendable {
     }
 
     private func handle(_ request: HTTPRequest, on connection: Connection, _ now: Double) {
-        let outcome: (String, HandlerOutcome)
-        switch request.method {
-        case "GET", "HEAD":
-            outcome = route(request)
-        case "OPTIONS":
-            var response = HTTPResponse(status: .noContent, contentType: "", body: [], headers: [
-                HTTPHeader(name: "Allow", value: "GET, HEAD, OPTIONS"),
-                HTTPHeader(name: "Access-Control-Allow-Methods", value: "GET, HEAD, OPTIONS"),
-                HTTPHeader(name: "Access-Control-Allow-Headers", value: request.header("access-control-request-headers") ?? "*"),
-                HTTPHeader(name: "Access-Control-Max-Age", value: "86400"),
-            ])
-            response.contentType = "text/plain"
-            outcome = ("options", .response(response))
-        default:
-            var response = HTTPResponse.error(.methodNotAllowed, "method \(request.method) is not allowed; use GET, HEAD or OPTIONS")
-            response.headers.append(HTTPHeader(name: "Allow", value: "GET, HEAD, OPTIONS"))
-            outcome = ("invalid", .response(response))
-        }
-        switch outcome.1 {
+        switch app.respond(to: request, notes: RequestNotes(started: now)) {
         case let .response(response):
-            send(response, for: request, on: connection, route: outcome.0, started: now)
+            send(response, for: request, on: connection)
         case let .deferred(work):
             connection.busy = true
-            let id = connection.id, route = outcome.0
+            let id = connection.id
             app.workers.submit { [self] in
                 let response = work()
-                completions.withLock { $0.append(Completion(connection: id, request: request, route: route, started: now, response: response)) }
+                completions.withLock { $0.append(Completion(connection: id, request: request, response: response)) }
                 wake.signal()
             }
         }
     }
 
-    private func route(_ request: HTTPRequest) -> (String, HandlerOutcome) {
-        do {
-            let path = try RequestPath(request)
-            let (route, captures) = app.router.route(path.segments)
-            do {
-                return (route.name, try route.handler(RequestContext(request: request, path: path, captures: captures, app: app)))
-            } catch {
-                return (route.name, .response(APIError.response(for: error)))
-            }
-        } catch {
-            return ("invalid", .response(APIError.response(for: error)))
-        }
+    /// An answer the transport makes itself (malformed request, header timeout, connection cap): observed by
+    /// the chain like any response, then the connection closes.
+    private func sendTransportError(_ response: HTTPResponse, on connection: Connection, route: String, started: Double) {
+        let request = HTTPRequest(method: "-", target: "-", versionMinor: 1, headers: [], keepAlive: false)
+        var response = app.respond(transport: response, to: request, notes: RequestNotes(started: started, route: route))
+        response.close = true
+        send(response, for: request, on: connection)
     }
 
     private func deliverCompletions() {
@@ -262,22 +239,17 @@ final class EventLoop: @unchecked Sendable {
         for completion in done {
             guard let connection = connectionsByID[completion.connection] else { continue }
             connection.busy = false
-            send(completion.response, for: completion.request, on: connection, route: completion.route, started: completion.started)
-            if connections[connection.fd] != nil { process(connection, Clock.seconds()) }
+            send(completion.response, for: completion.request, on: connection)
+            if connections[connection.fd] != nil { process(connection, MonotonicClock.seconds()) }
         }
     }
 
-    /// Queues the response (head and body written together with one writev) and logs it.
-    private func send(_ response: HTTPResponse, for request: HTTPRequest, on connection: Connection, route: String, started: Double) {
+    /// Queues the response (head and body written together with one writev).
+    private func send(_ response: HTTPResponse, for request: HTTPRequest, on connection: Connection) {
         let keepAlive = request.keepAlive && !response.close && !stopAccepting.load(ordering: .relaxed)
         connection.enqueue(response.serializedHead(keepAlive: keepAlive, date: HTTPDate.now()))
         if !request.isHead && response.status != .notModified { connection.enqueue(response.body) }
         if !keepAlive { connection.closeAfterFlush = true }
-        let seconds = Clock.seconds() - started
-        app.metrics.request(route: route, status: response.status.code, seconds: seconds)
-        if app.config.accessLog {
-            app.logger.info("\(request.method) \(request.target) \(response.status.code) \(response.body.count) \(Int(seconds * 1_000_000))us \(response.cache)")
-        }
         guard connection.flush() else { return close(connection) }
         afterFlush(connection)
     }
@@ -305,10 +277,8 @@ final class EventLoop: @unchecked Sendable {
                 continue
             }
             if let started = connection.headerStarted, now - started > app.config.headerTimeout {
-                var response = HTTPResponse.error(.requestTimeout, "no complete request head within \(JSONValue.format(app.config.headerTimeout)) s")
-                response.close = true
-                let request = HTTPRequest(method: "-", target: "-", versionMinor: 1, headers: [], keepAlive: false)
-                send(response, for: request, on: connection, route: "invalid", started: now)
+                let response = HTTPResponse.error(.requestTimeout, "no complete request head within \(JSONValue.format(app.config.headerTimeout)) s")
+                sendTransportError(response, on: connection, route: "invalid", started: now)
             } else if connection.headerStarted == nil && (draining || now - connection.lastActivity > app.config.idleTimeout) {
                 close(connection)
             } else if draining && !connection.hasUnparsedInput {
@@ -321,7 +291,7 @@ final class EventLoop: @unchecked Sendable {
         guard connections.removeValue(forKey: connection.fd) != nil else { return }
         connectionsByID[connection.id] = nil
         epoll.remove(connection.fd)
-        Glibc.close(connection.fd)
+        Posix.close(connection.fd)
         if !connection.refused { app.metrics.openConnections.subtract(1, ordering: .relaxed) }
         liveConnections.subtract(1, ordering: .relaxed)
     }

@@ -1,6 +1,7 @@
 import CEpoll
 import Logging
 import Pyramid
+import POSIXSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -47,8 +48,8 @@ final class HTTPServer: Sendable {
         sigwait(&set, &received)
         app.logger.notice("signal \(received): finishing requests in flight, then exiting")
         for loop in loops { loop.drain() }
-        let deadline = Clock.seconds() + app.config.shutdownGrace
-        while Clock.seconds() < deadline && loops.contains(where: { $0.liveConnections.load(ordering: .relaxed) > 0 }) {
+        let deadline = MonotonicClock.seconds() + app.config.shutdownGrace
+        while MonotonicClock.seconds() < deadline && loops.contains(where: { $0.liveConnections.load(ordering: .relaxed) > 0 }) {
             usleep(20_000)
         }
         close(listener)

@@ -1,5 +1,6 @@
 import CEpoll
 import Pyramid
+import POSIXSupport
 
 #if canImport(Glibc)
 import Glibc

@@ -1,3 +1,4 @@
+import POSIXSupport
 import Pyramid
 
 /// A fixed set of threads for slow work (tile renders, view images), so event loops never block on it.

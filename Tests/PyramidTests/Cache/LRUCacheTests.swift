@@ -32,7 +32,7 @@ final class LRUCacheTests: XCTestCase {
         c.insert([UInt8](repeating: 0, count: 30), for: 1)
         XCTAssertEqual(c.statistics.bytes, 30)
         c.insert([UInt8](repeating: 0, count: 101), for: 2)
-        XCTAssertFalse(c.contains(2), "an entry larger than the budget is not kept")
+        XCTAssertFalse(c.keysByRecency.contains(2), "an entry larger than the budget is not kept")
         XCTAssertEqual(c.statistics.bytes, 30)
         XCTAssertEqual(c.removeAll { $0 == 1 }, 1)
         XCTAssertEqual(c.statistics.bytes, 0)

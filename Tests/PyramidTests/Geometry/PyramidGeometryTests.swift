@@ -60,4 +60,26 @@ final class PyramidGeometryTests: XCTestCase {
         XCTAssertEqual(g.tiles(atLevel: 0, covering: PixelRect(x: 0, y: 0, width: 1, height: 1)).count, 1)
         XCTAssertEqual(g.totalTiles, (0 ... 13).map { let c = g.tileCount($0); return c.columns * c.rows }.reduce(0, +))
     }
+
+    /// IIIF regions that are exactly one tile, as tiled viewers ask for them, including cut edge tiles.
+    func testExactTileRegions() {
+        let g = PyramidGeometry(width: 5120, height: 2880, tileSize: 256) // maxLevel 13
+        XCTAssertEqual(g.tile(exactly: PixelRect(x: 2048, y: 1024, width: 1024, height: 1024), outWidth: 256, outHeight: 256),
+                       TileCoordinate(level: 11, x: 2, y: 1))
+        XCTAssertEqual(g.tile(exactly: PixelRect(x: 0, y: 0, width: 256, height: 256), outWidth: 256, outHeight: 256),
+                       TileCoordinate(level: 13, x: 0, y: 0))
+        // The bottom edge at level 11: rows 2048 ..< 2880 are 832 full-resolution rows, 208 level rows.
+        XCTAssertEqual(g.tile(exactly: PixelRect(x: 4096, y: 2048, width: 1024, height: 832), outWidth: 256, outHeight: 208),
+                       TileCoordinate(level: 11, x: 4, y: 2))
+        // The whole image as level 8's single tile (160 × 90).
+        XCTAssertEqual(g.tile(exactly: PixelRect(x: 0, y: 0, width: 5120, height: 2880), outWidth: 160, outHeight: 90),
+                       TileCoordinate(level: 8, x: 0, y: 0))
+        XCTAssertNil(g.tile(exactly: PixelRect(x: 2048, y: 1024, width: 1024, height: 1024), outWidth: 255, outHeight: 256))
+        XCTAssertEqual(g.tile(exactly: PixelRect(x: 2048, y: 1024, width: 1024, height: 1024), outWidth: 255, outHeight: 256, slack: 1),
+                       TileCoordinate(level: 11, x: 2, y: 1), "a derived side may round one pixel off")
+        XCTAssertNil(g.tile(exactly: PixelRect(x: 2000, y: 1024, width: 1024, height: 1024), outWidth: 256, outHeight: 256), "not on the grid")
+        XCTAssertNil(g.tile(exactly: PixelRect(x: 2048, y: 1024, width: 1000, height: 1024), outWidth: 250, outHeight: 256), "not a whole cell")
+        XCTAssertNil(PyramidGeometry(width: 5120, height: 2880, tileSize: 254, overlap: 1)
+            .tile(exactly: PixelRect(x: 0, y: 0, width: 254, height: 254), outWidth: 254, outHeight: 254), "overlapping tiles are never a plain cell")
+    }
 }

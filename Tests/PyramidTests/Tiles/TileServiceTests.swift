@@ -54,9 +54,18 @@ final class TileServiceTests: XCTestCase {
         XCTAssertEqual(second.origin, .memory)
         XCTAssertEqual(first.tile.etag, second.tile.etag)
         XCTAssertEqual(s.tilesRendered, 1)
-        XCTAssertNil(try s.cached(image: "a", tile: TileCoordinate(level: 10, x: 0, y: 0), format: .jpeg))
-        XCTAssertEqual(s.cache.statistics.misses, 1, "the fast-path look does not count a second miss")
+        XCTAssertEqual(s.cache.statistics.misses, 1, "the render after a missed lookup does not count a second miss")
         XCTAssertEqual(s.cache.statistics.hits, 1)
+        guard case let .miss(miss) = try s.lookup(image: "a", tile: TileCoordinate(level: 10, x: 0, y: 0), format: .jpeg) else {
+            return XCTFail("an unrendered tile is a miss")
+        }
+        XCTAssertEqual(miss.key.tile, TileCoordinate(level: 10, x: 0, y: 0))
+        XCTAssertEqual(s.cache.statistics.misses, 2)
+        XCTAssertEqual(try s.render(miss).origin, .rendered, "the miss job renders without looking the image up again")
+        guard case .hit = try s.lookup(image: "a", tile: TileCoordinate(level: 10, x: 0, y: 0), format: .jpeg) else {
+            return XCTFail("a rendered tile is a hit")
+        }
+        XCTAssertEqual(s.cache.statistics.hits, 2)
         XCTAssertThrowsError(try s.tile(image: "a", tile: TileCoordinate(level: 10, x: 3, y: 0), format: .jpeg)) { error in
             XCTAssertEqual("\(error)", "level 10 has 3×2 tiles; asked for 3,0")
         }
@@ -99,9 +108,11 @@ final class TileServiceTests: XCTestCase {
         let tile = TileCoordinate(level: 8, x: 0, y: 0)
         let before = try s.tile(image: "c", tile: tile, format: .png)
         XCTAssertEqual(s.cache.statistics.entries, 1)
-        // Replace the file with a different picture of another size (write elsewhere, then rename).
+        // Replace the file with a different picture of another size (write elsewhere, then rename). The source
+        // is checked at most once a second, so the change shows within a second.
         let replacement = try Fixtures.temporary(try Fixtures.bytes("gray.jpg"), name: "replacement.jpg")
         XCTAssertEqual(rename(replacement, path), 0)
+        usleep(1_050_000)
         let after = try s.tile(image: "c", tile: tile, format: .png)
         XCTAssertFalse(after.cacheHit)
         XCTAssertNotEqual(before.tile.etag, after.tile.etag)
@@ -111,6 +122,48 @@ final class TileServiceTests: XCTestCase {
         XCTAssertEqual(s.cache.statistics.entries, 1, "the old version's tile was dropped")
         try s.purge(image: "c")
         XCTAssertEqual(s.cache.statistics.entries, 0)
+    }
+
+    /// A region made after its level's tiles are cached renders nothing new, and matches one made from scratch.
+    func testRegionsAreAssembledFromCachedTiles() throws {
+        let warm = try service(["a": Fixtures.path("rgb.png")])
+        let image = try XCTUnwrap(warm.image("a")), snapshot = try image.current()
+        let g = snapshot.geometry
+        let level = g.maxLevel - 1
+        let (columns, rows) = g.tileCount(level)
+        for y in 0 ..< rows { for x in 0 ..< columns {
+            _ = try warm.tile(image: "a", tile: TileCoordinate(level: level, x: x, y: y), format: .png)
+        } }
+        let rendered = warm.tilesRendered
+        let rect = PixelRect(x: 100, y: 60, width: 700, height: 400)
+        let fromCache = try warm.region(rect, outWidth: 350, outHeight: 200, of: image, in: snapshot)
+        XCTAssertEqual(warm.tilesRendered, rendered, "every tile came from the cache")
+
+        let cold = try service(["a": Fixtures.path("rgb.png")])
+        let coldImage = try XCTUnwrap(cold.image("a"))
+        let fresh = try cold.region(rect, outWidth: 350, outHeight: 200, of: coldImage, in: coldImage.current())
+        XCTAssertEqual(fromCache, fresh, "PNG tiles are lossless: the same pixels either way")
+        XCTAssertEqual(cold.tilesRendered, 2, "only the two level-9 tiles under the region were rendered")
+        let again = cold.tilesRendered
+        _ = try cold.region(rect, outWidth: 350, outHeight: 200, of: coldImage, in: coldImage.current())
+        XCTAssertEqual(cold.tilesRendered, again, "the region's own renders were cached")
+    }
+
+    func testCachedTilesDecodeBackToPixels() throws {
+        let s = try service(["a": Fixtures.path("rgb.png")])
+        let tile = TileCoordinate(level: 9, x: 1, y: 0)
+        let png = try s.tile(image: "a", tile: tile, format: .png).tile
+        XCTAssertEqual(try ImageDecoder.decode(png.bytes), try decode(png))
+        let jpeg = try s.tile(image: "a", tile: tile, format: .jpeg).tile
+        let pixels = try ImageDecoder.decode(jpeg.bytes)
+        XCTAssertEqual(pixels, try decode(jpeg), "the same decoder as for files")
+        XCTAssertThrowsError(try ImageDecoder.decode(Array(jpeg.bytes.prefix(jpeg.bytes.count / 2)))) { error in
+            XCTAssertTrue("\(error)".contains("truncated"), "\(error)")
+        }
+        XCTAssertThrowsError(try ImageDecoder.decode(Array(png.bytes.prefix(40))))
+        XCTAssertThrowsError(try ImageDecoder.decode([0x47, 0x49, 0x46, 0x38])) { error in
+            XCTAssertTrue("\(error)".contains("not a JPEG or PNG"), "\(error)")
+        }
     }
 
     func testTruncatedSourceFailsEveryWaiterAndRecovers() throws {

@@ -52,6 +52,6 @@ public final class FileDescriptor: @unchecked Sendable {
     }
 
     deinit {
-        _ = close(rawValue)
+        Posix.close(rawValue)
     }
 }

@@ -1,8 +1,7 @@
-import Pyramid
-
+/// Whole-image pixel operations for IIIF outputs: mirror, quarter turns, gray and bitonal.
 extension PixelBuffer {
     /// Left and right exchanged.
-    func mirrored() -> PixelBuffer {
+    public func mirrored() -> PixelBuffer {
         var out = self
         for y in 0 ..< height {
             for x in 0 ..< width {
@@ -14,7 +13,7 @@ extension PixelBuffer {
     }
 
     /// Turned clockwise by `quarterTurns` × 90°.
-    func rotated(quarterTurns: Int) -> PixelBuffer {
+    public func rotated(quarterTurns: Int) -> PixelBuffer {
         let turns = ((quarterTurns % 4) + 4) % 4
         guard turns != 0 else { return self }
         let (w, h) = turns == 2 ? (width, height) : (height, width)
@@ -34,7 +33,7 @@ extension PixelBuffer {
     }
 
     /// One channel of Rec. 601 luma; `bitonal` thresholds it at 128 to black and white.
-    func gray(bitonal: Bool) -> PixelBuffer {
+    public func gray(bitonal: Bool) -> PixelBuffer {
         var out = PixelBuffer(width: width, height: height, channels: 1)
         for p in 0 ..< width * height {
             let r = Double(bytes[p * channels]), g = Double(bytes[p * channels + 1]), b = Double(bytes[p * channels + 2])

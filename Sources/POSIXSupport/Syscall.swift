@@ -19,16 +19,17 @@ public struct SyscallError: Swift.Error, CustomStringConvertible, Sendable {
     }
 }
 
-/// Runs a system call, retrying on EINTR, and throws `SyscallError` with the errno text when it returns -1.
-/// Every syscall in the project goes through here (the swift-nio pattern).
+/// Runs a system call, retrying on EINTR (not for `close`, whose descriptor is gone even then), and throws `SyscallError` with the errno text when it returns -1.
+/// Every syscall in the project goes through here (the swift-nio pattern); `Posix` wraps the event loop's.
 @inline(__always)
 @discardableResult
-public func syscall<T: FixedWidthInteger>(_ name: @autoclosure () -> String, _ body: () -> T) throws(SyscallError) -> T {
+public func syscall<T: FixedWidthInteger>(_ name: @autoclosure () -> String, retryingEINTR: Bool = true,
+                                          _ body: () -> T) throws(SyscallError) -> T {
     while true {
         let result = body()
         if result != -1 { return result }
         let code = Glibc.errno
-        if code == EINTR { continue }
+        if code == EINTR && retryingEINTR { continue }
         throw SyscallError(call: name(), errno: code)
     }
 }

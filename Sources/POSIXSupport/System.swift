@@ -3,7 +3,7 @@ import Glibc
 #endif
 
 /// Facts about the machine.
-enum System {
+public enum System {
     /// Online CPUs (`sysconf(_SC_NPROCESSORS_ONLN)`).
-    static var coreCount: Int { max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))) }
+    public static var coreCount: Int { max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))) }
 }

@@ -1,0 +1,34 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The descriptor calls of the event loop, each through `syscall` (EINTR retried, errno typed). A call that
+/// would block on a non-blocking descriptor answers nil instead of throwing.
+public enum Posix {
+    /// `read(2)`: bytes read (0 at end of stream), or nil when nothing is waiting.
+    public static func read(_ fd: CInt, into buffer: UnsafeMutableRawBufferPointer) throws(SyscallError) -> Int? {
+        try wouldBlockIsNil { () throws(SyscallError) in try syscall("read") { Glibc.read(fd, buffer.baseAddress, buffer.count) } }
+    }
+
+    /// `writev(2)`: bytes written, or nil when the socket buffer is full.
+    public static func writev(_ fd: CInt, _ vectors: UnsafeBufferPointer<iovec>) throws(SyscallError) -> Int? {
+        try wouldBlockIsNil { () throws(SyscallError) in try syscall("writev") { Glibc.writev(fd, vectors.baseAddress, CInt(vectors.count)) } }
+    }
+
+    /// `shutdown(2)`; a peer already gone is not an error worth reporting.
+    public static func shutdown(_ fd: CInt, _ how: CInt) {
+        _ = try? syscall("shutdown") { Glibc.shutdown(fd, how) }
+    }
+
+    /// `close(2)`, once: never retried, since on Linux the descriptor is released even when it fails.
+    public static func close(_ fd: CInt) {
+        _ = try? syscall("close", retryingEINTR: false) { Glibc.close(fd) }
+    }
+
+    private static func wouldBlockIsNil(_ body: () throws(SyscallError) -> Int) throws(SyscallError) -> Int? {
+        do { return try body() } catch {
+            if error.errno == EAGAIN || error.errno == EWOULDBLOCK { return nil }
+            throw error
+        }
+    }
+}

@@ -1,0 +1,47 @@
+/// Drawing one buffer into another: exact pastes for regions, bilinear painting for view images.
+extension PixelBuffer {
+    /// Copies the part of `pixels` (which cover `rect` in some level's pixels) that lies inside `window` (this
+    /// buffer's place in the same level).
+    public mutating func paste(_ pixels: PixelBuffer, at rect: PixelRect, window: PixelRect) {
+        precondition(pixels.channels == channels, "paste of \(pixels.channels) channels into \(channels)")
+        let part = rect.intersection(window)
+        guard !part.isEmpty else { return }
+        let c = channels
+        for row in 0 ..< part.height {
+            let from = ((part.y + row - rect.y) * pixels.width + (part.x - rect.x)) * c
+            let to = ((part.y + row - window.y) * width + (part.x - window.x)) * c
+            bytes.replaceSubrange(to ..< to + part.width * c, with: pixels.bytes[from ..< from + part.width * c])
+        }
+    }
+
+    /// Paints 3-channel `pixels`, scaled by `scale` with its top-left corner at (`originX`, `originY`), into
+    /// the pixels of this 3-channel buffer that `clip` (in this buffer's coordinates) covers, sampling
+    /// bilinearly at pixel centres.
+    public mutating func paintBilinear(_ pixels: PixelBuffer, originX: Double, originY: Double, scale: Double, clip: ViewRect) {
+        precondition(channels == 3 && pixels.channels == 3, "bilinear painting works on RGB")
+        let x0 = max(0, Int(clip.x.rounded(.down))), x1 = min(width, Int((clip.x + clip.width).rounded(.up)))
+        let y0 = max(0, Int(clip.y.rounded(.down))), y1 = min(height, Int((clip.y + clip.height).rounded(.up)))
+        guard x0 < x1, y0 < y1 else { return }
+        let w = width
+        pixels.bytes.withUnsafeBufferPointer { src in
+            bytes.withUnsafeMutableBufferPointer { dst in
+                for sy in y0 ..< y1 {
+                    let fy = min(max((Double(sy) + 0.5 - originY) / scale - 0.5, 0), Double(pixels.height - 1))
+                    let iy = Int(fy), wy = fy - Double(iy), iy1 = min(iy + 1, pixels.height - 1)
+                    for sx in x0 ..< x1 {
+                        let fx = min(max((Double(sx) + 0.5 - originX) / scale - 0.5, 0), Double(pixels.width - 1))
+                        let ix = Int(fx), wx = fx - Double(ix), ix1 = min(ix + 1, pixels.width - 1)
+                        for c in 0 ..< 3 {
+                            let p00 = Double(src[(iy * pixels.width + ix) * 3 + c])
+                            let p01 = Double(src[(iy * pixels.width + ix1) * 3 + c])
+                            let p10 = Double(src[(iy1 * pixels.width + ix) * 3 + c])
+                            let p11 = Double(src[(iy1 * pixels.width + ix1) * 3 + c])
+                            let top = p00 + (p01 - p00) * wx, bottom = p10 + (p11 - p10) * wx
+                            dst[(sy * w + sx) * 3 + c] = UInt8((top + (bottom - top) * wy).rounded())
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
