@@ -16,9 +16,6 @@ public enum Orientation: Int, Sendable, CaseIterable {
     /// 5 to 8 exchange width and height.
     public var swapsAxes: Bool { rawValue >= 5 }
 
-    /// Orientations 1 and 2 keep the row order, so their rows can stream top to bottom.
-    public var keepsRowOrder: Bool { self == .up || self == .upMirrored }
-
     /// The stored rectangle holding the upright rectangle `rect`, in an image whose stored size is `storedW × storedH`.
     public func storedRect(for rect: PixelRect, storedW: Int, storedH: Int) -> PixelRect {
         let (x, y, w, h) = (rect.x, rect.y, rect.width, rect.height)

@@ -4,7 +4,7 @@ extension TileService {
     /// tile for the next request and hands back the pixels it rendered. Images with alpha use PNG tiles only,
     /// so every tile of a region has the source's channels.
     public func pixels(of tile: TileCoordinate, in image: PyramidImage, snapshot: PyramidImage.Snapshot) throws -> PixelBuffer {
-        let hasAlpha = snapshot.source.info.channels == 4
+        let hasAlpha = snapshot.source.info.hasAlpha
         if !hasAlpha, case let .hit(png) = try lookup(image, snapshot: snapshot, tile: tile, format: .png, countingMiss: false) {
             return try ImageDecoder.decode(png.bytes)
         }

@@ -119,12 +119,6 @@ struct HTTPParser: Sendable {
     }
 }
 
-/// A header field as parsed.
-struct HTTPHeader: Equatable, Sendable {
-    var name: String
-    var value: String
-}
-
 extension String {
     func trimmingWhitespace() -> String { trimmingCharacters(in: " \t") }
 
