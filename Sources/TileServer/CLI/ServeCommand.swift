@@ -8,53 +8,51 @@ import Glibc
 
 /// `tileserver serve [PATH ...]`: the HTTP server. Every option also reads `TILESERVER_<NAME>`; flags win.
 struct ServeCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "serve",
-        abstract: "Serve images (files, or directories of .jpg/.jpeg/.png) over HTTP; with none, a built-in landscape."
-    )
+    static var configuration: CommandConfiguration {
+        let options = ServerConfiguration.settings.map { setting in
+            "  \(setting.flag) (\(setting.variable), default \(setting.defaultText))\n      \(setting.help)"
+        }
+        return CommandConfiguration(
+            commandName: "serve",
+            abstract: "Serve images (files, or directories of .jpg/.jpeg/.png) over HTTP; with none, a built-in landscape.",
+            discussion: "OPTIONS (each also read from its environment variable; a flag wins):\n" + options.joined(separator: "\n")
+        )
+    }
 
-    @Argument(help: "Image files or directories (not recursive). The first image is the default one.")
-    var paths: [String] = []
+    @Argument(parsing: .allUnrecognized,
+              help: "Image files or directories (not recursive), and --NAME VALUE options. The first image is the default one.")
+    var arguments: [String] = []
 
-    @Option(help: "Address to listen on (default 0.0.0.0).") var host: String?
-    @Option(help: "Port (default 8080; 0 picks a free one).") var port: String?
-    @Option(help: "Tile edge in pixels (default 256).") var tileSize: String?
-    @Option(help: "JPEG quality of tiles (default 85).") var quality: String?
-    @Option(help: "In-memory tile cache budget in MiB (default 256).") var cacheMb: String?
-    @Option(help: "Directory for a disk tile cache (default: none).") var cacheDir: String?
-    @Option(help: "Disk tile cache budget in MiB (default 4096).") var diskCacheMb: String?
-    @Option(help: "Largest zoom, in screen pixels per image pixel (default 1.0: native).") var maxZoom: String?
-    @Option(help: "Render threads (default: CPU count).") var workers: String?
-    @Option(help: "Event loop threads (default: 2, at most the CPU count).") var eventLoops: String?
-    @Option(name: .customLong("public"), help: "Viewer folder (default: the bundled public/).") var publicDir: String?
-    @Option(help: "trace, debug, info, notice, warning, error or critical (default info).") var logLevel: String?
-    @Option(help: "One log line per request: on or off (default on).") var accessLog: String?
-    @Option(help: "Open connections beyond which new ones get 503 (default 10000).") var maxConnections: String?
-    @Option(help: "Cache-Control max-age of tiles in seconds (default 86400).") var tileMaxAge: String?
-    @Option(help: "Seconds for a complete request head before 408 (default 10).") var headerTimeout: String?
-    @Option(help: "Seconds an idle keep-alive connection stays open (default 60).") var idleTimeout: String?
-    @Option(help: "Refuse images with more pixels (default 2000000000).") var maxPixels: String?
-    @Option(help: "Directory for decode passes (default /var/tmp).") var rasterDir: String?
-    @Option(help: "Disk budget of decode passes in GiB (default 8).") var rasterGb: String?
-
-    private var flags: [String: String] {
-        var flags: [String: String] = [:]
-        let given: [(String, String?)] = [
-            ("host", host), ("port", port), ("tile-size", tileSize), ("quality", quality), ("cache-mb", cacheMb),
-            ("cache-dir", cacheDir), ("disk-cache-mb", diskCacheMb), ("max-zoom", maxZoom), ("workers", workers),
-            ("event-loops", eventLoops), ("public", publicDir), ("log-level", logLevel), ("access-log", accessLog),
-            ("max-connections", maxConnections), ("tile-max-age", tileMaxAge), ("header-timeout", headerTimeout),
-            ("idle-timeout", idleTimeout), ("max-pixels", maxPixels), ("raster-dir", rasterDir), ("raster-gb", rasterGb),
-        ]
-        for case let (name, value?) in given { flags[name] = value }
-        return flags
+    /// The paths and the `--name value` (or `--name=value`) options among the arguments.
+    static func split(_ arguments: [String]) throws -> (paths: [String], flags: [String: String]) {
+        var paths: [String] = [], flags: [String: String] = [:]
+        var rest = arguments[...]
+        while let argument = rest.popFirst() {
+            if argument == "--" {
+                paths += rest
+                break
+            }
+            guard argument.hasPrefix("--") else {
+                paths.append(argument)
+                continue
+            }
+            let option = argument.dropFirst(2)
+            if let eq = option.firstIndex(of: "=") {
+                flags[String(option[..<eq])] = String(option[option.index(after: eq)...])
+            } else if let value = rest.popFirst() {
+                flags[String(option)] = value
+            } else {
+                throw ConfigurationError(message: "\(argument) needs a value")
+            }
+        }
+        return (paths, flags)
     }
 
     func run() throws {
         HTTPServer.prepareSignals()
         do {
-            let environment = Environment.variables
-            let config = try ServerConfiguration.resolve(environment: environment, flags: flags)
+            let (paths, flags) = try Self.split(arguments)
+            let config = try ServerConfiguration.resolve(environment: Environment.variables, flags: flags)
             LoggingSystem.bootstrap { label in
                 var handler = StreamLogHandler.standardOutput(label: label)
                 handler.logLevel = config.logLevel

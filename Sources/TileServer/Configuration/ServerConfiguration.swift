@@ -3,7 +3,8 @@ import POSIXSupport
 import Pyramid
 
 /// Every setting of `tileserver serve` and its default, in one place. Flags win over `TILESERVER_*`
-/// environment variables, which win over these defaults.
+/// environment variables, which win over these defaults. `settings` declares each one once (name, range,
+/// help); the command line, the environment, validation and the help text all come from it.
 struct ServerConfiguration: Sendable {
     var host = "0.0.0.0"
     var port = 8080
@@ -31,11 +32,28 @@ struct ServerConfiguration: Sendable {
     /// Prefetch jobs waiting beyond this many are dropped.
     var prefetchQueue = 256
 
-    /// The setting names as `--flag` and `TILESERVER_FLAG`, in the order the README lists them.
-    static let environmentNames: [String] = [
-        "host", "port", "tile-size", "quality", "cache-mb", "cache-dir", "disk-cache-mb", "max-zoom", "workers",
-        "event-loops", "public", "log-level", "access-log", "max-connections", "tile-max-age", "header-timeout",
-        "idle-timeout", "max-pixels", "raster-dir", "raster-gb",
+    /// The settings in the order the README lists them.
+    static let settings: [Setting] = [
+        .text("host", \.host, "Address to listen on."),
+        .integer("port", \.port, 0 ... 65535, "Port (0 picks a free one)."),
+        .integer("tile-size", \.tileSize, 16 ... 4096, "Tile edge in pixels."),
+        .integer("quality", \.quality, 1 ... 100, "JPEG quality of tiles."),
+        .integer("cache-mb", \.cacheMB, 0 ... 1 << 20, "In-memory tile cache budget in MiB."),
+        .optionalText("cache-dir", \.cacheDir, "Directory for a disk tile cache."),
+        .integer("disk-cache-mb", \.diskCacheMB, 1 ... 1 << 24, "Disk tile cache budget in MiB."),
+        .number("max-zoom", \.maxZoom, 0.01 ... 64, "Largest zoom, in screen pixels per image pixel (1: native)."),
+        .integer("workers", \.workers, 1 ... 256, "Render threads (default: CPU count)."),
+        .integer("event-loops", \.eventLoops, 1 ... 64, "Event loop threads (default: 2, at most the CPU count)."),
+        .optionalText("public", \.publicDir, "Viewer folder (none: the bundled public/)."),
+        .logLevel("log-level", \.logLevel, "trace, debug, info, notice, warning, error or critical."),
+        .switch("access-log", \.accessLog, "One log line per request: on or off."),
+        .integer("max-connections", \.maxConnections, 1 ... 1_000_000, "Open connections beyond which new ones get 503."),
+        .integer("tile-max-age", \.tileMaxAge, 0 ... 31_536_000, "Cache-Control max-age of tiles in seconds."),
+        .number("header-timeout", \.headerTimeout, 0.1 ... 3600, "Seconds for a complete request head before 408."),
+        .number("idle-timeout", \.idleTimeout, 0.1 ... 86400, "Seconds an idle keep-alive connection stays open."),
+        .integer("max-pixels", \.maxPixels, 1 ... 1 << 40, "Refuse images with more pixels."),
+        .text("raster-dir", \.rasterDir, "Directory for decode passes."),
+        .integer("raster-gb", \.rasterGB, 1 ... 1 << 16, "Disk budget of decode passes in GiB."),
     ]
 
     var tileOptions: TileOptions {
@@ -43,62 +61,19 @@ struct ServerConfiguration: Sendable {
                     rasterBytes: rasterGB << 30, limits: ImageLimits(maxPixels: maxPixels))
     }
 
-    /// Applies `TILESERVER_*` variables, then the flags that were given.
+    /// Applies `TILESERVER_*` variables, then the flags that were given (by setting name, without `--`).
     static func resolve(environment: [String: String], flags: [String: String]) throws -> ServerConfiguration {
         var config = ServerConfiguration()
-        for name in environmentNames {
-            let variable = "TILESERVER_" + String(name.uppercased().map { $0 == "-" ? "_" : $0 })
-            if let value = environment[variable] { try config.set(name, value, source: variable) }
+        for setting in settings {
+            if let value = environment[setting.variable] { try setting.apply(&config, value, setting.variable) }
         }
-        for (name, value) in flags.sorted(by: { $0.key < $1.key }) { try config.set(name, value, source: "--" + name) }
+        for (name, value) in flags.sorted(by: { $0.key < $1.key }) {
+            guard let setting = settings.first(where: { $0.name == name }) else {
+                throw ConfigurationError(message: "unknown option --\(name); see tileserver serve --help")
+            }
+            try setting.apply(&config, value, "--" + name)
+        }
         return config
-    }
-
-    private mutating func set(_ name: String, _ value: String, source: String) throws {
-        func int(_ range: ClosedRange<Int>) throws -> Int {
-            guard let n = Int(value), range.contains(n) else {
-                throw ConfigurationError(message: "\(source) must be an integer from \(range.lowerBound) to \(range.upperBound), not '\(value)'")
-            }
-            return n
-        }
-        func double(_ range: ClosedRange<Double>) throws -> Double {
-            guard let n = Double(value), range.contains(n) else {
-                throw ConfigurationError(message: "\(source) must be a number from \(range.lowerBound) to \(range.upperBound), not '\(value)'")
-            }
-            return n
-        }
-        switch name {
-        case "host": host = value
-        case "port": port = try int(0 ... 65535)
-        case "tile-size": tileSize = try int(16 ... 4096)
-        case "quality": quality = try int(1 ... 100)
-        case "cache-mb": cacheMB = try int(0 ... 1 << 20)
-        case "cache-dir": cacheDir = value.isEmpty ? nil : value
-        case "disk-cache-mb": diskCacheMB = try int(1 ... 1 << 24)
-        case "max-zoom": maxZoom = try double(0.01 ... 64)
-        case "workers": workers = try int(1 ... 256)
-        case "event-loops": eventLoops = try int(1 ... 64)
-        case "public": publicDir = value
-        case "log-level":
-            guard let level = Logger.Level(rawValue: value.lowercased()) else {
-                throw ConfigurationError(message: "\(source) must be one of trace, debug, info, notice, warning, error, critical")
-            }
-            logLevel = level
-        case "access-log":
-            switch value.lowercased() {
-            case "1", "true", "on", "yes": accessLog = true
-            case "0", "false", "off", "no": accessLog = false
-            default: throw ConfigurationError(message: "\(source) must be on or off, not '\(value)'")
-            }
-        case "max-connections": maxConnections = try int(1 ... 1_000_000)
-        case "tile-max-age": tileMaxAge = try int(0 ... 31_536_000)
-        case "header-timeout": headerTimeout = try double(0.1 ... 3600)
-        case "idle-timeout": idleTimeout = try double(0.1 ... 86400)
-        case "max-pixels": maxPixels = try int(1 ... 1 << 40)
-        case "raster-dir": rasterDir = value
-        case "raster-gb": rasterGB = try int(1 ... 1 << 16)
-        default: throw ConfigurationError(message: "unknown setting \(source)")
-        }
     }
 }
 

@@ -1,0 +1,69 @@
+import Logging
+
+/// One setting of `tileserver serve`, declared once: its name (the flag `--NAME` and the variable
+/// `TILESERVER_NAME`), what it accepts, its help, and where it goes in `ServerConfiguration`.
+struct Setting: Sendable {
+    let name: String
+    let help: String
+    /// The default, as the help shows it.
+    let defaultText: String
+    /// Parses `value` (from `source`, for messages) into the configuration, or throws what it accepts.
+    let apply: @Sendable (inout ServerConfiguration, _ value: String, _ source: String) throws -> Void
+
+    var flag: String { "--" + name }
+    var variable: String { "TILESERVER_" + String(name.uppercased().map { $0 == "-" ? "_" : $0 }) }
+
+    private static func shown(_ value: some Any) -> String { String(describing: value) }
+
+    static func integer(_ name: String, _ path: WritableKeyPath<ServerConfiguration, Int> & Sendable,
+                        _ range: ClosedRange<Int>, _ help: String) -> Setting {
+        Setting(name: name, help: help, defaultText: shown(ServerConfiguration()[keyPath: path])) { config, value, source in
+            guard let n = Int(value), range.contains(n) else {
+                throw ConfigurationError(message: "\(source) must be an integer from \(range.lowerBound) to \(range.upperBound), not '\(value)'")
+            }
+            config[keyPath: path] = n
+        }
+    }
+
+    static func number(_ name: String, _ path: WritableKeyPath<ServerConfiguration, Double> & Sendable,
+                       _ range: ClosedRange<Double>, _ help: String) -> Setting {
+        Setting(name: name, help: help, defaultText: shown(ServerConfiguration()[keyPath: path])) { config, value, source in
+            guard let n = Double(value), range.contains(n) else {
+                throw ConfigurationError(message: "\(source) must be a number from \(range.lowerBound) to \(range.upperBound), not '\(value)'")
+            }
+            config[keyPath: path] = n
+        }
+    }
+
+    static func text(_ name: String, _ path: WritableKeyPath<ServerConfiguration, String> & Sendable, _ help: String) -> Setting {
+        Setting(name: name, help: help, defaultText: ServerConfiguration()[keyPath: path]) { config, value, _ in
+            config[keyPath: path] = value
+        }
+    }
+
+    /// Empty means none.
+    static func optionalText(_ name: String, _ path: WritableKeyPath<ServerConfiguration, String?> & Sendable, _ help: String) -> Setting {
+        Setting(name: name, help: help, defaultText: "none") { config, value, _ in
+            config[keyPath: path] = value.isEmpty ? nil : value
+        }
+    }
+
+    static func `switch`(_ name: String, _ path: WritableKeyPath<ServerConfiguration, Bool> & Sendable, _ help: String) -> Setting {
+        Setting(name: name, help: help, defaultText: ServerConfiguration()[keyPath: path] ? "on" : "off") { config, value, source in
+            switch value.lowercased() {
+            case "1", "true", "on", "yes": config[keyPath: path] = true
+            case "0", "false", "off", "no": config[keyPath: path] = false
+            default: throw ConfigurationError(message: "\(source) must be on or off, not '\(value)'")
+            }
+        }
+    }
+
+    static func logLevel(_ name: String, _ path: WritableKeyPath<ServerConfiguration, Logger.Level> & Sendable, _ help: String) -> Setting {
+        Setting(name: name, help: help, defaultText: ServerConfiguration()[keyPath: path].rawValue) { config, value, source in
+            guard let level = Logger.Level(rawValue: value.lowercased()) else {
+                throw ConfigurationError(message: "\(source) must be one of trace, debug, info, notice, warning, error, critical")
+            }
+            config[keyPath: path] = level
+        }
+    }
+}
