@@ -15,6 +15,14 @@ public enum Posix {
         try wouldBlockIsNil { () throws(SyscallError) in try syscall("writev") { Glibc.writev(fd, vectors.baseAddress, CInt(vectors.count)) } }
     }
 
+    /// `write(2)` of all of `bytes` to a blocking descriptor (a log file or pipe), retrying short writes.
+    public static func writeAll(_ fd: CInt, _ bytes: UnsafeRawBufferPointer) throws(SyscallError) {
+        var done = 0
+        while done < bytes.count {
+            done += try syscall("write") { Glibc.write(fd, bytes.baseAddress! + done, bytes.count - done) }
+        }
+    }
+
     /// `shutdown(2)`; a peer already gone is not an error worth reporting.
     public static func shutdown(_ fd: CInt, _ how: CInt) {
         _ = try? syscall("shutdown") { Glibc.shutdown(fd, how) }

@@ -1,6 +1,8 @@
 """HTTP/1.1 behaviour on raw sockets: keep-alive, pipelining, limits, timeouts, traversal, load, shutdown."""
 import json
 import os
+import re
+import select
 import shutil
 import signal
 import socket
@@ -253,21 +255,6 @@ def test_directories_ids_and_clashes(tmp_path):
         s.stop()
 
 
-def test_access_log_lines():
-    s = Server([str(FIXTURES / "baseline.jpg")])
-    try:
-        s.get("/tiles/3/0/0")
-        s.get("/tiles/3/0/0")
-        s.get("/tiles/99/0/0")
-    finally:
-        _, output = s.stop()
-    lines = [l for l in output.splitlines() if "GET /tiles/" in l]
-    assert len(lines) == 3, output
-    assert lines[0].endswith(" miss") and " 200 " in lines[0] and "us " in lines[0]
-    assert lines[1].endswith(" hit")
-    assert " 404 " in lines[2]
-
-
 def test_builtin_default_image_serves_its_first_tile_quickly():
     started = time.time()
     s = Server(["--access-log", "off"])
@@ -282,3 +269,33 @@ def test_builtin_default_image_serves_its_first_tile_quickly():
             assert s.get(tile["url"])[0].status == 200
     finally:
         s.stop()
+
+
+def test_access_log_lines_are_batched_and_never_lost_on_sigterm():
+    """One line per request with the same fields as ever; written within a second, and all of them on SIGTERM."""
+    s = Server([str(FIXTURES / "baseline.jpg"), "--access-log", "on"])
+    try:
+        assert s.get("/tiles/10/1/1")[0].status == 200
+        assert s.get("/tiles/10/1/1")[0].status == 200
+        assert s.get("/tiles/99/0/0")[0].status == 404
+        # within a second the flusher thread has written them, while the server runs on
+        seen, deadline = b"", time.time() + 3
+        while b"/tiles/99/0/0" not in seen and time.time() < deadline:
+            ready, _, _ = select.select([s.process.stdout], [], [], 0.2)
+            if ready:
+                seen += os.read(s.process.stdout.fileno(), 65536)
+        assert b"/tiles/99/0/0 404" in seen, seen
+        s.lines.append(seen.decode())
+        conn = s.connection()
+        for i in range(300):
+            conn.request("GET", f"/healthz?n={i}")
+            conn.getresponse().read()
+        conn.close()
+    finally:
+        code, output = s.stop()
+    assert code == 0
+    lines = [line for line in output.splitlines() if re.match(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ ", line)]
+    assert re.search(r" GET /tiles/10/1/1 200 \d+ \d+us miss$", "\n".join(lines), re.M), lines[:5]
+    assert re.search(r" GET /tiles/10/1/1 200 \d+ \d+us hit$", "\n".join(lines), re.M)
+    assert any(line.endswith("us -") and " /tiles/99/0/0 404 " in line for line in lines)
+    assert sum(" /healthz?n=" in line for line in lines) == 300, "every line reached the log, the last ones at SIGTERM"

@@ -2,11 +2,13 @@
 import Glibc
 #endif
 
-/// IMF-fixdate for the `Date` header ("Sun, 22 Nov 2026 14:40:00 GMT"), formatted once a second per thread.
+/// The current time as the `Date` header wants it (IMF-fixdate, "Sun, 22 Nov 2026 14:40:00 GMT") and as the
+/// access log writes it (ISO 8601, "2026-11-22T14:40:00Z"), each formatted once a second per thread.
 enum HTTPDate {
     private final class Cache {
         var second = -1
-        var text = ""
+        var imf = ""
+        var iso = ""
     }
 
     private static let key: pthread_key_t = {
@@ -15,7 +17,11 @@ enum HTTPDate {
         return key
     }()
 
-    static func now() -> String {
+    static func now() -> String { current().imf }
+
+    static func iso8601Now() -> String { current().iso }
+
+    private static func current() -> Cache {
         let cache: Cache
         if let raw = pthread_getspecific(key) {
             cache = Unmanaged<Cache>.fromOpaque(raw).takeUnretainedValue()
@@ -28,10 +34,15 @@ enum HTTPDate {
             cache.second = Int(t)
             var parts = tm()
             gmtime_r(&t, &parts)
-            var buffer = [CChar](repeating: 0, count: 64)
-            let n = strftime(&buffer, buffer.count, "%a, %d %b %Y %H:%M:%S GMT", &parts)
-            cache.text = String(decoding: buffer.prefix(n).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            cache.imf = format("%a, %d %b %Y %H:%M:%S GMT", &parts)
+            cache.iso = format("%Y-%m-%dT%H:%M:%SZ", &parts)
         }
-        return cache.text
+        return cache
+    }
+
+    private static func format(_ pattern: String, _ parts: inout tm) -> String {
+        var buffer = [CChar](repeating: 0, count: 64)
+        let n = strftime(&buffer, buffer.count, pattern, &parts)
+        return String(decoding: buffer.prefix(n).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

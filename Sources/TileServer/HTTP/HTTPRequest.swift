@@ -9,12 +9,12 @@ struct HTTPRequest: Sendable, Equatable {
 
     /// The path part of the target, before `?`.
     var path: Substring {
-        target.firstIndex(of: "?").map { target[..<$0] } ?? target[...]
+        target.utf8.firstIndex(of: UInt8(ascii: "?")).map { target[..<$0] } ?? target[...]
     }
 
     /// The query part of the target, after `?`, or empty.
     var query: Substring {
-        target.firstIndex(of: "?").map { target[target.index(after: $0)...] } ?? ""
+        target.utf8.firstIndex(of: UInt8(ascii: "?")).map { target[target.utf8.index(after: $0)...] } ?? ""
     }
 
     func header(_ name: String) -> String? {

@@ -36,11 +36,11 @@ struct IIIFRequest: Equatable {
         (width, height) = try Self.size(size, self.region.width, self.region.height, limits)
         sizeIsExplicit = Self.numbers(size.hasPrefix("^") ? size.dropFirst() : size[...], count: 2) != nil
         (mirror, quarterTurns) = try Self.rotation(rotation)
-        guard let dot = qualityFormat.lastIndex(of: "."), let q = Quality(rawValue: String(qualityFormat[..<dot])) else {
+        guard let dot = qualityFormat.utf8.lastIndex(of: UInt8(ascii: ".")), let q = Quality(rawValue: String(qualityFormat[..<dot])) else {
             throw .badRequest("quality must be default, color, gray or bitonal, followed by .jpg or .png")
         }
         quality = q
-        let suffix = qualityFormat[qualityFormat.index(after: dot)...]
+        let suffix = qualityFormat[qualityFormat.utf8.index(after: dot)...]
         if ["tif", "gif", "webp", "jp2", "pdf"].contains(suffix) {
             throw .notImplemented("format \(suffix) is not supported; use jpg or png")
         }
@@ -50,14 +50,18 @@ struct IIIFRequest: Equatable {
         format = parsed
     }
 
+    /// `count` comma-separated non-negative decimals (digits and at most a point), or nil.
     private static func numbers(_ text: Substring, count: Int) -> [Double]? {
-        let parts = text.split(separator: ",", omittingEmptySubsequences: false)
+        let parts = text.utf8.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false)
         guard parts.count == count else { return nil }
-        let values = parts.map { part -> Double? in
-            guard !part.isEmpty, part.allSatisfy({ $0.isNumber || $0 == "." }) else { return nil }
-            return Double(part)
+        var values: [Double] = []
+        values.reserveCapacity(count)
+        for part in parts {
+            guard !part.isEmpty, part.allSatisfy({ (48 ... 57).contains($0) || $0 == UInt8(ascii: ".") }),
+                  let value = Double(Substring(part)) else { return nil }
+            values.append(value)
         }
-        return values.contains(where: { $0 == nil }) ? nil : values.map { $0! }
+        return values
     }
 
     /// Whether the output is a plain crop-and-scale: no mirror, no turn, colours as they are.
@@ -129,7 +133,7 @@ struct IIIFRequest: Equatable {
     static func rotation(_ text: String) throws(APIError) -> (Bool, Int) {
         let mirror = text.hasPrefix("!")
         let number = mirror ? text.dropFirst() : text[...]
-        guard !number.isEmpty, number.allSatisfy({ $0.isNumber || $0 == "." }), let degrees = Double(number), (0 ... 360).contains(degrees) else {
+        guard !number.isEmpty, number.utf8.allSatisfy({ (48 ... 57).contains($0) || $0 == UInt8(ascii: ".") }), let degrees = Double(number), (0 ... 360).contains(degrees) else {
             throw .badRequest("rotation must be 0, 90, 180 or 270, optionally after ! to mirror")
         }
         guard degrees.truncatingRemainder(dividingBy: 90) == 0 else {

@@ -19,8 +19,8 @@ struct RequestPath: Sendable {
             path = Substring(String(decoding: bytes[slash...], as: UTF8.self))
         }
         var segments: [String] = []
-        for raw in path.dropFirst().split(separator: "/", omittingEmptySubsequences: false) {
-            let segment = try Self.percentDecode(raw, plusIsSpace: false)
+        for bytes in path.utf8.dropFirst().split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false) {
+            let segment = try Self.percentDecode(Substring(bytes), plusIsSpace: false)
             if segment.utf8.contains(where: { $0 == UInt8(ascii: "/") || $0 == 0 }) {
                 throw .badRequest("encoded slashes and NUL bytes are not allowed in paths")
             }
@@ -30,10 +30,10 @@ struct RequestPath: Sendable {
         if segments == [""] { segments = [] }
         self.segments = segments
         var query: [String: String] = [:]
-        for pair in request.query.split(separator: "&") where !pair.isEmpty {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let name = try Self.percentDecode(parts[0], plusIsSpace: true)
-            let value = parts.count > 1 ? try Self.percentDecode(parts[1], plusIsSpace: true) : ""
+        for pair in request.query.utf8.split(separator: UInt8(ascii: "&")) where !pair.isEmpty {
+            let parts = pair.split(separator: UInt8(ascii: "="), maxSplits: 1, omittingEmptySubsequences: false)
+            let name = try Self.percentDecode(Substring(parts[0]), plusIsSpace: true)
+            let value = parts.count > 1 ? try Self.percentDecode(Substring(parts[1]), plusIsSpace: true) : ""
             if query[name] == nil { query[name] = value }
         }
         self.query = query

@@ -23,7 +23,7 @@ final class Application: Sendable {
         self.publicRoot = publicRoot
         workers = WorkerPool(threads: config.workers, lowPriorityLimit: config.prefetchQueue)
         router = Routes.make()
-        let accessLog = config.accessLog ? AccessLog(logger: logger) : nil
+        let accessLog = config.accessLog ? AccessLog() : nil
         self.accessLog = accessLog
         let observation = ObservationMiddleware(metrics: metrics, accessLog: accessLog)
         chain = ResponderChain(middlewares: [observation, CORSMiddleware(), MethodMiddleware()])

@@ -52,6 +52,7 @@ final class HTTPServer: Sendable {
         while MonotonicClock.seconds() < deadline && loops.contains(where: { $0.liveConnections.load(ordering: .relaxed) > 0 }) {
             usleep(20_000)
         }
-        close(listener)
+        Posix.close(listener)
+        app.accessLog?.flush()
     }
 }
