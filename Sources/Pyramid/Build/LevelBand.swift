@@ -1,26 +1,3 @@
-extension PixelBuffer {
-    /// This image halved `times` times with 2 × 2 averages (ceil sizes; a lone edge column or row averages
-    /// what it has), as `vips dzsave` and the builder make each level from the one above.
-    public func halved(times: Int) -> PixelBuffer {
-        var image = self
-        for _ in 0 ..< times {
-            let w = (image.width + 1) / 2, h = (image.height + 1) / 2
-            var out = [UInt8]()
-            out.reserveCapacity(w * h * channels)
-            image.bytes.withUnsafeBufferPointer { src in
-                for y in 0 ..< h {
-                    let a = UnsafeBufferPointer(rebasing: src[(2 * y) * image.rowBytes ..< (2 * y + 1) * image.rowBytes])
-                    let b = 2 * y + 1 < image.height
-                        ? UnsafeBufferPointer(rebasing: src[(2 * y + 1) * image.rowBytes ..< (2 * y + 2) * image.rowBytes]) : nil
-                    out += LevelBand.halve(a, b, width: image.width, channels: channels)
-                }
-            }
-            image = PixelBuffer(width: w, height: h, channels: channels, bytes: out)
-        }
-        return image
-    }
-}
-
 /// The rows of one pyramid level that are still needed while a build streams through the image: it cuts
 /// tile rows as soon as their last row (plus overlap) has arrived and hands every pair of rows, averaged
 /// 2 × 2, to the level below.

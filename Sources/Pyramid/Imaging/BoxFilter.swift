@@ -36,21 +36,3 @@ enum BoxFilter {
         }
     }
 }
-
-extension PixelBuffer {
-    /// This image shrunk by `factor` with area averaging: `ceil(width / factor) × ceil(height / factor)`.
-    public func boxShrunk(by factor: Int) -> PixelBuffer {
-        guard factor > 1 else { return self }
-        let w = (width + factor - 1) / factor, h = (height + factor - 1) / factor
-        var out = [UInt8](repeating: 0, count: w * h * channels)
-        var sums: [UInt32] = []
-        bytes.withUnsafeBufferPointer { src in
-            out.withUnsafeMutableBufferPointer { dst in
-                BoxFilter.shrinkRows(src.baseAddress!, dst.baseAddress!, factor: factor, outRows: h, inRows: height,
-                                     inStride: rowBytes, outStride: w * channels, first: 0, columns: width,
-                                     channels: channels, sums: &sums)
-            }
-        }
-        return PixelBuffer(width: w, height: h, channels: channels, bytes: out)
-    }
-}
