@@ -4,12 +4,14 @@
 # Prints requests/s, p99 and the ratios; asserts nothing.
 #   bench/serve.sh [IMAGES_DIR]   (default /var/tmp/tileserver-images)
 #   knobs: DURATION=15 CONNS=64 THREADS=2 N_URLS=5000 OURS_PORT=18090 NGINX_PORT=18091
+#          RUNS=3 (each load alternates nginx and ours, RUNS times; medians reported)
+#          LOG=off|on (on: both write an access-log line per request to a file, as by default in production)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DIR=${1:-/var/tmp/tileserver-images}
 JPG=$DIR/big-20000.jpg
 [ -s "$JPG" ] || { echo "missing $JPG: run SIZES=20000 ../shared/tools/make-images.sh" >&2; exit 1; }
-DURATION=${DURATION:-15}; CONNS=${CONNS:-64}; THREADS=${THREADS:-2}; N_URLS=${N_URLS:-5000}
+RUNS=${RUNS:-3}; LOG=${LOG:-off}; DURATION=${DURATION:-15}; CONNS=${CONNS:-64}; THREADS=${THREADS:-2}; N_URLS=${N_URLS:-5000}
 OURS_PORT=${OURS_PORT:-18090}; NGINX_PORT=${NGINX_PORT:-18091}
 for p in nginx wrk; do command -v $p >/dev/null || { apt-get update -qq; DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $p >/dev/null; }; done
 swift build -c release --product tileserver >/dev/null
@@ -49,13 +51,13 @@ error_log $WORK/nginx-error.log warn;
 events { worker_connections 4096; }
 http {
   include /etc/nginx/mime.types;
-  access_log off; sendfile on; tcp_nopush on; keepalive_requests 100000; open_file_cache max=10000;
+  $( [ "$LOG" = on ] && echo "access_log $WORK/nginx-access.log;" || echo "access_log off;" ) sendfile on; tcp_nopush on; keepalive_requests 100000; open_file_cache max=10000;
   client_body_temp_path $WORK/nb; proxy_temp_path $WORK/np; fastcgi_temp_path $WORK/nf; uwsgi_temp_path $WORK/nu; scgi_temp_path $WORK/ns;
   server { listen 127.0.0.1:$NGINX_PORT; root $WORK/static; add_header Access-Control-Allow-Origin *; }
 }
 NGINX
 nginx -c "$WORK/nginx.conf" -p "$WORK"
-"$BIN" serve "$JPG" --host 127.0.0.1 --port "$OURS_PORT" --access-log off --cache-mb 512 > "$WORK/ours.log" 2>&1 &
+"$BIN" serve "$JPG" --host 127.0.0.1 --port "$OURS_PORT" --access-log "$LOG" --cache-mb 512 > "$WORK/ours.log" 2>&1 &
 PIDS+=($!)
 for _ in $(seq 100); do curl -sf "http://127.0.0.1:$OURS_PORT/healthz" >/dev/null && break; sleep 0.1; done
 
@@ -78,18 +80,23 @@ PY
 warm "$OURS_PORT" "$WORK/ours.txt"; warm "$NGINX_PORT" "$WORK/nginx.txt"
 warm "$OURS_PORT" "$WORK/ours.txt"
 
-run() {  # name port paths
+run() {  # name port paths: one wrk run, its line printed, its rps and p99 appended to RPS_name / P99_name
   local out
   out=$(wrk -t"$THREADS" -c"$CONNS" -d"${DURATION}s" --latency -s bench/wrk-paths.lua "http://127.0.0.1:$2" -- "$3" | grep WRK_RESULT)
   printf '%-8s %s\n' "$1" "${out#WRK_RESULT }"
-  eval "RPS_$1=$(sed 's/.*rps=\([0-9]*\).*/\1/' <<<"$out"); P99_$1=$(sed 's/.*p99_ms=\([0-9.]*\).*/\1/' <<<"$out")"
+  eval "RPS_$1+=\" $(sed 's/.*rps=\([0-9]*\).*/\1/' <<<"$out")\"; P99_$1+=\" $(sed 's/.*p99_ms=\([0-9.]*\).*/\1/' <<<"$out")\""
 }
-echo "wrk: $THREADS threads, $CONNS connections, ${DURATION}s, $(nproc) cores shared by server and client"
-run nginx "$NGINX_PORT" "$WORK/nginx.txt"
-run ours "$OURS_PORT" "$WORK/ours.txt"
+median() { printf '%s\n' $1 | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+echo "access logs: $LOG"
+echo "wrk: $THREADS threads, $CONNS connections, ${DURATION}s, $(nproc) cores shared by server and client, $RUNS alternated runs"
 head -1 "$WORK/ours.txt" > "$WORK/ours-hot.txt"; head -1 "$WORK/nginx.txt" > "$WORK/nginx-hot.txt"
-run nginxhot "$NGINX_PORT" "$WORK/nginx-hot.txt"
-run ourshot "$OURS_PORT" "$WORK/ours-hot.txt"
+for _ in $(seq "$RUNS"); do
+  run nginx "$NGINX_PORT" "$WORK/nginx.txt"
+  run ours "$OURS_PORT" "$WORK/ours.txt"
+  run nginxhot "$NGINX_PORT" "$WORK/nginx-hot.txt"
+  run ourshot "$OURS_PORT" "$WORK/ours-hot.txt"
+done
+for v in ours nginx ourshot nginxhot; do eval "RPS_$v=\$(median \"\$RPS_$v\"); P99_$v=\$(median \"\$P99_$v\")"; done
 ratio() { echo "scale=2; $1 / $2" | bc -l | sed 's/^\./0./'; }
-echo "SUMMARY mix rps ours/nginx $(ratio "$RPS_ours" "$RPS_nginx")x (goal >= 1.0) p99 ours=${P99_ours}ms nginx=${P99_nginx}ms"
-echo "SUMMARY hot rps ours/nginx $(ratio "$RPS_ourshot" "$RPS_nginxhot")x p99 ours=${P99_ourshot}ms nginx=${P99_nginxhot}ms"
+echo "SUMMARY mix log=$LOG median rps ours=$RPS_ours nginx=$RPS_nginx ratio $(ratio "$RPS_ours" "$RPS_nginx")x (goal >= 1.0) p99 ours=${P99_ours}ms nginx=${P99_nginx}ms"
+echo "SUMMARY hot log=$LOG median rps ours=$RPS_ourshot nginx=$RPS_nginxhot ratio $(ratio "$RPS_ourshot" "$RPS_nginxhot")x p99 ours=${P99_ourshot}ms nginx=${P99_nginxhot}ms"

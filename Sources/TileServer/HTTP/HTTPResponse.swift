@@ -30,7 +30,10 @@ struct HTTPResponse: Sendable {
 
     /// The value of header `name` (given lower-case; compared without regard to case).
     func header(_ name: String) -> String? {
-        headers.first { $0.name.utf8.count == name.utf8.count && $0.name.lowercased() == name }?.value
+        headers.first { header in
+            header.name.utf8.count == name.utf8.count
+                && zip(header.name.utf8, name.utf8).allSatisfy { $0 == $1 || ($0 >= 65 && $0 <= 90 && $0 + 32 == $1) }
+        }?.value
     }
 
     /// 304 in place of this response when `If-None-Match` names its ETag.

@@ -68,9 +68,7 @@ enum TileHandler {
     }
 
     static func response(_ tile: EncodedTile, app: Application, headers: [HTTPHeader] = []) -> HTTPResponse {
-        HTTPResponse(contentType: tile.format.mimeType, body: tile.bytes, headers: [
-            HTTPHeader(name: "ETag", value: tile.etag),
-            HTTPHeader(name: "Cache-Control", value: "public, max-age=\(app.config.tileMaxAge)"),
-        ] + headers)
+        HTTPResponse(contentType: tile.format.mimeType, body: tile.bytes,
+                     headers: [HTTPHeader(name: "ETag", value: tile.etag), app.tileCacheControl] + headers)
     }
 }

@@ -11,11 +11,11 @@ protocol Middleware: Sendable {
 struct ResponderChain: Sendable {
     let middlewares: [any Middleware]
 
-    func respond(to request: HTTPRequest, notes: RequestNotes, with responder: @escaping Responder) -> HandlerOutcome {
-        let chained = middlewares.reversed().reduce(responder) { next, middleware in
+    /// One responder that runs the middlewares around `responder`; composed once, called per request.
+    func compose(around responder: @escaping Responder) -> Responder {
+        middlewares.reversed().reduce(responder) { next, middleware in
             { request, notes in middleware.respond(to: request, notes: notes, next: next) }
         }
-        return chained(request, notes)
     }
 }
 

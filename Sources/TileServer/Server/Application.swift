@@ -11,9 +11,12 @@ final class Application: Sendable {
     let publicRoot: String
     let router: Router
     let accessLog: AccessLog?
-    /// Around the routes: metrics and the access log outermost, then CORS, then the method policy.
-    private let chain: ResponderChain
-    /// The same for answers the transport makes itself (malformed requests, timeouts, refusals): no routing.
+    /// `Cache-Control` of tiles, formatted once.
+    let tileCacheControl: HTTPHeader
+    /// The routes inside the chain: metrics and the access log outermost, then CORS, then the method policy.
+    /// Set once at the end of `init` (it needs `self`), read only afterwards.
+    private nonisolated(unsafe) var responder: Responder = { _, _ in .response(.error(.serviceUnavailable, "starting")) }
+    /// The same chain, less routing and method policy, for answers the transport makes itself.
     private let transportChain: ResponderChain
 
     init(config: ServerConfiguration, tiles: TileService, logger: Logger, publicRoot: String) {
@@ -26,18 +29,21 @@ final class Application: Sendable {
         let accessLog = config.accessLog ? AccessLog() : nil
         self.accessLog = accessLog
         let observation = ObservationMiddleware(metrics: metrics, accessLog: accessLog)
-        chain = ResponderChain(middlewares: [observation, CORSMiddleware(), MethodMiddleware()])
+        tileCacheControl = HTTPHeader(name: "Cache-Control", value: "public, max-age=\(config.tileMaxAge)")
         transportChain = ResponderChain(middlewares: [observation, CORSMiddleware()])
+        let router = router
+        responder = ResponderChain(middlewares: [observation, CORSMiddleware(), MethodMiddleware()])
+            .compose { [unowned self] request, notes in router.respond(to: request, notes: notes, app: self) }
     }
 
     /// A request through the whole chain: what the event loop calls, and what handler tests call in process.
     func respond(to request: HTTPRequest, notes: RequestNotes) -> HandlerOutcome {
-        chain.respond(to: request, notes: notes) { [self] request, notes in router.respond(to: request, notes: notes, app: self) }
+        responder(request, notes)
     }
 
     /// A response the transport made (route `notes.route`), observed and given CORS like any other.
     func respond(transport response: HTTPResponse, to request: HTTPRequest, notes: RequestNotes) -> HTTPResponse {
-        guard case let .response(observed) = transportChain.respond(to: request, notes: notes, with: { _, _ in .response(response) }) else {
+        guard case let .response(observed) = transportChain.compose(around: { _, _ in .response(response) })(request, notes) else {
             return response
         }
         return observed
