@@ -17,21 +17,23 @@ struct Setting: Sendable {
 
     static func integer(_ name: String, _ path: WritableKeyPath<ServerConfiguration, Int> & Sendable,
                         _ range: ClosedRange<Int>, _ help: String) -> Setting {
-        Setting(name: name, help: help, defaultText: shown(ServerConfiguration()[keyPath: path])) { config, value, source in
-            guard let n = Int(value), range.contains(n) else {
-                throw ConfigurationError(message: "\(source) must be an integer from \(range.lowerBound) to \(range.upperBound), not '\(value)'")
-            }
-            config[keyPath: path] = n
-        }
+        ranged(name, path, range, help, kind: "an integer")
     }
 
     static func number(_ name: String, _ path: WritableKeyPath<ServerConfiguration, Double> & Sendable,
                        _ range: ClosedRange<Double>, _ help: String) -> Setting {
+        ranged(name, path, range, help, kind: "a number")
+    }
+
+    private static func ranged<Value: LosslessStringConvertible & Comparable & Sendable>(
+        _ name: String, _ path: WritableKeyPath<ServerConfiguration, Value> & Sendable, _ range: ClosedRange<Value>,
+        _ help: String, kind: String
+    ) -> Setting {
         Setting(name: name, help: help, defaultText: shown(ServerConfiguration()[keyPath: path])) { config, value, source in
-            guard let n = Double(value), range.contains(n) else {
-                throw ConfigurationError(message: "\(source) must be a number from \(range.lowerBound) to \(range.upperBound), not '\(value)'")
+            guard let parsed = Value(value), range.contains(parsed) else {
+                throw ConfigurationError(message: "\(source) must be \(kind) from \(range.lowerBound) to \(range.upperBound), not '\(value)'")
             }
-            config[keyPath: path] = n
+            config[keyPath: path] = parsed
         }
     }
 
