@@ -6,11 +6,7 @@ extension BuildOptions.Layout: ExpressibleByArgument {}
 
 extension ImageFormat: ExpressibleByArgument {
     public init?(argument: String) {
-        switch argument.lowercased() {
-        case "jpg", "jpeg": self = .jpeg
-        case "png": self = .png
-        default: return nil
-        }
+        self.init(fileExtension: argument)
     }
 }
 

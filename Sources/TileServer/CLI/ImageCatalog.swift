@@ -7,8 +7,6 @@ import Glibc
 
 /// Turns command-line paths into served images with unique, URL-safe ids.
 enum ImageCatalog {
-    static let extensions: Set<String> = ["jpg", "jpeg", "png"]
-
     /// Files named directly, and the .jpg/.jpeg/.png files of directories (sorted, not recursive). Unreadable
     /// images are reported and skipped; none at all is an error. No path: the built-in landscape.
     static func load(_ paths: [String], options: TileOptions, logger: Logger) throws -> [PyramidImage] {
@@ -20,7 +18,7 @@ enum ImageCatalog {
             var info = stat()
             guard stat(path, &info) == 0 else { throw ServerError.noImages("\(path): \(String(cString: strerror(errno)))") }
             if (info.st_mode & S_IFMT) == S_IFDIR {
-                files += try listing(path).filter { extensions.contains(($0.split(separator: ".").last ?? "").lowercased()) }
+                files += try listing(path).filter { name in name.contains(".") && ImageFormat(fileExtension: name.split(separator: ".").last ?? "") != nil }
                     .sorted().map { path.hasSuffix("/") ? path + $0 : path + "/" + $0 }
             } else {
                 files.append(path)
