@@ -33,21 +33,20 @@ struct IIIFRequest: Equatable {
     init(region: String, size: String, rotation: String, qualityFormat: String,
          imageWidth W: Int, imageHeight H: Int, limits: Limits) throws(APIError) {
         self.region = try Self.region(region, W, H)
-        (width, height) = try Self.size(size, self.region.width, self.region.height, limits)
-        sizeIsExplicit = Self.numbers(size.hasPrefix("^") ? size.dropFirst() : size[...], count: 2) != nil
+        (width, height, sizeIsExplicit) = try Self.size(size, self.region.width, self.region.height, limits)
         (mirror, quarterTurns) = try Self.rotation(rotation)
         guard let dot = qualityFormat.utf8.lastIndex(of: UInt8(ascii: ".")), let q = Quality(rawValue: String(qualityFormat[..<dot])) else {
             throw .badRequest("quality must be default, color, gray or bitonal, followed by .jpg or .png")
         }
         quality = q
         let suffix = qualityFormat[qualityFormat.utf8.index(after: dot)...]
-        if ["tif", "gif", "webp", "jp2", "pdf"].contains(suffix) {
-            throw .notImplemented("format \(suffix) is not supported; use jpg or png")
+        switch suffix {
+        case "jpg", "png":
+            guard let parsed = ImageFormat(fileExtension: suffix) else { throw .badRequest("format must be jpg or png") }
+            format = parsed
+        case "tif", "gif", "webp", "jp2", "pdf": throw .notImplemented("format \(suffix) is not supported; use jpg or png")
+        default: throw .badRequest("format must be jpg or png")
         }
-        guard suffix == "jpg" || suffix == "png", let parsed = ImageFormat(fileExtension: suffix) else {
-            throw .badRequest("format must be jpg or png")
-        }
-        format = parsed
     }
 
     /// `count` comma-separated non-negative decimals (digits and at most a point), or nil.
@@ -94,10 +93,12 @@ struct IIIFRequest: Equatable {
         return cropped
     }
 
-    static func size(_ text: String, _ rw: Int, _ rh: Int, _ limits: Limits) throws(APIError) -> (Int, Int) {
+    /// The output size, and whether the client fixed both sides (`w,h`).
+    static func size(_ text: String, _ rw: Int, _ rh: Int, _ limits: Limits) throws(APIError) -> (Int, Int, Bool) {
         let up = text.hasPrefix("^")
         let spec = up ? text.dropFirst() : text[...]
         var w: Double, h: Double
+        var explicit = false
         func scaled(_ s: Double) -> (Double, Double) { (Double(rw) * s, Double(rh) * s) }
         if spec == "max" {
             let fit = min(Double(limits.maxWidth) / Double(rw), Double(limits.maxHeight) / Double(rh),
@@ -112,6 +113,7 @@ struct IIIFRequest: Equatable {
         } else if let v = numbers(spec, count: 2) {
             guard v[0] >= 1, v[1] >= 1, v.allSatisfy({ $0 == $0.rounded() }) else { throw .badRequest("size w,h needs two whole numbers above 0") }
             (w, h) = (v[0], v[1])
+            explicit = true
         } else {
             let parts = spec.split(separator: ",", omittingEmptySubsequences: false)
             guard parts.count == 2, parts[0].isEmpty != parts[1].isEmpty, let n = Double(parts[0].isEmpty ? parts[1] : parts[0]),
@@ -127,7 +129,7 @@ struct IIIFRequest: Equatable {
         guard width <= limits.maxWidth, height <= limits.maxHeight, width * height <= limits.maxArea else {
             throw .badRequest("size \(width)×\(height) exceeds the limits maxWidth \(limits.maxWidth), maxHeight \(limits.maxHeight), maxArea \(limits.maxArea)")
         }
-        return (width, height)
+        return (width, height, explicit)
     }
 
     static func rotation(_ text: String) throws(APIError) -> (Bool, Int) {
