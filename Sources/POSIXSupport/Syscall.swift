@@ -19,8 +19,9 @@ public struct SyscallError: Swift.Error, CustomStringConvertible, Sendable {
     }
 }
 
-/// Runs a system call, retrying on EINTR (not for `close`, whose descriptor is gone even then), and throws `SyscallError` with the errno text when it returns -1.
-/// Every syscall in the project goes through here (the swift-nio pattern); `Posix` wraps the event loop's.
+/// Runs a system call, retrying on EINTR (not for `close`, whose descriptor is gone even then), and throws
+/// `SyscallError` with the errno text when it returns -1. Every syscall in the project goes through here (the
+/// swift-nio pattern); `Posix` wraps the event loop's.
 @inline(__always)
 @discardableResult
 public func syscall<T: FixedWidthInteger>(_ name: @autoclosure () -> String, retryingEINTR: Bool = true,

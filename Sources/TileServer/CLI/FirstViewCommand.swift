@@ -1,8 +1,8 @@
 import ArgumentParser
 import Dispatch
+import POSIXSupport
 import Pyramid
 import Synchronization
-import POSIXSupport
 
 #if canImport(Glibc)
 import Glibc

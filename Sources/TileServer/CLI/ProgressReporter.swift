@@ -1,5 +1,5 @@
-import Synchronization
 import POSIXSupport
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,3 @@
-import Pyramid
 import POSIXSupport
 
 #if canImport(Glibc)

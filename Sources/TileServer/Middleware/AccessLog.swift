@@ -17,13 +17,14 @@ final class AccessLog: Sendable {
     /// Serialises writes, so batches reach the file in order.
     private let writing = Mutex<Void>(())
 
-    /// Logs to `fd` (standard output by default); a background thread flushes every `interval` seconds.
+    /// Logs to `fd` (standard output by default); a background thread, living as long as the process (as the
+    /// server's log does), flushes every `interval` seconds.
     init(fd: CInt = STDOUT_FILENO, interval: Double = 1) {
         self.fd = fd
         let micros = useconds_t(interval * 1_000_000)
-        startDetachedThread { [weak self] in
-            while let log = self {
-                log.flush()
+        startDetachedThread { [self] in
+            while true {
+                flush()
                 usleep(micros)
             }
         }

@@ -1,8 +1,8 @@
 import CEpoll
 import Logging
+import POSIXSupport
 import Pyramid
 import Synchronization
-import POSIXSupport
 
 #if canImport(Glibc)
 import Glibc

@@ -1,7 +1,7 @@
 import CEpoll
 import Logging
-import Pyramid
 import POSIXSupport
+import Pyramid
 
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,4 @@
 import CEpoll
-import Pyramid
 import POSIXSupport
 
 #if canImport(Glibc)
