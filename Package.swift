@@ -32,6 +32,8 @@ let package = Package(
             name: "Pyramid",
             dependencies: ["CImageIO", "POSIXSupport"]
         ),
+        .executableTarget(name: "EmbedViewerTool"),
+        .plugin(name: "EmbedViewer", capability: .buildTool(), dependencies: ["EmbedViewerTool"]),
         .executableTarget(
             name: "TileServer",
             dependencies: [
@@ -40,7 +42,8 @@ let package = Package(
                 "CEpoll",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            plugins: ["EmbedViewer"]
         ),
         .testTarget(name: "CImageIOTests", dependencies: ["CImageIO"]),
         .testTarget(name: "POSIXSupportTests", dependencies: ["POSIXSupport"]),

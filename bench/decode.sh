@@ -10,8 +10,7 @@ JPG=$DIR/big-20000.jpg
 PNG=$DIR/big-20000.png
 for f in "$JPG" "$PNG"; do [ -s "$f" ] || { echo "missing $f: run SIZES=20000 ../shared/tools/make-images.sh" >&2; exit 1; }; done
 command -v vips >/dev/null && command -v djpeg >/dev/null || { echo "needs libvips-tools and libjpeg-turbo-progs" >&2; exit 1; }
-swift build -c release --product tileserver >/dev/null
-BIN=.build/release/tileserver
+if [ -z "${BIN:-}" ]; then swift build -c release --product tileserver >/dev/null; BIN=$PWD/.build/release/tileserver; fi
 RUNS=${RUNS:-3}
 
 source bench/lib.sh

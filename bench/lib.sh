@@ -20,3 +20,20 @@ measure() {
 }
 
 ratio() { echo "scale=2; $1 / $2" | bc -l | sed 's/^\./0./'; }
+
+# peak_rss_kb PID...: the summed peak resident set (VmHWM, KB) of the processes.
+peak_rss_kb() {
+  local p kb total=0
+  for p in "$@"; do
+    kb=$(awk '/^VmHWM/ {print $2}' "/proc/$p/status" 2>/dev/null || true)
+    total=$((total + ${kb:-0}))
+  done
+  echo "$total"
+}
+
+# figure LOAD OURS PEER PEER_VALUE RATIO GOAL: one row of the comparison table, for people and for
+# bench/compare.sh (the tab-separated FIGURE line).
+figure() {
+  printf '%-58s ours %10s  %-10s %10s  %sx %s\n' "$1" "$2" "$3" "$4" "$5" "${6:+(goal $6)}"
+  printf 'FIGURE\t%s\t%s\t%s\t%s\t%s\t%s\n' "$@"
+}

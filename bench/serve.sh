@@ -14,8 +14,7 @@ JPG=$DIR/big-20000.jpg
 RUNS=${RUNS:-3}; LOG=${LOG:-off}; DURATION=${DURATION:-15}; CONNS=${CONNS:-64}; THREADS=${THREADS:-2}; N_URLS=${N_URLS:-5000}
 OURS_PORT=${OURS_PORT:-18090}; NGINX_PORT=${NGINX_PORT:-18091}
 for p in nginx wrk; do command -v $p >/dev/null || { apt-get update -qq; DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $p >/dev/null; }; done
-swift build -c release --product tileserver >/dev/null
-BIN=$PWD/.build/release/tileserver
+if [ -z "${BIN:-}" ]; then swift build -c release --product tileserver >/dev/null; BIN=$PWD/.build/release/tileserver; fi
 WORK=$(mktemp -d /var/tmp/tileserver-serve-bench.XXXX)
 chmod 755 "$WORK"   # nginx workers run as www-data
 PIDS=()
@@ -57,7 +56,7 @@ http {
 }
 NGINX
 nginx -c "$WORK/nginx.conf" -p "$WORK"
-"$BIN" serve "$JPG" --host 127.0.0.1 --port "$OURS_PORT" --access-log "$LOG" --cache-mb 512 > "$WORK/ours.log" 2>&1 &
+"$BIN" serve "$JPG" --host 127.0.0.1 --port "$OURS_PORT" --access-log "$LOG" > "$WORK/ours.log" 2>&1 &
 PIDS+=($!)
 for _ in $(seq 100); do curl -sf "http://127.0.0.1:$OURS_PORT/healthz" >/dev/null && break; sleep 0.1; done
 
@@ -97,6 +96,12 @@ for _ in $(seq "$RUNS"); do
   run ourshot "$OURS_PORT" "$WORK/ours-hot.txt"
 done
 for v in ours nginx ourshot nginxhot; do eval "RPS_$v=\$(median \"\$RPS_$v\"); P99_$v=\$(median \"\$P99_$v\")"; done
-ratio() { echo "scale=2; $1 / $2" | bc -l | sed 's/^\./0./'; }
-echo "SUMMARY mix log=$LOG median rps ours=$RPS_ours nginx=$RPS_nginx ratio $(ratio "$RPS_ours" "$RPS_nginx")x (goal >= 1.0) p99 ours=${P99_ours}ms nginx=${P99_nginx}ms"
-echo "SUMMARY hot log=$LOG median rps ours=$RPS_ourshot nginx=$RPS_nginxhot ratio $(ratio "$RPS_ourshot" "$RPS_nginxhot")x p99 ours=${P99_ourshot}ms nginx=${P99_nginxhot}ms"
+source bench/lib.sh
+figure "cached 5,000-tile mix, logs $LOG (req/s)" "$RPS_ours" nginx "$RPS_nginx" "$(ratio "$RPS_ours" "$RPS_nginx")" ">= 1.0"
+figure "cached 5,000-tile mix, logs $LOG, p99 (ms)" "$P99_ours" nginx "$P99_nginx" "$(ratio "$P99_ours" "$P99_nginx")" "<= 1.0"
+figure "one hot tile, logs $LOG (req/s)" "$RPS_ourshot" nginx "$RPS_nginxhot" "$(ratio "$RPS_ourshot" "$RPS_nginxhot")" ">= 1.0"
+figure "one hot tile, logs $LOG, p99 (ms)" "$P99_ourshot" nginx "$P99_nginxhot" "$(ratio "$P99_ourshot" "$P99_nginxhot")" "<= 1.0"
+NGINX_PIDS=$(cat "$WORK/nginx.pid"; pgrep -P "$(cat "$WORK/nginx.pid")")
+RSS_ours=$(peak_rss_kb "${PIDS[@]}"); RSS_nginx=$(peak_rss_kb $NGINX_PIDS)
+CACHE_MB=$(curl -sf "http://127.0.0.1:$OURS_PORT/metrics" | awk '/^tileserver_tile_cache_budget_bytes/ {printf "%d", $2 / 1048576}')
+figure "peak RSS serving the mix, logs $LOG (MB; ours: cache budget ${CACHE_MB:-?} MB)" "$((RSS_ours / 1024))" nginx "$((RSS_nginx / 1024))" "$(ratio "$RSS_ours" "$RSS_nginx")" "ours <= cache + 60 MB"

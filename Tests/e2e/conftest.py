@@ -24,11 +24,11 @@ def binary() -> str:
 class Server:
     """A running `tileserver serve` with its port and output."""
 
-    def __init__(self, args, env=None):
+    def __init__(self, args, env=None, cwd=None, executable=None):
         self.process = subprocess.Popen(
-            [binary(), "serve", "--host", "127.0.0.1", "--port", "0", *args],
+            [executable or binary(), "serve", "--host", "127.0.0.1", "--port", "0", *args],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-            env={**os.environ, **(env or {})})
+            env={**os.environ, **(env or {})}, cwd=cwd)
         self.lines = []
         deadline = time.time() + 20
         while time.time() < deadline:

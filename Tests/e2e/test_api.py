@@ -47,7 +47,7 @@ def test_image_list_and_one_image(server):
     assert [i["id"] for i in images] == ["baseline", "wide-9024x3", "tiny-1x1"]
     one = server.json("/api/images/baseline")
     assert one["width"] == 701 and one["height"] == 453 and one["tileSize"] == 256 and one["maxLevel"] == 10
-    assert one["format"] == "jpg" and one["tiles"] == "/images/baseline/tiles/{z}/{x}/{y}.jpg"
+    assert one["format"] == "jpg" and one["tiles"] == f"/images/baseline/tiles/{{z}}/{{x}}/{{y}}.jpg?v={one['version']}"
     response, body = server.get("/api/images/nope")
     assert response.status == 404 and json.loads(body) == {"error": "no image with id 'nope'", "status": 404}
 
@@ -134,7 +134,7 @@ def test_viewport_fit_of_a_photo(server):
     assert v["inset"]["left"] == 0 and v["inset"]["top"] == pytest.approx((300 - 453 * fit) / 2, **APPROX)
     assert len(v["tiles"]) == 6 and v["prefetch"] == []
     last = v["tiles"][-1]
-    assert (last["level"], last["x"], last["y"]) == (10, 2, 1) and last["url"] == "/images/baseline/tiles/10/2/1.jpg"
+    assert (last["level"], last["x"], last["y"]) == (10, 2, 1) and last["url"] == f"/images/baseline/tiles/10/2/1.jpg?v={server.json('/api/images/baseline')['version']}"
     assert last["screen"]["x"] == pytest.approx(512 * fit, **APPROX)
     assert last["screen"]["width"] == pytest.approx(189 * fit, **APPROX)
 
@@ -163,7 +163,8 @@ def test_viewport_of_a_single_pixel_and_a_strip(server):
     dot = viewport(server, "tiny-1x1", width=100, height=50)
     assert dot["zoom"] == 1 and dot["minZoom"] == 1 and dot["level"] == 0
     assert dot["inset"] == {"top": 24.5, "left": 49.5, "bottom": 24.5, "right": 49.5}
-    assert dot["tiles"] == [{"level": 0, "x": 0, "y": 0, "url": "/images/tiny-1x1/tiles/0/0/0.jpg",
+    version = server.json("/api/images/tiny-1x1")["version"]
+    assert dot["tiles"] == [{"level": 0, "x": 0, "y": 0, "url": f"/images/tiny-1x1/tiles/0/0/0.jpg?v={version}",
                              "screen": {"x": 49.5, "y": 24.5, "width": 1, "height": 1}}]
     strip = viewport(server, "wide-9024x3", width=1280, height=800)
     assert strip["zoom"] == pytest.approx(1280 / 9024, **APPROX) and strip["level"] == 12 and len(strip["tiles"]) == 9

@@ -46,13 +46,13 @@ public final class DiskTileCache: Sendable {
         folder(image: image, info: info, options: options) + "/\(tile.level)/\(tile.x)_\(tile.y).\(format.fileExtension)"
     }
 
-    public func read(_ name: String, format: ImageFormat) -> EncodedTile? {
+    public func read(_ name: String, format: ImageFormat, version: String = "") -> EncodedTile? {
         guard index.value(for: name) != nil else { return nil }
         guard let data = FileManager.default.contents(atPath: directory + "/" + name) else {
             index.removeAll { $0 == name }
             return nil
         }
-        return EncodedTile(bytes: [UInt8](data), format: format)
+        return EncodedTile(bytes: [UInt8](data), format: format, version: version)
     }
 
     /// Writes the tile under a temporary name, renames it into place, then evicts over the budget.

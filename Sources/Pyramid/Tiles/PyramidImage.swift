@@ -16,6 +16,8 @@ public final class PyramidImage: @unchecked Sendable {
         public let source: any ImageSource
         public let geometry: PyramidGeometry
         public let generation: Int
+        /// The source's fingerprint (`SourceVersion`): what versioned URLs carry.
+        public let version: String
     }
 
     public let id: String
@@ -53,17 +55,20 @@ public final class PyramidImage: @unchecked Sendable {
         path = source.path
         self.options = options
         watchesFile = false
-        snapshot = Self.snapshot(of: source, options)
+        snapshot = Self.snapshot(of: source, version: SourceVersion.of(synthetic: source), options)
     }
 
     private static func open(_ path: String, _ options: TileOptions) throws -> Snapshot {
-        snapshot(of: try ImageOpener.open(path, limits: options.limits), options)
+        let source = try ImageOpener.open(path, limits: options.limits)
+        let version = try SourceVersion.of(path: path, fileSize: source.info.fileSize, modified: source.info.modified)
+        return snapshot(of: source, version: version, options)
     }
 
-    private static func snapshot(of source: any ImageSource, _ options: TileOptions) -> Snapshot {
+    private static func snapshot(of source: any ImageSource, version: String, _ options: TileOptions) -> Snapshot {
         let geometry = PyramidGeometry(width: source.info.width, height: source.info.height,
                                        tileSize: options.tileSize, overlap: options.overlap)
-        return Snapshot(source: source, geometry: geometry, generation: generations.add(1, ordering: .relaxed).newValue)
+        return Snapshot(source: source, geometry: geometry, generation: generations.add(1, ordering: .relaxed).newValue,
+                        version: version)
     }
 
     /// The current version. At most once per `changeCheckInterval` a `stat(2)` of the path; a new size or

@@ -116,11 +116,12 @@ public final class TileService: Sendable {
         let diskName = DiskTileCache.name(image: key.image, info: miss.snapshot.source.info, options: options,
                                           tile: key.tile, format: key.format)
         let result = Result { () throws -> Produced in
-            if let stored = diskCache?.read(diskName, format: key.format) {
+            if let stored = diskCache?.read(diskName, format: key.format, version: miss.snapshot.version) {
                 return Produced(tile: stored, origin: .disk, pixels: nil)
             }
             let pixels = try miss.image.render(key.tile, in: miss.snapshot)
-            let encoded = EncodedTile(bytes: try ImageEncoder.encode(pixels, as: key.format, options: options), format: key.format)
+            let encoded = EncodedTile(bytes: try ImageEncoder.encode(pixels, as: key.format, options: options), format: key.format,
+                                      version: miss.snapshot.version)
             return Produced(tile: encoded, origin: .rendered, pixels: pixels)
         }
         if case let .success(produced) = result {
@@ -158,6 +159,8 @@ public struct TileMiss: Sendable {
     public let key: TileKey
     let image: PyramidImage
     let snapshot: PyramidImage.Snapshot
+    /// The source version the tile will be cut from.
+    public var version: String { snapshot.version }
 }
 
 /// Errors of the tile service itself.

@@ -8,11 +8,11 @@ import Glibc
 /// Turns command-line paths into served images with unique, URL-safe ids.
 enum ImageCatalog {
     /// Files named directly, and the .jpg/.jpeg/.png files of directories (sorted, not recursive). Unreadable
-    /// images are reported and skipped; none at all is an error. No path: the built-in landscape.
+    /// images are reported and skipped; none readable is an error. No path, or only folders without any image file
+    /// (a container's empty `/images` volume): the built-in landscape.
     static func load(_ paths: [String], options: TileOptions, logger: Logger) throws -> [PyramidImage] {
-        guard !paths.isEmpty else {
-            return [PyramidImage(id: "landscape", source: ProceduralPhoto(), options: options)]
-        }
+        let landscape = { [PyramidImage(id: "landscape", source: ProceduralPhoto(), options: options)] }
+        guard !paths.isEmpty else { return landscape() }
         var files: [String] = []
         for path in paths {
             var info = stat()
@@ -23,6 +23,10 @@ enum ImageCatalog {
             } else {
                 files.append(path)
             }
+        }
+        if files.isEmpty {
+            logger.notice("no .jpg, .jpeg or .png files in \(paths.joined(separator: ", ")); serving the built-in landscape")
+            return landscape()
         }
         var images: [PyramidImage] = []
         var used: Set<String> = []
@@ -63,22 +67,13 @@ enum ImageCatalog {
     }
 }
 
-/// Finds the viewer folder: the configured one, else the `public/` bundled beside the binary or the sources.
+/// The viewer: the `--public` folder when one is configured (for working on the viewer), else the copy compiled in.
 enum PublicFolder {
-    static func locate(_ configured: String?) throws -> String {
-        if let configured {
-            guard let path = StaticFileHandler.realPath(configured) else { throw ServerError.noImages("--public \(configured): no such directory") }
-            return path
+    static func locate(_ configured: String?) throws -> ViewerFiles {
+        guard let configured else { return .embedded }
+        guard let path = StaticFileHandler.realPath(configured), access(path + "/index.html", R_OK) == 0 else {
+            throw ServerError.noImages("--public \(configured): no such directory with an index.html")
         }
-        var candidates: [String] = []
-        if let exe = StaticFileHandler.realPath("/proc/self/exe") {
-            let dir = String(exe[..<(exe.lastIndex(of: "/") ?? exe.endIndex)])
-            candidates += [dir + "/public", dir + "/../share/tileserver/public", dir + "/../../public", dir + "/../../../public"]
-        }
-        candidates.append("public")
-        for candidate in candidates {
-            if access(candidate + "/index.html", R_OK) == 0, let path = StaticFileHandler.realPath(candidate) { return path }
-        }
-        throw ServerError.noImages("cannot find the viewer folder (public/ with index.html); pass --public DIR")
+        return .folder(path)
     }
 }

@@ -62,8 +62,8 @@ struct ServeCommand: ParsableCommand {
             let images = try ImageCatalog.load(paths, options: config.tileOptions, logger: logger)
             let diskCache = try config.cacheDir.map { try DiskTileCache(directory: $0, budget: config.diskCacheMB << 20) }
             let tiles = TileService(images: images, options: config.tileOptions, diskCache: diskCache)
-            let publicRoot = try PublicFolder.locate(config.publicDir)
-            let app = Application(config: config, tiles: tiles, logger: logger, publicRoot: publicRoot)
+            let viewer = try PublicFolder.locate(config.publicDir)
+            let app = Application(config: config, tiles: tiles, logger: logger, viewer: viewer)
             let server = try HTTPServer(app: app)
             server.start()
             let shown = config.host == "0.0.0.0" || config.host == "::" || config.host.isEmpty ? "127.0.0.1" : config.host

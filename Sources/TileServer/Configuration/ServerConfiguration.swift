@@ -44,7 +44,7 @@ struct ServerConfiguration: Sendable {
         .number("max-zoom", \.maxZoom, 0.01 ... 64, "Largest zoom, in screen pixels per image pixel (1: native)."),
         .integer("workers", \.workers, 1 ... 256, "Render threads (default: CPU count)."),
         .integer("event-loops", \.eventLoops, 1 ... 64, "Event loop threads (default: 2, at most the CPU count)."),
-        .optionalText("public", \.publicDir, "Viewer folder (none: the bundled public/)."),
+        .optionalText("public", \.publicDir, "Viewer folder served instead of the copy compiled into the binary (for working on the viewer)."),
         .logLevel("log-level", \.logLevel, "trace, debug, info, notice, warning, error or critical."),
         .switch("access-log", \.accessLog, "One log line per request: on or off."),
         .integer("max-connections", \.maxConnections, 1 ... 1_000_000, "Open connections beyond which new ones get 503."),

@@ -6,6 +6,7 @@ struct HTTPStatus: Hashable, Sendable {
     static let ok = HTTPStatus(code: 200, reason: "OK")
     static let noContent = HTTPStatus(code: 204, reason: "No Content")
     static let seeOther = HTTPStatus(code: 303, reason: "See Other")
+    static let temporaryRedirect = HTTPStatus(code: 307, reason: "Temporary Redirect")
     static let notModified = HTTPStatus(code: 304, reason: "Not Modified")
     static let badRequest = HTTPStatus(code: 400, reason: "Bad Request")
     static let notFound = HTTPStatus(code: 404, reason: "Not Found")

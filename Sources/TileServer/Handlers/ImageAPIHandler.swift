@@ -14,17 +14,18 @@ enum ImageAPIHandler {
     static func describe(_ image: PyramidImage) throws -> JSONValue {
         let snapshot = try image.current()
         let g = snapshot.geometry
-        let id = image.id
+        let id = image.id, version = snapshot.version
         return .object([
             ("id", .string(id)),
+            ("version", .string(version)),
             ("width", .int(g.width)),
             ("height", .int(g.height)),
             ("tileSize", .int(g.tileSize)),
             ("maxLevel", .int(g.maxLevel)),
             ("format", .string(ImageFormat.jpeg.fileExtension)),
             ("source", .string(snapshot.source.kind)),
-            ("tiles", .string("/images/\(URLPath.escape(id))/tiles/{z}/{x}/{y}.jpg")),
-            ("dzi", .string("/images/\(URLPath.escape(id)).dzi")),
+            ("tiles", .string(URLPath.versioned("/images/\(URLPath.escape(id))/tiles/{z}/{x}/{y}.jpg", version))),
+            ("dzi", .string(URLPath.versioned("/images/\(URLPath.escape(id)).dzi", version))),
             ("iiif", .string("/iiif/3/\(URLPath.escape(id))/info.json")),
         ])
     }

@@ -46,20 +46,27 @@ enum TileHandler {
     }
 
     /// The response to a cache look: a hit at once, a miss from the render pool. `headers` are added to either.
+    /// A `?v=` that is not the image's current version gets a `307` to the current one, before any render.
     static func answer(_ lookup: TileLookup, context: RequestContext, headers: [HTTPHeader] = []) -> HandlerOutcome {
         let app = context.app, request = context.request, notes = context.notes
         switch lookup {
         case let .hit(tile):
+            let check = VersionCheck(context, current: tile.version)
+            if case let .stale(location) = check { return .response(VersionCheck.redirect(to: location)) }
             notes.cache = .hit
-            return .response(response(tile, app: app, headers: headers).conditional(on: request))
+            return .response(response(tile, cacheControl: check.cacheControl(short: app.tileCacheControl), headers: headers)
+                .conditional(on: request))
         case let .miss(miss):
+            let check = VersionCheck(context, current: miss.version)
+            if case let .stale(location) = check { return .response(VersionCheck.redirect(to: location)) }
+            let cacheControl = check.cacheControl(short: app.tileCacheControl)
             return .deferred {
                 let started = MonotonicClock.seconds()
                 do {
                     let answer = try app.tiles.render(miss)
                     if answer.origin == .rendered { app.metrics.rendered(seconds: MonotonicClock.seconds() - started) }
                     notes.cache = answer.cacheHit ? .hit : .miss
-                    return response(answer.tile, app: app, headers: headers).conditional(on: request)
+                    return response(answer.tile, cacheControl: cacheControl, headers: headers).conditional(on: request)
                 } catch {
                     return APIError.response(for: error)
                 }
@@ -67,8 +74,8 @@ enum TileHandler {
         }
     }
 
-    static func response(_ tile: EncodedTile, app: Application, headers: [HTTPHeader] = []) -> HTTPResponse {
+    static func response(_ tile: EncodedTile, cacheControl: HTTPHeader, headers: [HTTPHeader] = []) -> HTTPResponse {
         HTTPResponse(contentType: tile.format.mimeType, body: tile.bytes,
-                     headers: [HTTPHeader(name: "ETag", value: tile.etag), app.tileCacheControl] + headers)
+                     headers: [HTTPHeader(name: "ETag", value: tile.etag), cacheControl] + headers)
     }
 }

@@ -4,14 +4,14 @@ import Pyramid
 enum ViewportHandler {
     static let maxViewSide = 16_384
 
-    /// The model for `width`/`height` of the query, and the image it is for.
-    static func model(_ context: RequestContext) throws -> (PyramidImage, ScrollViewModel) {
+    /// The model for `width`/`height` of the query, the image it is for, and that image's version (tile URLs carry it).
+    static func model(_ context: RequestContext) throws -> (PyramidImage, ScrollViewModel, String) {
         let image = try context.image(context.capture("id"))
         let width = try context.integer("width", 1 ... maxViewSide)
         let height = try context.integer("height", 1 ... maxViewSide)
-        let geometry = try image.current().geometry
-        return (image, try ScrollViewModel(geometry: geometry, viewWidth: Double(width), viewHeight: Double(height),
-                                           maxZoom: context.app.config.maxZoom))
+        let snapshot = try image.current()
+        return (image, try ScrollViewModel(geometry: snapshot.geometry, viewWidth: Double(width), viewHeight: Double(height),
+                                           maxZoom: context.app.config.maxZoom), snapshot.version)
     }
 
     static func zoomRequest(_ context: RequestContext, required: Bool) throws(APIError) -> ZoomRequest {
@@ -24,15 +24,15 @@ enum ViewportHandler {
     }
 
     static func viewport(_ context: RequestContext) throws -> HandlerOutcome {
-        let (image, model) = try model(context)
+        let (image, model, version) = try model(context)
         let layout = model.layout(zoom: try zoomRequest(context, required: false),
                                   centerX: try context.number("cx"), centerY: try context.number("cy"))
         context.app.prefetch(image: image.id, tiles: layout.prefetch)
-        return .response(.json(encode(layout, image: image.id, view: model)))
+        return .response(.json(encode(layout, image: image.id, version: version, view: model)))
     }
 
     static func zoomRect(_ context: RequestContext) throws -> HandlerOutcome {
-        let (image, model) = try model(context)
+        let (image, model, version) = try model(context)
         let result: ZoomResult
         if let rect = context.path.query["rect"] {
             let parts = rect.split(separator: ",").map { Double($0) }
@@ -56,13 +56,15 @@ enum ViewportHandler {
         var members: [(String, JSONValue)] = [("mode", .string(result.mode.rawValue))]
         if let from = result.fromZoom { members.append(("fromZoom", .double(from))) }
         members += [("zoom", .double(result.zoom)), ("rect", rect(result.rect)),
-                    ("viewport", encode(result.layout, image: image.id, view: model))]
+                    ("viewport", encode(result.layout, image: image.id, version: version, view: model))]
         return .response(.json(.object(members)))
     }
 
-    static func encode(_ layout: ViewportLayout, image id: String, view: ScrollViewModel) -> JSONValue {
+    static func encode(_ layout: ViewportLayout, image id: String, version: String, view: ScrollViewModel) -> JSONValue {
         let escaped = URLPath.escape(id)
-        func url(_ t: TileCoordinate) -> JSONValue { .string("/images/\(escaped)/tiles/\(t.level)/\(t.x)/\(t.y).jpg") }
+        func url(_ t: TileCoordinate) -> JSONValue {
+            .string(URLPath.versioned("/images/\(escaped)/tiles/\(t.level)/\(t.x)/\(t.y).jpg", version))
+        }
         return .object([
             ("image", .string(id)),
             ("width", .double(view.viewWidth)),

@@ -7,9 +7,14 @@ enum DeepZoomHandler {
         let file = context.capture("file")
         guard file.hasSuffix(".dzi") else { throw APIError.notFound("no such file: /images/\(file)") }
         let image = try context.image(String(file.dropLast(4)))
-        let g = try image.current().geometry
-        return .response(.text(DeepZoomDescriptor.xml(width: g.width, height: g.height, tileSize: g.tileSize, overlap: 0, format: .jpeg),
-                               contentType: "application/xml; charset=utf-8"))
+        let snapshot = try image.current(), g = snapshot.geometry
+        // OpenSeadragon appends the descriptor's query to every tile URL, so `?v=` reaches the tiles too.
+        let check = VersionCheck(context, current: snapshot.version)
+        if case let .stale(location) = check { return .response(VersionCheck.redirect(to: location)) }
+        var response = HTTPResponse.text(DeepZoomDescriptor.xml(width: g.width, height: g.height, tileSize: g.tileSize, overlap: 0, format: .jpeg),
+                                         contentType: "application/xml; charset=utf-8")
+        if check == .current { response.headers.append(VersionCheck.immutable) }
+        return .response(response)
     }
 
     static func tile(_ context: RequestContext) throws -> HandlerOutcome {

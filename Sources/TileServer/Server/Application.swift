@@ -8,7 +8,7 @@ final class Application: Sendable {
     let metrics = Metrics()
     let logger: Logger
     let workers: WorkerPool
-    let publicRoot: String
+    let viewer: ViewerFiles
     let router: Router
     let accessLog: AccessLog?
     /// `Cache-Control` of tiles, formatted once.
@@ -19,11 +19,11 @@ final class Application: Sendable {
     /// The same chain, less routing and method policy, for answers the transport makes itself.
     private let transportChain: ResponderChain
 
-    init(config: ServerConfiguration, tiles: TileService, logger: Logger, publicRoot: String) {
+    init(config: ServerConfiguration, tiles: TileService, logger: Logger, viewer: ViewerFiles) {
         self.config = config
         self.tiles = tiles
         self.logger = logger
-        self.publicRoot = publicRoot
+        self.viewer = viewer
         workers = WorkerPool(threads: config.workers, lowPriorityLimit: config.prefetchQueue)
         router = Routes.make()
         let accessLog = config.accessLog ? AccessLog() : nil

@@ -15,7 +15,7 @@ final class HandlerTests: XCTestCase {
         let images = [try! PyramidImage(id: "photo", path: CLI.fixtures.appendingPathComponent("baseline.jpg").path, options: options),
                       try! PyramidImage(id: "alpha", path: CLI.fixtures.appendingPathComponent("rgba.png").path, options: options)]
         return Application(config: config, tiles: TileService(images: images, options: options),
-                           logger: Logger(label: "test"), publicRoot: CLI.repoRoot.appendingPathComponent("public").path)
+                           logger: Logger(label: "test"), viewer: .folder(CLI.repoRoot.appendingPathComponent("public").path))
     }()
 
     private func request(_ target: String, method: String = "GET", headers: [HTTPHeader] = []) -> (HTTPResponse, RequestNotes) {
@@ -55,7 +55,9 @@ final class HandlerTests: XCTestCase {
         XCTAssertEqual((list["images"] as? [[String: Any]])?.map { $0["id"] as? String }, ["photo", "alpha"])
         let one = try json(get("/api/images/photo"))
         XCTAssertEqual(one["width"] as? Int, 701)
-        XCTAssertEqual(one["tiles"] as? String, "/images/photo/tiles/{z}/{x}/{y}.jpg")
+        let version = try XCTUnwrap(one["version"] as? String)
+        XCTAssertEqual(version.count, 12)
+        XCTAssertEqual(one["tiles"] as? String, "/images/photo/tiles/{z}/{x}/{y}.jpg?v=\(version)")
         XCTAssertEqual(get("/api/images/nope").status, .notFound)
     }
 

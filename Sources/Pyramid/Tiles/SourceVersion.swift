@@ -1,0 +1,52 @@
+import POSIXSupport
+
+/// A short fingerprint of one version of an image's source, for URLs that may be cached forever: the file's size,
+/// its modification time and an FNV-1a hash of its first and last 64 KiB. A replaced photo gets a new version
+/// even when a copy kept the old size and time; reading 128 KiB is cheap next to decoding.
+public enum SourceVersion {
+    /// Bytes hashed at each end of the file.
+    static let sampleBytes = 64 << 10
+
+    /// Twelve lowercase hex digits.
+    public static func of(path: String, fileSize: Int64, modified: Int64) throws -> String {
+        var hash = FNV1a()
+        hash.add(fileSize)
+        hash.add(modified)
+        let file = try FileDescriptor(readingAt: path)
+        let head = Int(min(fileSize, Int64(sampleBytes)))
+        hash.add(try file.read(count: head, at: 0))
+        if fileSize > Int64(head) {
+            let tail = Int(min(fileSize - Int64(head), Int64(sampleBytes)))
+            hash.add(try file.read(count: tail, at: fileSize - Int64(tail)))
+        }
+        return hash.hex
+    }
+
+    /// The version of a source with no file behind it (a synthetic image): its kind and size.
+    public static func of(synthetic source: any ImageSource) -> String {
+        var hash = FNV1a()
+        hash.add(Array(source.kind.utf8))
+        hash.add(Int64(source.info.width))
+        hash.add(Int64(source.info.height))
+        return hash.hex
+    }
+}
+
+/// 64-bit FNV-1a over bytes and integers (little-endian).
+struct FNV1a {
+    private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
+
+    mutating func add(_ bytes: [UInt8]) {
+        for byte in bytes { value = (value ^ UInt64(byte)) &* 0x100_0000_01b3 }
+    }
+
+    mutating func add(_ number: Int64) {
+        withUnsafeBytes(of: number.littleEndian) { add(Array($0)) }
+    }
+
+    /// The top 48 bits as twelve hex digits.
+    var hex: String {
+        let text = String(value >> 16, radix: 16)
+        return String(repeating: "0", count: 12 - text.count) + text
+    }
+}
