@@ -37,6 +37,7 @@ STEPS=(
   "RUNS=$RUNS bench/first-view.sh $DIR"
 )
 started=$(date +%s)
+commit="$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- Sources Package.swift || echo '+uncommitted changes')"
 for step in "${STEPS[@]}"; do
   echo "== $step" >&2
   bash -c "$step" | tee -a "$OUT/figures"
@@ -53,7 +54,7 @@ section() {
   echo "<!-- bench/compare.sh: begin (generated; rerun the script to refresh) -->"
   echo "## All figures in one run (\`bench/compare.sh\`)"
   echo
-  echo "Run $(date -u +%Y-%m-%dT%H:%MZ), $minutes min, commit \`$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- Sources || echo '+changes')\`."
+  echo "Run $(date -u +%Y-%m-%dT%H:%MZ), $minutes min, commit \`$commit\`."
   echo "Machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')), $(awk '/MemTotal/ {printf "%d GiB", $2 / 1048576 + 0.5}' /proc/meminfo),"
   echo "$(. /etc/os-release; echo "$PRETTY_NAME"), kernel $(uname -r), $(swift --version 2>/dev/null | head -1 | sed 's/ (.*//'),"
   echo "$(nginx -v 2>&1 | sed 's/.*: //'), vips $(vips --version | sed 's/vips-//'), iipsrv $(dpkg-query -W -f='${Version}' iipimage-server), $(wrk -v 2>&1 | head -1 | cut -d' ' -f1-2)."

@@ -149,4 +149,4 @@ def test_deepzoom_descriptor_and_tiles_share_the_tile_path(standards):
     assert standards.get("/images/large_files/13/0_0.jpg")[0].status == 404
     assert standards.get("/images/nope.dzi")[0].status == 404
     one = standards.json("/api/images/large")
-    assert one["dzi"] == f"/images/large.dzi?v={one['version']}" and one["iiif"] == "/iiif/3/large/info.json"
+    assert one["dzi"] == f"/images/large.dzi?v={one['version']}" and one["iiif"] == f"/iiif/3/large@{one['version']}/info.json"

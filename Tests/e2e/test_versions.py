@@ -76,3 +76,26 @@ def test_a_replaced_file_gets_a_new_version_and_old_urls_move_to_it(replaceable,
     assert moved.status == 307 and moved.getheader("Location") == f"/images/photo/tiles/10/0/0.jpg?v={new}"
     response, tile = server.get(f"/images/photo/tiles/10/0/0.jpg?v={new}")
     assert response.status == 200 and tile != old_tile
+
+
+def test_iiif_versioned_identifiers(replaceable):
+    server, _ = replaceable
+    version = server.json("/api/images/photo")["version"]
+    base = f"/iiif/3/photo@{version}"
+    assert server.json("/api/images/photo")["iiif"] == f"{base}/info.json"
+    response, body = server.get(f"{base}/info.json")
+    assert response.status == 200 and response.getheader("Cache-Control") == IMMUTABLE
+    info = __import__("json").loads(body)
+    assert info["id"].endswith(base)
+    tile, tile_body = server.get(f"{base}/0,0,256,256/256,/0/default.jpg")
+    assert tile.status == 200 and tile.getheader("Cache-Control") == IMMUTABLE
+    assert tile.getheader("ETag").startswith(f'"{version}-')
+    plain, plain_body = server.get("/iiif/3/photo/0,0,256,256/256,/0/default.jpg")
+    assert plain.status == 200 and plain_body == tile_body and plain.getheader("Cache-Control") == "public, max-age=86400"
+    region, _ = server.get(f"{base}/10,10,300,200/150,/0/gray.png")
+    assert region.status == 200 and region.getheader("Cache-Control") == IMMUTABLE
+    stale, _ = server.get("/iiif/3/photo@0123456789ab/0,0,256,256/256,/0/default.jpg")
+    assert stale.status == 307 and stale.getheader("Location") == f"{base}/0,0,256,256/256,/0/default.jpg"
+    stale_info, _ = server.get("/iiif/3/photo@0123456789ab/info.json")
+    assert stale_info.status == 307 and stale_info.getheader("Location") == f"{base}/info.json"
+    assert server.get("/iiif/3/nope@0123456789ab/info.json")[0].status == 404

@@ -26,7 +26,7 @@ enum ImageAPIHandler {
             ("source", .string(snapshot.source.kind)),
             ("tiles", .string(URLPath.versioned("/images/\(URLPath.escape(id))/tiles/{z}/{x}/{y}.jpg", version))),
             ("dzi", .string(URLPath.versioned("/images/\(URLPath.escape(id)).dzi", version))),
-            ("iiif", .string("/iiif/3/\(URLPath.escape(id))/info.json")),
+            ("iiif", .string("/iiif/3/\(URLPath.escape(id))@\(version)/info.json")),
         ])
     }
 }

@@ -46,18 +46,20 @@ enum TileHandler {
     }
 
     /// The response to a cache look: a hit at once, a miss from the render pool. `headers` are added to either.
-    /// A `?v=` that is not the image's current version gets a `307` to the current one, before any render.
-    static func answer(_ lookup: TileLookup, context: RequestContext, headers: [HTTPHeader] = []) -> HandlerOutcome {
+    /// A `?v=` that is not the image's current version gets a `307` to the current one, before any render;
+    /// `versioned`: the caller already found the request names the current version in its own way (IIIF).
+    static func answer(_ lookup: TileLookup, context: RequestContext, headers: [HTTPHeader] = [],
+                       versioned: Bool = false) -> HandlerOutcome {
         let app = context.app, request = context.request, notes = context.notes
         switch lookup {
         case let .hit(tile):
-            let check = VersionCheck(context, current: tile.version)
+            let check = versioned ? .current : VersionCheck(context, current: tile.version)
             if case let .stale(location) = check { return .response(VersionCheck.redirect(to: location)) }
             notes.cache = .hit
             return .response(response(tile, cacheControl: check.cacheControl(short: app.tileCacheControl), headers: headers)
                 .conditional(on: request))
         case let .miss(miss):
-            let check = VersionCheck(context, current: miss.version)
+            let check = versioned ? .current : VersionCheck(context, current: miss.version)
             if case let .stale(location) = check { return .response(VersionCheck.redirect(to: location)) }
             let cacheControl = check.cacheControl(short: app.tileCacheControl)
             return .deferred {

@@ -5,34 +5,78 @@ import Pyramid
 enum IIIFHandler {
     static let context = "http://iiif.io/api/image/3/context.json"
 
-    /// `{scheme}://{host}/iiif/3/{id}` as the client addressed it (X-Forwarded-Proto/Host win over Host).
-    static func serviceID(_ context: RequestContext, id: String) -> String {
+    /// `{scheme}://{host}/iiif/3/{id}` (or `{id}@{version}`) as the client addressed it (X-Forwarded-Proto/Host win
+    /// over Host).
+    static func serviceID(_ context: RequestContext, id: String, version: String? = nil) -> String {
         let request = context.request
         let scheme = request.header("x-forwarded-proto")?.split(separator: ",").first.map { $0.trimmingCharacters(in: " ") } ?? "http"
         let host = request.header("x-forwarded-host")?.split(separator: ",").first.map { $0.trimmingCharacters(in: " ") }
             ?? request.header("host") ?? "localhost:\(context.app.config.port)"
-        return "\(scheme)://\(host)/iiif/3/\(URLPath.escape(id))"
+        return "\(scheme)://\(host)/iiif/3/\(URLPath.escape(id))" + (version.map { "@" + $0 } ?? "")
+    }
+
+    /// The identifier segment: an image id, or `{id}@{version}` as `/api/images` hands it out. A versioned
+    /// identifier names one version of the file for good (its answers are immutable); an old version gets a
+    /// `307` to the same request under the current one. Image ids never contain `@`.
+    struct Identifier {
+        let id: String
+        let image: PyramidImage
+        let snapshot: PyramidImage.Snapshot
+        /// The version named, when it is the current one.
+        let version: String?
+
+        init(_ context: RequestContext) throws {
+            let segment = context.capture("id")
+            let at = segment.lastIndex(of: "@")
+            id = at.map { String(segment[..<$0]) } ?? segment
+            image = try context.image(id)
+            snapshot = try image.current()
+            guard let at else {
+                version = nil
+                return
+            }
+            let asked = String(segment[segment.index(after: at)...])
+            guard asked == snapshot.version else {
+                let raw = context.request.path.dropFirst("/iiif/3/".count)
+                let rest = raw.firstIndex(of: "/").map { String(raw[$0...]) } ?? ""
+                throw Stale(location: "/iiif/3/\(URLPath.escape(id))@\(snapshot.version)" + rest)
+            }
+            version = asked
+        }
+
+        /// Thrown for an old version; `outcome` turns it into the redirect.
+        struct Stale: Error {
+            let location: String
+        }
+
+        static func outcome(_ body: () throws -> HandlerOutcome) throws -> HandlerOutcome {
+            do { return try body() } catch let stale as Stale { return .response(VersionCheck.redirect(to: stale.location)) }
+        }
     }
 
     static func redirect(_ context: RequestContext) throws -> HandlerOutcome {
-        let id = context.capture("id")
-        _ = try context.image(id)
-        var response = HTTPResponse.text("see \(serviceID(context, id: id))/info.json\n", status: .seeOther)
-        response.headers.append(HTTPHeader(name: "Location", value: serviceID(context, id: id) + "/info.json"))
-        return .response(response)
+        try Identifier.outcome {
+            let identifier = try Identifier(context)
+            let base = serviceID(context, id: identifier.id, version: identifier.version)
+            var response = HTTPResponse.text("see \(base)/info.json\n", status: .seeOther)
+            response.headers.append(HTTPHeader(name: "Location", value: base + "/info.json"))
+            return .response(response)
+        }
     }
 
     static func info(_ context: RequestContext) throws -> HandlerOutcome {
-        let id = context.capture("id")
-        let image = try context.image(id)
-        let g = try image.current().geometry
+        try Identifier.outcome { try info(context, Identifier(context)) }
+    }
+
+    private static func info(_ context: RequestContext, _ identifier: Identifier) throws -> HandlerOutcome {
+        let g = identifier.snapshot.geometry
         let limits = IIIFRequest.limits(width: g.width, height: g.height, maxZoom: context.app.config.maxZoom)
         let sizes = (0 ... g.maxLevel).map { g.levelSize($0) }.filter { max($0.width, $0.height) <= 2048 }
         var features: [JSONValue] = ["mirroring"]
         if context.app.config.maxZoom > 1 { features.append("sizeUpscaling") }
         let document: JSONValue = .object([
             ("@context", .string(Self.context)),
-            ("id", .string(serviceID(context, id: id))),
+            ("id", .string(serviceID(context, id: identifier.id, version: identifier.version))),
             ("type", "ImageService3"),
             ("protocol", "http://iiif.io/api/image"),
             ("profile", "level2"),
@@ -49,6 +93,7 @@ enum IIIFHandler {
             ("extraFeatures", .array(features)),
         ])
         var response = HTTPResponse.json(document)
+        if identifier.version != nil { response.headers.append(VersionCheck.immutable) }
         if (context.request.header("accept") ?? "").contains("application/ld+json") {
             response.contentType = "application/ld+json;profile=\"\(Self.context)\""
         }
@@ -60,9 +105,11 @@ enum IIIFHandler {
     /// An image request. One that names exactly one pyramid tile (what tiled viewers send) is that tile, from
     /// the shared cache; anything else is assembled from cached tiles of the nearest level, then transformed.
     static func image(_ context: RequestContext) throws -> HandlerOutcome {
-        let id = context.capture("id")
-        let image = try context.image(id)
-        let snapshot = try image.current()
+        try Identifier.outcome { try image(context, Identifier(context)) }
+    }
+
+    private static func image(_ context: RequestContext, _ identifier: Identifier) throws -> HandlerOutcome {
+        let image = identifier.image, snapshot = identifier.snapshot
         let g = snapshot.geometry
         let request = try IIIFRequest(region: context.capture("region"), size: context.capture("size"),
                                       rotation: context.capture("rotation"), qualityFormat: context.capture("qf"),
@@ -73,8 +120,10 @@ enum IIIFHandler {
            let tile = g.tile(exactly: request.region, outWidth: request.width, outHeight: request.height,
                              slack: request.sizeIsExplicit ? 0 : 1) {
             let lookup = try app.tiles.lookup(image, snapshot: snapshot, tile: tile, format: request.format)
-            return TileHandler.answer(lookup, context: context, headers: [profileLink])
+            return TileHandler.answer(lookup, context: context, headers: [profileLink], versioned: identifier.version != nil)
         }
+        let cacheControl = identifier.version != nil ? VersionCheck.immutable
+            : HTTPHeader(name: "Cache-Control", value: "public, max-age=\(app.config.tileMaxAge)")
         return .deferred {
             do {
                 var pixels = try app.tiles.region(request.region, outWidth: request.width, outHeight: request.height,
@@ -87,9 +136,7 @@ enum IIIFHandler {
                 case .default, .color: break
                 }
                 let bytes = try ImageEncoder.encode(pixels, as: request.format, options: app.tiles.options)
-                return HTTPResponse(contentType: request.format.mimeType, body: bytes, headers: [
-                    profileLink, HTTPHeader(name: "Cache-Control", value: "public, max-age=\(app.config.tileMaxAge)"),
-                ])
+                return HTTPResponse(contentType: request.format.mimeType, body: bytes, headers: [profileLink, cacheControl])
             } catch {
                 return APIError.response(for: error)
             }

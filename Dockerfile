@@ -1,0 +1,42 @@
+# tileserver: one static binary (the viewer compiled in) on debian:bookworm-slim, run as a non-root user.
+#   docker build -t tileserver .
+#   docker run -p 8080:8080 -v "$PWD/photos:/images:ro" -v tileserver-cache:/cache tileserver
+# Serves /images (the built-in landscape while it is empty); tiles are also kept on disk in /cache, so a restarted
+# container does not decode its photos again. SIGTERM drains: requests in flight finish, then it exits 0.
+
+FROM swift:6.3-bookworm AS build
+# Pinning Debian package versions would break the build at every Debian point release; the suite is pinned instead.
+# hadolint ignore=DL3008
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends libjpeg-dev libpng-dev \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /src
+# Dependencies in their own layer: resolved again only when the manifest changes.
+COPY Package.swift ./
+RUN swift package resolve
+COPY Sources ./Sources
+COPY Plugins ./Plugins
+COPY public ./public
+RUN swift build -c release --static-swift-stdlib --product tileserver \
+ && install -D -s .build/release/tileserver /out/tileserver
+
+FROM debian:bookworm-slim
+# hadolint ignore=DL3008
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends libjpeg62-turbo libpng16-16 \
+ && rm -rf /var/lib/apt/lists/* \
+ && useradd --system --uid 10001 --user-group --home-dir /nonexistent --shell /usr/sbin/nologin tileserver \
+ && mkdir -p /images /cache \
+ && chown tileserver:tileserver /cache
+COPY --from=build /out/tileserver /usr/local/bin/tileserver
+USER 10001:10001
+ENV TILESERVER_HOST=0.0.0.0 \
+    TILESERVER_PORT=8080 \
+    TILESERVER_CACHE_DIR=/cache/tiles \
+    TILESERVER_RASTER_DIR=/cache
+VOLUME ["/images", "/cache"]
+EXPOSE 8080
+STOPSIGNAL SIGTERM
+HEALTHCHECK --interval=10s --timeout=3s --start-period=5s --retries=3 CMD ["tileserver", "healthcheck"]
+ENTRYPOINT ["tileserver"]
+CMD ["serve", "/images"]

@@ -1,0 +1,80 @@
+"""The deployment files agree with the server and pass their linters: the Kubernetes manifests validate strictly
+and use the Dockerfile's port and image and the server's real flags, variables and health route; hadolint is
+clean on the Dockerfile."""
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+from conftest import ROOT, binary
+
+K8S = sorted((ROOT / "deploy/kubernetes").glob("*.yaml"))
+BIN = Path(sys.executable).parent
+
+
+def manifests():
+    return {doc["kind"]: doc for path in K8S for doc in yaml.safe_load_all(path.read_text()) if doc}
+
+
+def serve_help():
+    return subprocess.run([binary(), "serve", "--help"], capture_output=True, text=True, check=True).stdout
+
+
+def test_kubernetes_files_validate_strictly():
+    assert len(K8S) >= 3
+    result = subprocess.run([str(BIN / "kubernetes-validate"), "--strict", *map(str, K8S)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_hadolint_is_clean():
+    result = subprocess.run([str(BIN / "hadolint"), str(ROOT / "Dockerfile")], capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_manifests_match_the_dockerfile_and_the_server():
+    docker = (ROOT / "Dockerfile").read_text()
+    k = manifests()
+    assert {"Deployment", "Service", "HorizontalPodAutoscaler"} <= set(k)
+    pod = k["Deployment"]["spec"]["template"]["spec"]
+    (container,) = pod["containers"]
+    exposed = int(re.search(r"^EXPOSE (\d+)", docker, re.M).group(1))
+    ports = {p["name"]: p["containerPort"] for p in container["ports"]}
+    assert ports == {"http": exposed}
+    assert container["image"].split("/")[-1].split(":")[0] == "tileserver"
+    for probe in ("readinessProbe", "livenessProbe"):
+        assert container[probe]["httpGet"]["path"] == "/healthz" and container[probe]["httpGet"]["port"] in ("http", exposed)
+    assert k["Service"]["spec"]["ports"][0]["targetPort"] in ("http", exposed)
+    assert k["Service"]["spec"]["selector"] == k["Deployment"]["spec"]["selector"]["matchLabels"]
+    assert k["HorizontalPodAutoscaler"]["spec"]["scaleTargetRef"]["name"] == k["Deployment"]["metadata"]["name"]
+
+    # every flag and variable named exists; the image's volumes are mounted
+    text = serve_help()
+    args = container["args"]
+    assert args[0] == "serve" and re.search(r'^CMD \["serve", "/images"\]', docker, re.M)
+    flags = [a for a in args if a.startswith("--")]
+    assert flags and all(f"  {f} (TILESERVER_" in text for f in flags), flags
+    variables = [e["name"] for e in container.get("env", [])] + re.findall(r"(TILESERVER_[A-Z_]+)=", docker)
+    assert variables and all(f"({v}," in text for v in variables), variables
+    mounts = {m["mountPath"]: m for m in container["volumeMounts"]}
+    assert mounts["/images"]["readOnly"] is True and "/cache" in mounts
+    assert 'VOLUME ["/images", "/cache"]' in docker
+
+    # memory matched to the tile cache; grace longer than the drain; locked down
+    cache_mb = int(args[args.index("--cache-mb") + 1])
+    def mib(q):
+        return int(q[:-2]) * (1024 if q.endswith("Gi") else 1)
+    assert mib(container["resources"]["requests"]["memory"]) >= cache_mb + 60
+    assert mib(container["resources"]["limits"]["memory"]) >= mib(container["resources"]["requests"]["memory"])
+    assert pod["terminationGracePeriodSeconds"] > 10
+    assert container["securityContext"]["readOnlyRootFilesystem"] is True
+    uid = int(re.search(r"^USER (\d+)", docker, re.M).group(1))
+    assert pod["securityContext"]["runAsNonRoot"] is True and pod["securityContext"]["runAsUser"] == uid != 0
+
+
+def test_nginx_front_names_what_the_issue_asks():
+    conf = (ROOT / "deploy/nginx/tileserver.conf").read_text()
+    for directive in ("proxy_cache_path", "max_size=", "proxy_cache_lock on", "proxy_next_upstream ", "keepalive ",
+                      "hash $tileserver_image consistent", "proxy_http_version 1.1"):
+        assert directive in conf, directive

@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# Two replicas behind nginx running deploy/nginx/tileserver.conf, all on 127.0.0.1. A bounded wrk load over the
+# tiles of two images; one replica is killed with SIGKILL in the middle. Checks that no client request failed,
+# that each image's tiles went to one replica while both lived, and that a second pass is served from nginx's
+# cache (hit ratio >= 90 %, from $upstream_cache_status in its log). Prints throughput through the proxy beside
+# direct throughput. Under two minutes.
+#   scripts/scaleout-test.sh [BIN]   (default .build/debug/tileserver; knobs DURATION=8 CONNS=16)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BIN=$(realpath "${1:-.build/debug/tileserver}")
+DURATION=${DURATION:-8}; CONNS=${CONNS:-16}
+[ -x "$BIN" ] || { echo "build first: swift build" >&2; exit 1; }
+for p in nginx wrk curl python3; do command -v $p >/dev/null || { echo "needs $p: scripts/install-deps.sh test" >&2; exit 1; }; done
+scripts/make-fixtures.sh >/dev/null
+WORK=$(mktemp -d /var/tmp/tileserver-scaleout.XXXX)
+chmod 755 "$WORK"
+PIDS=()
+cleanup() {
+  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+  [ -f "$WORK/nginx.pid" ] && kill -QUIT "$(cat "$WORK/nginx.pid")" 2>/dev/null
+  sleep 0.3; [ -n "${KEEP:-}" ] || rm -rf "$WORK"
+}
+trap cleanup EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+read -r PROXY R1 R2 < <(python3 -c 'import socket
+s=[socket.socket() for _ in range(3)]
+[x.bind(("127.0.0.1",0)) for x in s]; print(*[x.getsockname()[1] for x in s])')
+
+mkdir -p "$WORK/photos"
+cp .build-fixtures/gallery/large.jpg "$WORK/photos/large.jpg"
+cp .build-fixtures/formats/q100-444.jpg "$WORK/photos/second.jpg"
+for port in $R1 $R2; do
+  "$BIN" serve "$WORK/photos" --host 127.0.0.1 --port "$port" --access-log off > "$WORK/replica-$port.log" 2>&1 &
+  PIDS+=($!)
+done
+for port in $R1 $R2; do
+  for _ in $(seq 100); do curl -sf -o /dev/null "http://127.0.0.1:$port/healthz" && break; sleep 0.1; done
+done
+
+# deploy/nginx/tileserver.conf as it is, but for the replicas, the listen port and the two paths.
+python3 - deploy/nginx/tileserver.conf "$WORK" "$PROXY" "$R1" "$R2" <<'PY'
+import re, sys
+conf, work, proxy, r1, r2 = sys.argv[1], sys.argv[2], *sys.argv[3:]
+text = open(conf).read()
+replicas = f"    server 127.0.0.1:{r1} max_fails=1 fail_timeout=10s;\n    server 127.0.0.1:{r2} max_fails=1 fail_timeout=10s;\n"
+text, n = re.subn(r"(# replicas: begin\n).*?(\s*# replicas: end)", lambda m: m.group(1) + replicas + m.group(2).lstrip("\n"), text, flags=re.S)
+assert n == 1, "replicas markers"
+for old, new in ((r"listen 8080;", f"listen 127.0.0.1:{proxy};"), ("/var/cache/nginx/tileserver", f"{work}/cache"),
+                 ("/var/log/nginx/tileserver.log", f"{work}/access.log")):
+    assert old in text, old
+    text = text.replace(old, new)
+open(f"{work}/tileserver.conf", "w").write(text)
+open(f"{work}/nginx.conf", "w").write(f"""worker_processes 2;
+pid {work}/nginx.pid;
+error_log {work}/error.log warn;
+events {{ worker_connections 1024; }}
+http {{
+  client_body_temp_path {work}/body; proxy_temp_path {work}/proxy; fastcgi_temp_path {work}/fcgi;
+  uwsgi_temp_path {work}/uwsgi; scgi_temp_path {work}/scgi;
+  include {work}/tileserver.conf;
+}}
+""")
+PY
+nginx -t -c "$WORK/nginx.conf" -p "$WORK" 2> "$WORK/nginx-t.log" || { cat "$WORK/nginx-t.log" >&2; fail "nginx -t"; }
+nginx -c "$WORK/nginx.conf" -p "$WORK"
+for _ in $(seq 100); do curl -sf -o /dev/null "http://127.0.0.1:$PROXY/healthz" && break; sleep 0.1; done
+
+# Every tile of levels 6 and up of both images, by their versioned DeepZoom URLs (as the API hands them out), and
+# 400 seeded IIIF regions (renders from those tiles), so replicas still have work when one is killed.
+python3 - "$PROXY" "$WORK/urls.txt" <<'PY'
+import json, math, random, sys, urllib.request
+port, out = sys.argv[1], sys.argv[2]
+urls = []
+for image in json.load(urllib.request.urlopen(f"http://127.0.0.1:{port}/api/images"))["images"]:
+    w, h, t, top = image["width"], image["height"], image["tileSize"], image["maxLevel"]
+    for level in range(6, top + 1):
+        s = 2 ** (top - level)
+        cols, rows = math.ceil(math.ceil(w / s) / t), math.ceil(math.ceil(h / s) / t)
+        urls += [f"/images/{image['id']}_files/{level}/{x}_{y}.jpg?v={image['version']}" for x in range(cols) for y in range(rows)]
+    rnd = random.Random(7)
+    for _ in range(200):
+        rw, rh = rnd.randint(64, w // 3), rnd.randint(64, h // 3)
+        urls.append(f"/iiif/3/{image['id']}/{rnd.randint(0, w - rw)},{rnd.randint(0, h - rh)},{rw},{rh}/{rnd.randint(32, min(rw, 300))},/0/default.jpg")
+rnd.shuffle(urls)
+open(out, "w").write("\n".join(urls) + "\n")
+print(f"{len(urls)} URLs of 2 images (tiles and IIIF regions)", file=sys.stderr)
+PY
+
+# The replica that the hash gives the larger image is the one to kill (which one depends on the ports).
+curl -sf -o /dev/null "http://127.0.0.1:$PROXY/api/images/large"; sleep 1.2
+HOLDER=$(grep '"GET /api/images/large ' "$WORK/access.log" | sed 's/.*upstream=127.0.0.1:\([0-9]*\).*/\1/')
+if [ "$HOLDER" = "$R1" ]; then VICTIM=${PIDS[0]}; SURVIVOR=$R2; else VICTIM=${PIDS[1]}; SURVIVOR=$R1; fi
+[ "$HOLDER" = "$R1" ] || [ "$HOLDER" = "$R2" ] || fail "no upstream for /api/images/large in the log"
+echo "== pass 1: wrk ${DURATION}s x $CONNS connections through nginx; the replica on port $HOLDER killed with SIGKILL half-way"
+wrk -t2 -c"$CONNS" -d"${DURATION}s" --timeout 30s -s bench/wrk-paths.lua "http://127.0.0.1:$PROXY" -- "$WORK/urls.txt" > "$WORK/wrk1.txt" 2>&1 &
+WRK=$!
+sleep "$(echo "$DURATION / 2" | bc -l)"
+KILLED_AT=$(date +%s.%N)
+kill -9 "$VICTIM"
+wait "$WRK"
+grep WRK_RESULT "$WORK/wrk1.txt"
+grep -q ' errors=0 non2xx=0' "$WORK/wrk1.txt" || fail "client requests failed during the kill: $(grep WRK_RESULT "$WORK/wrk1.txt")"
+sleep 1.2   # nginx flushes its log buffer every second
+
+echo "== pass 2: every URL that pass 1 got, once more, through nginx"
+PASS2_AT=$(date +%s.%N)
+python3 - "$PROXY" "$WORK/access.log" "$WORK/cached.txt" <<'PY'
+import http.client, re, sys
+port, log, out = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+urls = sorted({m.group(1) for line in open(log) if (m := re.search(r'"GET (\S+) HTTP/1.1" 200 ', line))} - {"/healthz", "/api/images"})
+open(out, "w").write("\n".join(urls) + "\n")
+c = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+bad = 0
+for u in urls:
+    c.request("GET", u); r = c.getresponse(); r.read(); bad += r.status != 200
+print(f"{len(urls)} URLs, {bad} failed")
+sys.exit(1 if bad else 0)
+PY
+sleep 1.2
+
+python3 - "$WORK/access.log" "$KILLED_AT" "$PASS2_AT" "$HOLDER" <<'PY'
+import re, sys
+log, killed, pass2, victim = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
+before, after, second = {}, [], []
+for line in open(log):
+    m = re.search(r" (\d+\.\d+) \"GET (\S+) [^\"]*\" (\d+) \d+ image=(\S*) cache=(\S+) upstream=(\S+)", line)
+    if not m or not m.group(4):
+        continue
+    at, status, image, cache, upstream = float(m.group(1)), m.group(3), m.group(4), m.group(5), m.group(6)
+    if at < killed - 0.2 and upstream != "-":
+        before.setdefault(image, set()).update(u.strip() for u in upstream.split(","))
+    if killed <= at < pass2 and upstream != "-":
+        after.append((image, [u.strip() for u in upstream.split(",")]))
+    if at >= pass2:
+        second.append(cache)
+print("replicas per image while both lived:", {k: sorted(v) for k, v in before.items()})
+assert len(before) == 2, "both images were asked for before the kill"
+assert all(len(v) == 1 for v in before.values()), "an image's requests went to more than one replica"
+dead = f"127.0.0.1:{victim}"
+moved = [u for image, u in after if before.get(image) == {dead} and u[-1] != dead]
+print(f"after the kill: {len(moved)} requests for the killed replica's image answered by the other one "
+      f"({sum(len(u) > 1 for _, u in after)} of them retried there by nginx)")
+assert moved, "no request failed over: the kill came too late to test anything"
+hits = second.count("HIT")
+print(f"pass 2: {hits} of {len(second)} from nginx's cache ({100 * hits / max(len(second), 1):.1f} %, goal >= 90 %)")
+assert second and hits / len(second) >= 0.9, "hit ratio below 90 %"
+PY
+
+echo "== throughput over pass 2's tile URLs: through nginx (from its cache) and straight at the surviving replica (warmed)"
+grep '_files/' "$WORK/cached.txt" > "$WORK/tiles.txt"
+while read -r u; do curl -sf -o /dev/null "http://127.0.0.1:$SURVIVOR$u" || true; done < "$WORK/tiles.txt"
+for target in "nginx:$PROXY" "replica:$SURVIVOR"; do
+  wrk -t2 -c"$CONNS" -d3s -s bench/wrk-paths.lua "http://127.0.0.1:${target#*:}" -- "$WORK/tiles.txt" | grep WRK_RESULT \
+    | sed "s/^WRK_RESULT/${target%%:*}/"
+done
+echo "scaleout-test: passed"
