@@ -17,6 +17,8 @@ RUN swift package resolve
 COPY Sources ./Sources
 COPY Plugins ./Plugins
 COPY public ./public
+# The manifest names the test targets, so their folders must exist; nothing in them is built.
+COPY Tests ./Tests
 RUN swift build -c release --static-swift-stdlib --product tileserver \
  && install -D -s .build/release/tileserver /out/tileserver
 
