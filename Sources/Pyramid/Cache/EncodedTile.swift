@@ -11,13 +11,7 @@ public struct EncodedTile: Sendable, Equatable {
         self.bytes = bytes
         self.format = format
         self.version = version
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-        for byte in bytes {
-            hash ^= UInt64(byte)
-            hash &*= 0x100_0000_01B3
-        }
-        let hex = String(hash, radix: 16)
-        self.etag = "\"" + (version.isEmpty ? "" : version + "-") + String(repeating: "0", count: 16 - hex.count) + hex + "\""
+        self.etag = "\"" + (version.isEmpty ? "" : version + "-") + FNV1a(bytes).hex16 + "\""
     }
 
     /// What the tile costs the cache: its bytes plus a fixed overhead for the entry.

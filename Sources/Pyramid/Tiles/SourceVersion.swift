@@ -19,7 +19,7 @@ public enum SourceVersion {
             let tail = Int(min(fileSize - Int64(head), Int64(sampleBytes)))
             hash.add(try file.read(count: tail, at: fileSize - Int64(tail)))
         }
-        return hash.hex
+        return hash.hex12
     }
 
     /// The version of a source with no file behind it (a synthetic image): its kind and size.
@@ -28,25 +28,6 @@ public enum SourceVersion {
         hash.add(Array(source.kind.utf8))
         hash.add(Int64(source.info.width))
         hash.add(Int64(source.info.height))
-        return hash.hex
-    }
-}
-
-/// 64-bit FNV-1a over bytes and integers (little-endian).
-struct FNV1a {
-    private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
-
-    mutating func add(_ bytes: [UInt8]) {
-        for byte in bytes { value = (value ^ UInt64(byte)) &* 0x100_0000_01b3 }
-    }
-
-    mutating func add(_ number: Int64) {
-        withUnsafeBytes(of: number.littleEndian) { add(Array($0)) }
-    }
-
-    /// The top 48 bits as twelve hex digits.
-    var hex: String {
-        let text = String(value >> 16, radix: 16)
-        return String(repeating: "0", count: 12 - text.count) + text
+        return hash.hex12
     }
 }

@@ -1,3 +1,5 @@
+import Pyramid
+
 /// Where the browser viewer's files come from: compiled into the binary (the default, so the server runs from any
 /// directory with nothing beside it), or a folder named with `--public` for working on the viewer.
 enum ViewerFiles: Sendable, Equatable {
@@ -16,14 +18,5 @@ enum ViewerFiles: Sendable, Equatable {
     }
 
     private static let embeddedWithTags: [String: (bytes: [UInt8], etag: String)] =
-        EmbeddedViewer.files.mapValues { bytes in (bytes, "\"e-\(String(fnv1a(bytes), radix: 16))\"") }
-
-    /// 64-bit FNV-1a: a content fingerprint for ETags, not a security hash.
-    static func fnv1a(_ bytes: [UInt8]) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in bytes {
-            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
-        }
-        return hash
-    }
+        EmbeddedViewer.files.mapValues { bytes in (bytes, "\"e-\(FNV1a(bytes).hex16)\"") }
 }

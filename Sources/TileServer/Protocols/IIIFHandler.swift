@@ -122,8 +122,7 @@ enum IIIFHandler {
             let lookup = try app.tiles.lookup(image, snapshot: snapshot, tile: tile, format: request.format)
             return TileHandler.answer(lookup, context: context, headers: [profileLink], versioned: identifier.version != nil)
         }
-        let cacheControl = identifier.version != nil ? VersionCheck.immutable
-            : HTTPHeader(name: "Cache-Control", value: "public, max-age=\(app.config.tileMaxAge)")
+        let cacheControl = identifier.version != nil ? VersionCheck.immutable : app.tileCacheControl
         return .deferred {
             do {
                 var pixels = try app.tiles.region(request.region, outWidth: request.width, outHeight: request.height,

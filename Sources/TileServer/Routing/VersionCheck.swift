@@ -11,7 +11,7 @@ enum VersionCheck: Equatable {
             self = .unversioned
             return
         }
-        self = asked == version ? .current : .stale(location: String(context.request.path) + "?v=" + version)
+        self = asked == version ? .current : .stale(location: URLPath.versioned(String(context.request.path), version))
     }
 
     /// The `307` for a stale version (temporary: the version moves again when the file does).
