@@ -37,3 +37,17 @@ figure() {
   printf '%-58s ours %10s  %-10s %10s  %sx %s\n' "$1" "$2" "$3" "$4" "$5" "${6:+(goal $6)}"
   printf 'FIGURE\t%s\t%s\t%s\t%s\t%s\t%s\n' "$@"
 }
+
+# sample_rss PID FILE [INTERVAL]: appends "SECONDS_SINCE_START RSS_KB" to FILE every INTERVAL seconds (0.5)
+# while PID lives. Run it in the background.
+sample_rss() {
+  local pid=$1 file=$2 interval=${3:-0.5} start kb
+  start=$(date +%s.%N)
+  while kb=$(awk '/^VmRSS/ {print $2}' "/proc/$pid/status" 2>/dev/null) && [ -n "$kb" ]; do
+    printf '%.1f %s\n' "$(echo "$(date +%s.%N) - $start" | bc -l)" "$kb" >>"$file"
+    sleep "$interval"
+  done
+}
+
+# open_fds PID: descriptors the process holds.
+open_fds() { ls "/proc/$1/fd" 2>/dev/null | wc -l; }

@@ -16,6 +16,7 @@ struct tsio_jpeg {
     struct jpeg_decompress_struct cinfo;
     struct jpeg_error_mgr err;
     struct jpeg_source_mgr src;
+    struct jpeg_progress_mgr progress;
     jmp_buf jump;
     tsio_status *st;          /* the status of the call in progress */
     int fd;
@@ -43,6 +44,21 @@ static void on_error_exit(j_common_ptr cinfo) {
     tsio_status_fail(j->st, code, "%s", text);
     j->st->offset = j->read_total - j->src.bytes_in_buffer;
     longjmp(j->jump, 1);
+}
+
+/* Real progressive files have about ten scans; thousands are a denial of service (each scan walks every
+ * coefficient again), refused as libjpeg-turbo's own scan limit does it: from the progress monitor. */
+#define TSIO_MAX_SCANS 1000
+
+static void on_progress(j_common_ptr cinfo) {
+    if (!cinfo->is_decompressor) return;
+    j_decompress_ptr d = (j_decompress_ptr)cinfo;
+    if (d->input_scan_number > TSIO_MAX_SCANS) {
+        tsio_jpeg *j = (tsio_jpeg *)cinfo->client_data;
+        tsio_status_fail(j->st, TSIO_ERR_CORRUPT, "more than %d scans in a progressive JPEG", TSIO_MAX_SCANS);
+        j->st->offset = j->read_total - j->src.bytes_in_buffer;
+        longjmp(j->jump, 1);
+    }
 }
 
 /* emit_message: collect warnings (level -1); drop trace messages. */
@@ -164,6 +180,8 @@ static tsio_jpeg *open_input(int fd, const uint8_t *mem, size_t mem_size, uint64
     }
     jpeg_create_decompress(&j->cinfo);
     if (max_memory > 0) j->cinfo.mem->max_memory_to_use = (long)max_memory;
+    j->progress.progress_monitor = on_progress;
+    j->cinfo.progress = &j->progress;
     j->src.init_source = src_init;
     j->src.fill_input_buffer = src_fill;
     j->src.skip_input_data = src_skip;

@@ -10,7 +10,11 @@ public final class ConditionLock: @unchecked Sendable {
 
     public init() {
         pthread_mutex_init(mutex, nil)
-        pthread_cond_init(condition, nil)
+        var attributes = pthread_condattr_t()
+        pthread_condattr_init(&attributes)
+        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC) // timed waits immune to clock changes
+        pthread_cond_init(condition, &attributes)
+        pthread_condattr_destroy(&attributes)
     }
 
     deinit {
@@ -29,6 +33,14 @@ public final class ConditionLock: @unchecked Sendable {
     /// Waits, with the lock held by the caller inside `withLock`, until `broadcast` wakes it.
     public func wait() {
         pthread_cond_wait(condition, mutex)
+    }
+
+    /// `wait()` that gives up at `deadline` (`MonotonicClock.seconds()`); returns false when it timed out.
+    @discardableResult
+    public func wait(until deadline: Double) -> Bool {
+        let whole = deadline.rounded(.down)
+        var ts = timespec(tv_sec: Int(whole), tv_nsec: Int((deadline - whole) * 1e9))
+        return pthread_cond_timedwait(condition, mutex, &ts) != ETIMEDOUT
     }
 
     /// Wakes every waiter; call with the lock held.

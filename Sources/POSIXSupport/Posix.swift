@@ -15,6 +15,17 @@ public enum Posix {
         try wouldBlockIsNil { () throws(SyscallError) in try syscall("writev") { Glibc.writev(fd, vectors.baseAddress, CInt(vectors.count)) } }
     }
 
+    /// `sendfile(2)` of up to `count` bytes of `file` from `offset` (advanced) to the socket: bytes sent, or nil
+    /// when the socket buffer is full.
+    public static func sendfile(_ socket: CInt, _ file: CInt, offset: inout Int, count: Int) throws(SyscallError) -> Int? {
+        var position = off_t(offset)
+        let sent = try wouldBlockIsNil { () throws(SyscallError) in
+            try syscall("sendfile") { Glibc.sendfile(socket, file, &position, count) }
+        }
+        offset = Int(position)
+        return sent
+    }
+
     /// `write(2)` of all of `bytes` to a blocking descriptor (a log file or pipe), retrying short writes.
     public static func writeAll(_ fd: CInt, _ bytes: UnsafeRawBufferPointer) throws(SyscallError) {
         var done = 0

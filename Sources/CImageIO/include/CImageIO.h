@@ -148,6 +148,20 @@ int tsio_png_encode(const uint8_t *pixels, uint32_t width, uint32_t height, size
 
 void tsio_free(void *p);
 
+/*
+ * A JPEG (`format` 0, quality) or PNG (`format` 1, zlib level) written row by
+ * row to `fd` as the rows arrive, so an image larger than memory can be
+ * encoded in bands. tsio_writer_finish writes the trailer and frees the
+ * writer; tsio_writer_abort frees it after a failure or an abandoned image.
+ * The fd stays open.
+ */
+typedef struct tsio_writer tsio_writer;
+tsio_writer *tsio_writer_open(int fd, int format, uint32_t width, uint32_t height, int channels,
+                              int quality_or_level, tsio_status *st);
+int tsio_writer_rows(tsio_writer *w, const uint8_t *pixels, size_t stride, uint32_t rows, tsio_status *st);
+int tsio_writer_finish(tsio_writer *w, tsio_status *st);
+void tsio_writer_abort(tsio_writer *w);
+
 /* Parses a TIFF/EXIF block (starting at "II" or "MM") for tag 0x0112. */
 int tsio_exif_orientation(const uint8_t *data, size_t size);
 

@@ -24,6 +24,7 @@ struct OutputDirectory {
         }
         do {
             if layout == .dzi { try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true) }
+            Self.removeStale(in: (staging as NSString).deletingLastPathComponent)
             try? FileManager.default.removeItem(atPath: staging)
             try FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: true)
         } catch {
@@ -93,6 +94,39 @@ struct OutputDirectory {
         if existed { try syscall("rename(\(destination))") { rename(destination, aside) } }
         try syscall("rename(\(source))") { rename(source, destination) }
         if existed { try? fm.removeItem(atPath: aside) }
+    }
+
+    /// Removes what builds killed mid-way left in `directory`: staging directories (`.NAME.building-PID`) and
+    /// replaced outputs moved aside (`NAME.old-PID`) whose PID no longer runs. A live build's are never
+    /// touched, nor anything whose PID cannot be read. Returns the paths removed.
+    @discardableResult
+    static func removeStale(in directory: String) -> [String] {
+        let fm = FileManager.default
+        guard let entries = try? fm.contentsOfDirectory(atPath: directory) else { return [] }
+        var removed: [String] = []
+        for entry in entries {
+            guard let pid = Self.builderPID(of: entry), pid != getpid(), !Self.isRunning(pid) else { continue }
+            let path = directory + "/" + entry
+            if (try? fm.removeItem(atPath: path)) != nil { removed.append(path) }
+        }
+        return removed
+    }
+
+    /// The PID in `.NAME.building-PID` or `NAME.old-PID`, or nil for any other name.
+    static func builderPID(of entry: String) -> pid_t? {
+        for marker in [".building-", ".old-"] {
+            guard let range = entry.range(of: marker, options: .backwards),
+                  marker == ".old-" || entry.hasPrefix(".") else { continue }
+            let digits = entry[range.upperBound...]
+            guard !digits.isEmpty, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber), let pid = pid_t(digits), pid > 0 else { continue }
+            return pid
+        }
+        return nil
+    }
+
+    /// `kill(pid, 0)`: a process exists unless it answers ESRCH (EPERM means it runs as someone else).
+    static func isRunning(_ pid: pid_t) -> Bool {
+        kill(pid, 0) == 0 || errno != ESRCH
     }
 
     func discard() {

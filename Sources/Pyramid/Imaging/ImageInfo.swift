@@ -37,4 +37,21 @@ public struct ImageInfo: Hashable, Sendable {
     public var storedWidth: Int { orientation.swapsAxes ? height : width }
     public var storedHeight: Int { orientation.swapsAxes ? width : height }
     public var hasAlpha: Bool { channels == 4 }
+
+    /// Heap bytes a decode holds from its first row to its last when the file cannot stream rows: every DCT
+    /// coefficient of a progressive JPEG (2 bytes a sample; 4:2:0 colour is 1.5 samples a pixel), or the
+    /// whole decoded image of an Adam7 PNG. Zero for files that stream.
+    public var wholeDecodeBytes: Int {
+        guard progressive else { return 0 }
+        let pixels = width * height
+        switch format {
+        case .png: return pixels * channels
+        case .jpeg:
+            switch colorSpace {
+            case "gray": return pixels * 2
+            case "cmyk", "ycck": return pixels * 8
+            default: return pixels * 3
+            }
+        }
+    }
 }

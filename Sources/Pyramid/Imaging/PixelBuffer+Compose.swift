@@ -17,10 +17,13 @@ extension PixelBuffer {
     /// Paints 3-channel `pixels`, scaled by `scale` with its top-left corner at (`originX`, `originY`), into
     /// the pixels of this 3-channel buffer that `clip` (in this buffer's coordinates) covers, sampling
     /// bilinearly at pixel centres.
-    public mutating func paintBilinear(_ pixels: PixelBuffer, originX: Double, originY: Double, scale: Double, clip: ViewRect) {
+    /// `rowOffset`: this buffer holds the rows of a larger picture from there on (one band of a view image);
+    /// `originY` and `clip` stay in the larger picture's coordinates.
+    public mutating func paintBilinear(_ pixels: PixelBuffer, originX: Double, originY: Double, scale: Double, clip: ViewRect,
+                                       rowOffset: Int = 0) {
         precondition(channels == 3 && pixels.channels == 3, "bilinear painting works on RGB")
         let x0 = max(0, Int(clip.x.rounded(.down))), x1 = min(width, Int((clip.x + clip.width).rounded(.up)))
-        let y0 = max(0, Int(clip.y.rounded(.down))), y1 = min(height, Int((clip.y + clip.height).rounded(.up)))
+        let y0 = max(rowOffset, Int(clip.y.rounded(.down))), y1 = min(rowOffset + height, Int((clip.y + clip.height).rounded(.up)))
         guard x0 < x1, y0 < y1 else { return }
         let w = width
         pixels.bytes.withUnsafeBufferPointer { src in
@@ -37,7 +40,7 @@ extension PixelBuffer {
                             let p10 = Double(src[(iy1 * pixels.width + ix) * 3 + c])
                             let p11 = Double(src[(iy1 * pixels.width + ix1) * 3 + c])
                             let top = p00 + (p01 - p00) * wx, bottom = p10 + (p11 - p10) * wx
-                            dst[(sy * w + sx) * 3 + c] = UInt8((top + (bottom - top) * wy).rounded())
+                            dst[((sy - rowOffset) * w + sx) * 3 + c] = UInt8((top + (bottom - top) * wy).rounded())
                         }
                     }
                 }

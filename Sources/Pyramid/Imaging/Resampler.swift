@@ -1,35 +1,66 @@
 /// Resizes pixels to any size, separably: area averaging where the image shrinks (each output pixel is the
 /// coverage-weighted mean of the source pixels under it), linear interpolation where it grows.
+///
+/// Weights are computed in the coordinates of the whole source window, for whichever output pixels are
+/// wanted, so an image made in bands (`Taps` for a range of rows) is bit for bit the image made whole.
 public enum Resampler {
+    /// For each output pixel of one axis: the first source index it reads and the normalised weights from there.
+    public struct Taps: Sendable {
+        public var taps: [(first: Int, weights: [Float])]
+        /// The source span the taps read: `lower ..< upper`.
+        public var lower: Int { taps.map(\.first).min() ?? 0 }
+        public var upper: Int { taps.map { $0.first + $0.weights.count }.max() ?? 0 }
+
+        /// Output pixels `range` of `count` covering `span` source pixels from `start` (fractional), reading
+        /// source indices below `limit`.
+        public init(start: Double, span: Double, count: Int, limit: Int, range: Range<Int>) {
+            taps = Resampler.weights(start: start, span: span, count: count, limit: limit, range: range)
+        }
+    }
+
     /// The source window (`x`, `y`, `width`, `height`, fractional, in `source` pixels) as `outWidth × outHeight`.
     public static func resample(_ source: PixelBuffer, x: Double, y: Double, width: Double, height: Double,
                                 outWidth: Int, outHeight: Int) -> PixelBuffer {
-        if width == Double(outWidth), height == Double(outHeight), x == x.rounded(), y == y.rounded(),
-           PixelRect(x: Int(x), y: Int(y), width: outWidth, height: outHeight).fits(width: source.width, height: source.height) {
-            return source.cropped(to: PixelRect(x: Int(x), y: Int(y), width: outWidth, height: outHeight)) // nothing to resample
-        }
+        let columns = Taps(start: x, span: width, count: outWidth, limit: source.width, range: 0 ..< outWidth)
+        let rows = Taps(start: y, span: height, count: outHeight, limit: source.height, range: 0 ..< outHeight)
+        return resample(source, originX: 0, originY: 0, columns: columns, rows: rows)
+    }
+
+    /// One output pixel per column and row tap, reading `source`, whose first pixel is source index
+    /// (`originX`, `originY`) of the axes the taps index.
+    public static func resample(_ source: PixelBuffer, originX: Int, originY: Int, columns: Taps, rows: Taps) -> PixelBuffer {
         let c = source.channels
-        let columns = weights(start: x, span: width, count: outWidth, limit: source.width)
-        let rows = weights(start: y, span: height, count: outHeight, limit: source.height)
+        let outWidth = columns.taps.count, outHeight = rows.taps.count
+        var result = PixelBuffer(width: outWidth, height: outHeight, channels: c)
+        if columns.taps.allSatisfy({ $0.weights.count == 1 }) && rows.taps.allSatisfy({ $0.weights.count == 1 }) {
+            // One source pixel per output pixel (same scale, or nearest at a boundary): copy.
+            for (oy, row) in rows.taps.enumerated() {
+                let line = (row.first - originY) * source.width
+                for (ox, column) in columns.taps.enumerated() {
+                    let from = (line + column.first - originX) * c, to = (oy * outWidth + ox) * c
+                    for ch in 0 ..< c { result.bytes[to + ch] = source.bytes[from + ch] }
+                }
+            }
+            return result
+        }
         // Horizontal pass into floats, only for the source rows the vertical pass will read.
-        let firstRow = rows.map(\.first).min() ?? 0
-        let lastRow = rows.map { $0.first + $0.weights.count }.max() ?? 0
+        let firstRow = rows.lower, lastRow = rows.upper
         var middle = [Float](repeating: 0, count: (lastRow - firstRow) * outWidth * c)
         source.bytes.withUnsafeBufferPointer { src in
             for sy in firstRow ..< lastRow {
-                let line = sy * source.width * c
+                let line = (sy - originY) * source.width * c
                 let out = (sy - firstRow) * outWidth * c
-                for (ox, w) in columns.enumerated() {
+                for (ox, w) in columns.taps.enumerated() {
+                    let base = line + (w.first - originX) * c
                     for ch in 0 ..< c {
                         var sum: Float = 0
-                        for (k, weight) in w.weights.enumerated() { sum += weight * Float(src[line + (w.first + k) * c + ch]) }
+                        for (k, weight) in w.weights.enumerated() { sum += weight * Float(src[base + k * c + ch]) }
                         middle[out + ox * c + ch] = sum
                     }
                 }
             }
         }
-        var result = PixelBuffer(width: outWidth, height: outHeight, channels: c)
-        for (oy, w) in rows.enumerated() {
+        for (oy, w) in rows.taps.enumerated() {
             for i in 0 ..< outWidth * c {
                 var sum: Float = 0
                 for (k, weight) in w.weights.enumerated() { sum += weight * middle[(w.first + k - firstRow) * outWidth * c + i] }
@@ -39,10 +70,11 @@ public enum Resampler {
         return result
     }
 
-    /// For each output pixel: the first source index it reads and the normalised weights from there on.
-    static func weights(start: Double, span: Double, count: Int, limit: Int) -> [(first: Int, weights: [Float])] {
+    /// For output pixels `range` of `count`: the first source index each reads and the normalised weights.
+    static func weights(start: Double, span: Double, count: Int, limit: Int,
+                        range: Range<Int>) -> [(first: Int, weights: [Float])] {
         let scale = span / Double(count) // source pixels per output pixel
-        return (0 ..< count).map { i in
+        return range.map { i in
             if scale >= 1 {
                 let a = start + Double(i) * scale, b = a + scale
                 let first = max(0, Int(a.rounded(.down))), last = min(limit, Int(b.rounded(.up)))
@@ -51,7 +83,8 @@ public enum Resampler {
                 }
                 let total = w.reduce(0, +)
                 if total > 0 { w = w.map { $0 / total } } else { w = [1] }
-                return (min(first, limit - 1), w)
+                let clamped = min(first, limit - 1)
+                return (clamped, clamped == first ? w : [1])
             }
             let centre = start + (Double(i) + 0.5) * scale - 0.5
             let p0 = Int(centre.rounded(.down)), t = Float(centre - Double(p0))

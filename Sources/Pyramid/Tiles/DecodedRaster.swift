@@ -42,10 +42,19 @@ public final class DecodedRaster: @unchecked Sendable {
         }
     }
 
-    /// Runs the decode pass on its own thread.
-    public func start(from source: any ImageSource) {
+    /// Runs the decode pass on its own thread. A source that must decode whole first (progressive JPEG,
+    /// Adam7 PNG) holds a lease of that memory from `memory` for the whole pass, or fails naming the limit.
+    public func start(from source: any ImageSource, memory: RenderBudget? = nil) {
         startDetachedThread { [self] in
             do {
+                let whole = source.info.wholeDecodeBytes
+                var lease: RenderBudget.Lease?
+                if whole > 0, let memory {
+                    do { lease = try memory.acquire(whole) } catch let error as RenderBudgetError {
+                        throw ImageSourceError.outOfMemory(path: source.path, message: Self.explain(error, source.info))
+                    }
+                }
+                defer { lease?.release() }
                 let rect = PixelRect(x: 0, y: 0, width: width, height: height)
                 try source.decode(rect, shrink: shrink, bandRows: block) { band in
                     try store(band)
@@ -64,6 +73,18 @@ public final class DecodedRaster: @unchecked Sendable {
                     lock.broadcast()
                 }
             }
+        }
+    }
+
+    private static func explain(_ error: RenderBudgetError, _ info: ImageInfo) -> String {
+        let kind = info.format == .png ? "an interlaced (Adam7) PNG" : "a progressive JPEG"
+        switch error {
+        case let .tooLarge(bytes, capacity):
+            return "\(kind) of \(info.width)×\(info.height) must be decoded whole, which takes \(RenderBudgetError.megabytes(bytes)) MB; "
+                + "the render budget is \(RenderBudgetError.megabytes(capacity)) MB (--render-memory-mb): raise it, or save the "
+                + "image \(info.format == .png ? "without interlacing" : "as baseline JPEG")"
+        case .busy:
+            return "\(kind) must be decoded whole and the render budget is busy; \(error)"
         }
     }
 

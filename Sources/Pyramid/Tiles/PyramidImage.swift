@@ -28,6 +28,8 @@ public final class PyramidImage: @unchecked Sendable {
     private var rasters: [Int: DecodedRaster] = [:]
     /// Shared by every image of a service; set once before the image is shared.
     var budget: RasterBudget?
+    /// Pixel memory for whole decodes; set once before the image is shared.
+    var renderBudget: RenderBudget?
     /// Told the old and the new version when the file changed; set once before the image is shared.
     var onChange: (@Sendable (_ old: Snapshot, _ new: Snapshot) -> Void)?
 
@@ -124,7 +126,7 @@ public final class PyramidImage: @unchecked Sendable {
             let raster = try DecodedRaster(width: w, height: h, channels: snapshot.source.info.channels,
                                            shrink: shrink, directory: options.rasterDirectory)
             rasters[shrink] = raster
-            raster.start(from: snapshot.source)
+            raster.start(from: snapshot.source, memory: renderBudget)
             return (raster, true)
         }
         if created {
@@ -150,7 +152,7 @@ public final class PyramidImage: @unchecked Sendable {
         // The full-resolution pass writes ~3 bytes a pixel and runs slower than a bare decode. A tile far below
         // its progress is decoded directly (crop + skip: one partial sequential pass) on the other core, one
         // at a time; every other tile waits for the rows it needs.
-        if base == 1, factor == 1, raster.progress * 5 < region.maxY * 4,
+        if base == 1, factor == 1, !snapshot.source.info.progressive, raster.progress * 5 < region.maxY * 4,
            directDecodeBusy.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged {
             defer { directDecodeBusy.store(false, ordering: .releasing) }
             return try snapshot.source.decode(rect, shrink: 1)

@@ -13,12 +13,22 @@ public struct TileOptions: Sendable, Hashable {
     /// Disk bytes all decode passes together may hold (a full-resolution pass of a 20,000² photo takes 1.2 GB).
     public var rasterBytes: Int
     public var limits: ImageLimits
+    /// Pixel memory all region renders, view images and whole-image decodes together may hold.
+    public var renderBytes: Int
+    /// Requests that may wait for render memory; more get `RenderBudgetError.busy`.
+    public var renderQueue: Int
+    /// Seconds a request waits for render memory before it gets `RenderBudgetError.busy`.
+    public var renderWait: Double
     /// Seconds between two `stat`s of a source file for changes; a replaced file is seen within this time.
     public var changeCheckInterval: Double
 
     public init(tileSize: Int = 256, overlap: Int = 0, quality: Int = 85, pngLevel: Int = 3,
                 cacheBytes: Int = 256 << 20, rasterDirectory: String = "/var/tmp", rasterBytes: Int = 8 << 30,
-                limits: ImageLimits = ImageLimits(), changeCheckInterval: Double = 1) {
+                limits: ImageLimits = ImageLimits(), changeCheckInterval: Double = 1,
+                renderBytes: Int = 512 << 20, renderQueue: Int = 64, renderWait: Double = 10) {
+        self.renderBytes = renderBytes
+        self.renderQueue = renderQueue
+        self.renderWait = renderWait
         self.changeCheckInterval = changeCheckInterval
         self.rasterBytes = rasterBytes
         self.tileSize = tileSize

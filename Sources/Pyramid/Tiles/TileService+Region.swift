@@ -20,44 +20,46 @@ extension TileService {
     /// The pixels of `rect` (full-resolution, upright image pixels) as `outWidth × outHeight`, assembled from
     /// the cached tiles of the smallest pyramid level that still has at least the requested resolution (only
     /// missing tiles are rendered), then cropped and resampled. A small output never decodes the full image.
+    /// Takes no memory from the render budget: `encodedRegion` is the budgeted way.
     public func region(_ rect: PixelRect, outWidth: Int, outHeight: Int, of image: PyramidImage,
                        in snapshot: PyramidImage.Snapshot) throws -> PixelBuffer {
+        let plan = RegionPlan(rect: rect, outWidth: outWidth, outHeight: outHeight, geometry: snapshot.geometry,
+                              channels: snapshot.source.info.channels)
+        return try region(plan, columns: 0 ..< outWidth, rows: 0 ..< outHeight, of: image, in: snapshot)
+    }
+
+    /// Output columns `columns` × rows `rows` of `plan`, from only the level pixels they read: the same
+    /// pixels those columns and rows have in the whole output.
+    public func region(_ plan: RegionPlan, columns: Range<Int>, rows: Range<Int>, of image: PyramidImage,
+                       in snapshot: PyramidImage.Snapshot) throws -> PixelBuffer {
+        let columnTaps = plan.columns(columns), rowTaps = plan.rows(rows)
+        let window = PixelRect(x: columnTaps.lower, y: rowTaps.lower, width: columnTaps.upper - columnTaps.lower,
+                               height: rowTaps.upper - rowTaps.lower)
+        var canvas = PixelBuffer(width: window.width, height: window.height, channels: plan.channels)
         let geometry = snapshot.geometry
-        var shrink = 1
-        while shrink * 2 <= 1 << geometry.maxLevel,
-              Double(rect.width) / Double(shrink * 2) >= Double(outWidth),
-              Double(rect.height) / Double(shrink * 2) >= Double(outHeight) {
-            shrink *= 2
-        }
-        let level = geometry.maxLevel - shrink.trailingZeroBitCount
-        let (levelWidth, levelHeight) = geometry.levelSize(level)
-        let x0 = rect.x / shrink, y0 = rect.y / shrink
-        let x1 = min(levelWidth, (rect.maxX + shrink - 1) / shrink), y1 = min(levelHeight, (rect.maxY + shrink - 1) / shrink)
-        let window = PixelRect(x: x0, y: y0, width: max(1, x1 - x0), height: max(1, y1 - y0))
-        var canvas = PixelBuffer(width: window.width, height: window.height, channels: snapshot.source.info.channels)
-        for tile in geometry.tiles(atLevel: level, covering: window) {
+        for tile in geometry.tiles(atLevel: plan.level, covering: window) {
             let pixels = try self.pixels(of: tile, in: image, snapshot: snapshot)
             canvas.paste(pixels, at: try geometry.rect(of: tile), window: window)
         }
-        let s = Double(shrink)
-        return Resampler.resample(canvas, x: Double(rect.x) / s - Double(x0), y: Double(rect.y) / s - Double(y0),
-                                  width: Double(rect.width) / s, height: Double(rect.height) / s,
-                                  outWidth: outWidth, outHeight: outHeight)
+        return Resampler.resample(canvas, originX: window.x, originY: window.y, columns: columnTaps, rows: rowTaps)
     }
 
     /// The view `layout` describes as one `width × height` image, letterboxed on `background`: each visible
-    /// tile, from the cache where it is, sampled bilinearly at the view's zoom.
+    /// tile, from the cache where it is, sampled bilinearly at the view's zoom. `rows` makes one band of it.
     public func view(_ layout: ViewportLayout, of image: PyramidImage, in snapshot: PyramidImage.Snapshot,
-                     width: Int, height: Int, background: UInt8) throws -> PixelBuffer {
-        var canvas = PixelBuffer(width: width, height: height, channels: 3, fill: background)
+                     width: Int, height: Int, background: UInt8, rows: Range<Int>? = nil) throws -> PixelBuffer {
+        let rows = rows ?? 0 ..< height
+        var canvas = PixelBuffer(width: width, height: rows.count, channels: 3, fill: background)
         let geometry = snapshot.geometry
         let scale = layout.zoom / layout.levelScale // screen pixels per level pixel
-        for visible in layout.tiles {
+        for visible in layout.tiles
+            where visible.screen.y < Double(rows.upperBound) && visible.screen.y + visible.screen.height > Double(rows.lowerBound) {
             let rect = try geometry.rect(of: visible.tile)
             let pixels = try self.pixels(of: visible.tile, in: image, snapshot: snapshot).flattened(background: background)
             let originX = visible.screen.x - Double(rect.x - visible.tile.x * geometry.tileSize) * scale
             let originY = visible.screen.y - Double(rect.y - visible.tile.y * geometry.tileSize) * scale
-            canvas.paintBilinear(pixels, originX: originX, originY: originY, scale: scale, clip: visible.screen)
+            canvas.paintBilinear(pixels, originX: originX, originY: originY, scale: scale, clip: visible.screen,
+                                 rowOffset: rows.lowerBound)
         }
         return canvas
     }

@@ -32,6 +32,7 @@ public final class TileService: Sendable {
     public let cache: LRUCache<TileKey, EncodedTile>
     public let diskCache: DiskTileCache?
     public let rasterBudget: RasterBudget
+    public let renderBudget: RenderBudget
     /// Image ids in the order they were given; the first is the default image.
     public let imageIDs: [String]
     private let images: [String: PyramidImage]
@@ -46,8 +47,10 @@ public final class TileService: Sendable {
         let cache = LRUCache<TileKey, EncodedTile>(budget: options.cacheBytes, cost: { $0.cost })
         self.cache = cache
         rasterBudget = RasterBudget(budget: options.rasterBytes)
+        renderBudget = RenderBudget(capacity: options.renderBytes, queueLimit: options.renderQueue, maxWait: options.renderWait)
         for image in images {
             image.budget = rasterBudget
+            image.renderBudget = renderBudget
             image.onChange = { [id = image.id] old, new in
                 cache.removeAll { $0.image == id && $0.generation != new.generation }
                 diskCache?.purge(prefix: DiskTileCache.folder(image: id, info: old.source.info, options: options))

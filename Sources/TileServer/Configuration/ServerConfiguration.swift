@@ -29,6 +29,9 @@ struct ServerConfiguration: Sendable {
     var maxPixels = ImageLimits.defaultMaxPixels
     var rasterDir = "/var/tmp"
     var rasterGB = 8
+    var renderMemoryMB = 512
+    var renderQueue = 64
+    var renderWait = 10.0
     /// Prefetch jobs waiting beyond this many are dropped.
     var prefetchQueue = 256
 
@@ -54,11 +57,16 @@ struct ServerConfiguration: Sendable {
         .integer("max-pixels", \.maxPixels, 1 ... 1 << 40, "Refuse images with more pixels."),
         .text("raster-dir", \.rasterDir, "Directory for decode passes."),
         .integer("raster-gb", \.rasterGB, 1 ... 1 << 16, "Disk budget of decode passes in GiB."),
+        .integer("render-memory-mb", \.renderMemoryMB, 16 ... 1 << 20,
+                 "Pixel memory in MiB for region, view and IIIF images and whole decodes together; larger outputs are made in bands."),
+        .integer("render-queue", \.renderQueue, 0 ... 100_000, "Requests that may wait for render memory; more get 503."),
+        .number("render-wait", \.renderWait, 0.1 ... 3600, "Seconds a request waits for render memory before 503."),
     ]
 
     var tileOptions: TileOptions {
         TileOptions(tileSize: tileSize, quality: quality, cacheBytes: cacheMB << 20, rasterDirectory: rasterDir,
-                    rasterBytes: rasterGB << 30, limits: ImageLimits(maxPixels: maxPixels))
+                    rasterBytes: rasterGB << 30, limits: ImageLimits(maxPixels: maxPixels),
+                    renderBytes: renderMemoryMB << 20, renderQueue: renderQueue, renderWait: renderWait)
     }
 
     /// Applies `TILESERVER_*` variables, then the flags that were given (by setting name, without `--`).

@@ -1,3 +1,6 @@
+import POSIXSupport
+import Pyramid
+
 /// A response before serialisation. The server adds `Date`, `Server`, `Content-Length` and `Connection` to every
 /// one; the responder chain adds `Access-Control-Allow-Origin`.
 struct HTTPResponse: Sendable {
@@ -5,6 +8,8 @@ struct HTTPResponse: Sendable {
     var contentType: String
     var headers: [HTTPHeader] = []
     var body: [UInt8]
+    /// A body in a file (a large spooled image), sent with `sendfile` after the head; `body` is then empty.
+    var file: FileBody?
     /// Close the connection after this response (limits, timeouts, broken framing).
     var close = false
 
@@ -27,6 +32,19 @@ struct HTTPResponse: Sendable {
     static func error(_ status: HTTPStatus, _ message: String) -> HTTPResponse {
         .json(.object([("error", .string(message)), ("status", .int(status.code))]), status: status)
     }
+
+    /// An encoded image as a response: in memory, or its spooled file.
+    static func image(_ output: EncodedOutput, contentType: String, headers: [HTTPHeader]) -> HTTPResponse {
+        var response = HTTPResponse(contentType: contentType, body: [], headers: headers)
+        switch output {
+        case let .bytes(bytes): response.body = bytes
+        case let .file(descriptor, length): response.file = FileBody(descriptor: descriptor, length: length)
+        }
+        return response
+    }
+
+    /// Bytes of the body, wherever it is.
+    var bodyLength: Int { file?.length ?? body.count }
 
     /// The value of header `name` (given lower-case; compared without regard to case).
     func header(_ name: String) -> String? {
@@ -53,10 +71,16 @@ struct HTTPResponse: Sendable {
         add("HTTP/1.1 "); add(String(status.code)); add(" "); add(status.reason)
         add("\r\nDate: "); add(date); add("\r\nServer: tileserver\r\n")
         if status != .notModified || !contentType.isEmpty { add("Content-Type: "); add(contentType); add("\r\n") }
-        add("Content-Length: "); add(String(status == .notModified ? 0 : body.count))
+        add("Content-Length: "); add(String(status == .notModified ? 0 : bodyLength))
         add("\r\n")
         for header in headers { add(header.name); add(": "); add(header.value); add("\r\n") }
         add(keepAlive ? "Connection: keep-alive\r\n\r\n" : "Connection: close\r\n\r\n")
         return head
     }
+}
+
+/// `length` bytes from offset 0 of an open file, owned by the response until it is sent.
+struct FileBody: Sendable {
+    let descriptor: FileDescriptor
+    let length: Int
 }

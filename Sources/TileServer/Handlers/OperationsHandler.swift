@@ -6,7 +6,8 @@ enum OperationsHandler {
 
     static func metrics(_ context: RequestContext) throws -> HandlerOutcome {
         let app = context.app
-        return .response(.text(app.metrics.render(cache: app.tiles.cache.statistics, tilesRendered: app.tiles.tilesRendered),
+        return .response(.text(app.metrics.render(cache: app.tiles.cache.statistics, tilesRendered: app.tiles.tilesRendered,
+                                                    renderMemory: app.tiles.renderBudget.usage, renderBudget: app.tiles.renderBudget.capacity),
                                contentType: "text/plain; version=0.0.4; charset=utf-8"))
     }
 }

@@ -22,9 +22,9 @@ enum ViewImageHandler {
                 let model = try ScrollViewModel(geometry: snapshot.geometry, viewWidth: Double(width), viewHeight: Double(height),
                                                 maxZoom: app.config.maxZoom)
                 let layout = model.layout(zoom: zoom, centerX: cx, centerY: cy)
-                let canvas = try app.tiles.view(layout, of: image, in: snapshot, width: width, height: height, background: background)
-                let bytes = try ImageEncoder.encode(canvas, as: format, options: app.tiles.options)
-                return HTTPResponse(contentType: format.mimeType, body: bytes)
+                let output = try app.tiles.encodedView(layout, of: image, in: snapshot, width: width, height: height,
+                                                       background: background, format: format)
+                return .image(output, contentType: format.mimeType, headers: [])
             } catch {
                 return APIError.response(for: error)
             }

@@ -41,7 +41,7 @@ final class AccessLog: Sendable {
         line.append(0x20)
         Self.append(response.status.code, to: &line)
         line.append(0x20)
-        Self.append(response.body.count, to: &line)
+        Self.append(response.bodyLength, to: &line)
         line.append(0x20)
         Self.append(Int(seconds * 1_000_000), to: &line)
         line += "us ".utf8

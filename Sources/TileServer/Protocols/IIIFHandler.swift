@@ -125,17 +125,11 @@ enum IIIFHandler {
         let cacheControl = identifier.version != nil ? VersionCheck.immutable : app.tileCacheControl
         return .deferred {
             do {
-                var pixels = try app.tiles.region(request.region, outWidth: request.width, outHeight: request.height,
-                                                  of: image, in: snapshot)
-                if request.mirror { pixels = pixels.mirrored() }
-                pixels = pixels.rotated(quarterTurns: request.quarterTurns)
-                switch request.quality {
-                case .gray: pixels = pixels.gray(bitonal: false)
-                case .bitonal: pixels = pixels.gray(bitonal: true)
-                case .default, .color: break
-                }
-                let bytes = try ImageEncoder.encode(pixels, as: request.format, options: app.tiles.options)
-                return HTTPResponse(contentType: request.format.mimeType, body: bytes, headers: [profileLink, cacheControl])
+                let plan = RegionPlan(rect: request.region, outWidth: request.width, outHeight: request.height, geometry: g,
+                                      channels: snapshot.source.info.channels)
+                let output = try app.tiles.encodedRegion(plan, transform: request.transform, format: request.format,
+                                                         of: image, in: snapshot)
+                return .image(output, contentType: request.format.mimeType, headers: [profileLink, cacheControl])
             } catch {
                 return APIError.response(for: error)
             }

@@ -17,6 +17,16 @@ struct IIIFRequest: Equatable {
     var quality: Quality
     var format: ImageFormat
 
+    /// Mirror, turn and quality as the tile service applies them.
+    var transform: PixelTransform {
+        let tone: PixelTransform.Tone = switch quality {
+        case .gray: .gray
+        case .bitonal: .bitonal
+        case .default, .color: .color
+        }
+        return PixelTransform(mirror: mirror, quarterTurns: quarterTurns, tone: tone)
+    }
+
     /// Service limits announced in info.json.
     struct Limits: Equatable {
         var maxWidth: Int

@@ -29,6 +29,14 @@ enum APIError: Swift.Error, Sendable, CustomStringConvertible {
             case .invalidParameter: return .error(.badRequest, error.description)
             case .sourceChanged: return .error(.serviceUnavailable, error.description)
             }
+        case let error as RenderBudgetError:
+            switch error {
+            case let .busy(_, retryAfter):
+                var response = HTTPResponse.error(.serviceUnavailable, error.description)
+                response.headers.append(HTTPHeader(name: "Retry-After", value: String(retryAfter)))
+                return response
+            case .tooLarge: return .error(.badRequest, error.description)
+            }
         case let error as TileServiceError:
             return .error(.notFound, error.description)
         case let error as ImageSourceError:

@@ -14,8 +14,21 @@ final class Connection {
     var input: [UInt8] = []
     var consumed = 0
     /// Queued output chunks; `written` bytes of the first are already sent.
-    var output: [[UInt8]] = []
+    var output: [Chunk] = []
     var written = 0
+
+    /// Bytes to write, or a file body to `sendfile`.
+    enum Chunk {
+        case bytes([UInt8])
+        case file(FileBody)
+
+        var count: Int {
+            switch self {
+            case let .bytes(bytes): bytes.count
+            case let .file(file): file.length
+            }
+        }
+    }
     var outputBytes = 0
     /// A request is with the render pool; later pipelined requests wait so answers stay in order.
     var busy = false
@@ -52,27 +65,29 @@ final class Connection {
 
     func enqueue(_ chunk: [UInt8]) {
         guard !chunk.isEmpty else { return }
-        output.append(chunk)
+        output.append(.bytes(chunk))
         outputBytes += chunk.count
     }
 
-    /// Writes queued chunks with `writev` until done or the socket is full. Returns false on a fatal error.
+    func enqueue(_ file: FileBody) {
+        guard file.length > 0 else { return }
+        output.append(.file(file))
+        outputBytes += file.length
+    }
+
+    /// Writes queued chunks (byte chunks with `writev`, files with `sendfile`) until done or the socket is
+    /// full. Returns false on a fatal error.
     func flush() -> Bool {
         while !output.isEmpty {
-            let count = min(output.count, 64)
-            var vectors = [iovec]()
-            vectors.reserveCapacity(count)
-            // Keep the arrays alive and pinned while writev runs.
-            let result: Result<Int?, SyscallError> = withExtendedLifetime(output) {
-                for i in 0 ..< count {
-                    output[i].withUnsafeBytes { raw in
-                        let skip = i == 0 ? written : 0
-                        vectors.append(iovec(iov_base: UnsafeMutableRawPointer(mutating: raw.baseAddress! + skip), iov_len: raw.count - skip))
-                    }
+            let result: Result<Int?, SyscallError>
+            if case let .file(file) = output[0] {
+                var offset = written
+                result = Result { () throws(SyscallError) in
+                    try Posix.sendfile(fd, file.descriptor.rawValue, offset: &offset, count: min(file.length - written, 1 << 20))
                 }
-                return vectors.withUnsafeBufferPointer { vectors in
-                    Result { () throws(SyscallError) in try Posix.writev(fd, vectors) }
-                }
+                if case .success(0) = result { return false } // the file shrank under us: the response cannot finish
+            } else {
+                result = writeBytes()
             }
             guard case let .success(count) = result else { return false }
             guard var sent = count else { return true } // the socket is full: wait for EPOLLOUT
@@ -90,5 +105,23 @@ final class Connection {
             }
         }
         return true
+    }
+
+    /// One `writev` of the leading byte chunks (up to 64), pinned while it runs.
+    private func writeBytes() -> Result<Int?, SyscallError> {
+        var vectors = [iovec]()
+        vectors.reserveCapacity(min(output.count, 64))
+        return withExtendedLifetime(output) {
+            for (i, chunk) in output.prefix(64).enumerated() {
+                guard case let .bytes(bytes) = chunk else { break }
+                bytes.withUnsafeBytes { raw in
+                    let skip = i == 0 ? written : 0
+                    vectors.append(iovec(iov_base: UnsafeMutableRawPointer(mutating: raw.baseAddress! + skip), iov_len: raw.count - skip))
+                }
+            }
+            return vectors.withUnsafeBufferPointer { vectors in
+                Result { () throws(SyscallError) in try Posix.writev(fd, vectors) }
+            }
+        }
     }
 }

@@ -248,7 +248,10 @@ final class EventLoop: @unchecked Sendable {
     private func send(_ response: HTTPResponse, for request: HTTPRequest, on connection: Connection) {
         let keepAlive = request.keepAlive && !response.close && !stopAccepting.load(ordering: .relaxed)
         connection.enqueue(response.serializedHead(keepAlive: keepAlive, date: HTTPDate.now()))
-        if !request.isHead && response.status != .notModified { connection.enqueue(response.body) }
+        if !request.isHead && response.status != .notModified {
+            connection.enqueue(response.body)
+            if let file = response.file { connection.enqueue(file) }
+        }
         if !keepAlive { connection.closeAfterFlush = true }
         guard connection.flush() else { return close(connection) }
         afterFlush(connection)

@@ -44,7 +44,7 @@ final class Metrics: Sendable {
     func rendered(seconds: Double) { state.withLock { $0.render.observe(seconds) } }
     func prefetchDropped() { state.withLock { $0.prefetchDropped += 1 } }
 
-    func render(cache: CacheStatistics, tilesRendered: Int) -> String {
+    func render(cache: CacheStatistics, tilesRendered: Int, renderMemory: RenderBudget.Usage, renderBudget: Int) -> String {
         state.withLock { s in
             var out = "# HELP tileserver_requests_total Requests answered, by route and status.\n# TYPE tileserver_requests_total counter\n"
             for (route, statuses) in s.requests.sorted(by: { $0.key < $1.key }) {
@@ -64,6 +64,12 @@ final class Metrics: Sendable {
             out += "# TYPE tileserver_tile_cache_entries gauge\ntileserver_tile_cache_entries \(cache.entries)\n"
             out += "# TYPE tileserver_tiles_rendered_total counter\ntileserver_tiles_rendered_total \(tilesRendered)\n"
             out += "# TYPE tileserver_prefetch_dropped_total counter\ntileserver_prefetch_dropped_total \(s.prefetchDropped)\n"
+            out += "# HELP tileserver_render_memory_bytes Pixel memory held by region renders, view images and whole decodes.\n"
+            out += "# TYPE tileserver_render_memory_bytes gauge\ntileserver_render_memory_bytes \(renderMemory.inUse)\n"
+            out += "# TYPE tileserver_render_memory_peak_bytes gauge\ntileserver_render_memory_peak_bytes \(renderMemory.peak)\n"
+            out += "# TYPE tileserver_render_memory_budget_bytes gauge\ntileserver_render_memory_budget_bytes \(renderBudget)\n"
+            out += "# TYPE tileserver_render_queue gauge\ntileserver_render_queue \(renderMemory.waiting)\n"
+            out += "# TYPE tileserver_render_refused_total counter\ntileserver_render_refused_total \(renderMemory.refusals)\n"
             out += "# TYPE tileserver_open_connections gauge\ntileserver_open_connections \(openConnections.load(ordering: .relaxed))\n"
             return out
         }

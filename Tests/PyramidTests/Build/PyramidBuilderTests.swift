@@ -85,4 +85,32 @@ final class PyramidBuilderTests: XCTestCase {
         XCTAssertTrue(grayish, "the second build's tiles replaced the first's")
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out.path).sorted(), ["photo.dzi", "photo_files"])
     }
+
+    /// What a `kill -9` mid-build leaves (a staging directory, an output moved aside) is removed by the next
+    /// build when its PID is gone; a live build's staging directory is left alone.
+    func testStaleStagingOfDeadBuildsIsRemovedAndLiveOnesKept() throws {
+        let out = scratch("stale")
+        let dead = try Self.deadPID(), live = getppid()
+        let fm = FileManager.default
+        let stale = [".photo.building-\(dead)", ".other.building-\(dead)", "photo_files.old-\(dead)"]
+        let kept = [".photo.building-\(live)", "notes.building-\(dead)", ".photo.building-12ab"]
+        for name in stale + kept {
+            try fm.createDirectory(atPath: out.path + "/" + name + "/photo_files/9", withIntermediateDirectories: true)
+            try Data([1, 2, 3]).write(to: URL(fileURLWithPath: out.path + "/" + name + "/photo_files/9/0_0.jpg"))
+        }
+        try PyramidBuilder(source: try ImageOpener.open(Fixtures.path("baseline.jpg")), options: BuildOptions())
+            .build(into: out.path, name: "photo")
+        XCTAssertEqual(try fm.contentsOfDirectory(atPath: out.path).sorted(), (["photo.dzi", "photo_files"] + kept).sorted())
+    }
+
+    /// A PID that ran and has exited (and was reaped).
+    static func deadPID() throws -> pid_t {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/true")
+        try process.run()
+        process.waitUntilExit()
+        let pid = process.processIdentifier
+        XCTAssertEqual(kill(pid, 0), -1)
+        return pid
+    }
 }

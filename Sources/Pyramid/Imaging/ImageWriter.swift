@@ -1,0 +1,48 @@
+import CImageIO
+import POSIXSupport
+
+/// A JPEG or PNG encoded band by band straight into a file (`tsio_writer_*`), for outputs too large to hold
+/// whole: only the band being written and the encoder's own state are in memory.
+final class ImageWriter {
+    private var handle: OpaquePointer?
+    let format: ImageFormat
+    let width: Int
+    let channels: Int
+
+    /// Starts the image on `fd` (written from its current offset) with the tile settings' quality and level.
+    init(fd: FileDescriptor, format: ImageFormat, width: Int, height: Int, channels: Int, options: TileOptions) throws {
+        let (writerChannels, setting) = format == .jpeg ? (channels >= 3 ? 3 : 1, options.quality) : (channels, options.pngLevel)
+        var st = tsio_status()
+        guard let handle = tsio_writer_open(fd.rawValue, format == .jpeg ? 0 : 1, UInt32(width), UInt32(height),
+                                            Int32(writerChannels), Int32(setting), &st) else {
+            throw ImageSourceError.encodeFailed(format: format, message: st.messageText)
+        }
+        self.handle = handle
+        self.format = format
+        self.width = width
+        self.channels = writerChannels
+    }
+
+    /// The next rows, top to bottom; `band` is `width` wide. JPEG flattens alpha onto black, as tiles do.
+    func write(_ band: PixelBuffer) throws {
+        precondition(band.width == width, "band is \(band.width) wide; the image is \(width)")
+        let pixels = format == .jpeg ? band.flattened() : band
+        var st = tsio_status()
+        let result = pixels.bytes.withUnsafeBufferPointer { p in
+            tsio_writer_rows(handle, p.baseAddress, pixels.rowBytes, UInt32(pixels.height), &st)
+        }
+        guard result == 0 else { throw ImageSourceError.encodeFailed(format: format, message: st.messageText) }
+    }
+
+    /// Writes the trailer; the writer is done either way.
+    func finish() throws {
+        var st = tsio_status()
+        let result = tsio_writer_finish(handle, &st)
+        handle = nil
+        guard result == 0 else { throw ImageSourceError.encodeFailed(format: format, message: st.messageText) }
+    }
+
+    deinit {
+        if let handle { tsio_writer_abort(handle) }
+    }
+}

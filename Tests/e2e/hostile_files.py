@@ -1,0 +1,111 @@
+"""Makes a folder of broken and hostile images from the good fixtures (seeded, so every run gets the same files):
+truncations, bit flips, wrong magic, decompression bombs by header and by data, 0 x N sizes, endless IDAT chunks,
+a JPEG with thousands of scans, EXIF with absurd offsets and a 2-gigapixel interlaced PNG header.
+
+    python3 Tests/e2e/hostile_files.py OUT_DIR [FIXTURES_DIR]
+
+`make(out, fixtures)` returns {file name: kind}: "header" files fail as soon as their header is read,
+"data" files fail during decoding, "maybe" files may decode (with warnings) or fail; all must be answered quickly."""
+import random
+import struct
+import sys
+import zlib
+from pathlib import Path
+
+
+def chunk(kind: bytes, data: bytes) -> bytes:
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+
+def png(width, height, color=2, interlace=0, idat=b"", extra=b"") -> bytes:
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, color, 0, 0, interlace)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + (chunk(b"IDAT", idat) if idat else b"") + extra + chunk(b"IEND", b"")
+
+
+def sof_offset(jpeg: bytes) -> int:
+    """Offset of the first SOFn marker's height field."""
+    i = 2
+    while i < len(jpeg) - 4:
+        marker, length = jpeg[i + 1], struct.unpack(">H", jpeg[i + 2:i + 4])[0]
+        if marker in (0xC0, 0xC1, 0xC2):
+            return i + 5
+        i += 2 + length
+    raise ValueError("no SOF")
+
+
+def scans(jpeg: bytes):
+    """(start, end) of each SOS segment with its entropy-coded data."""
+    out, i = [], jpeg.find(b"\xff\xda")
+    while i != -1:
+        j = i + 2
+        while True:
+            j = jpeg.find(b"\xff", j)
+            if j == -1 or (jpeg[j + 1] not in (0x00,) and not 0xD0 <= jpeg[j + 1] <= 0xD7):
+                break
+            j += 2
+        out.append((i, j))
+        i = jpeg.find(b"\xff\xda", j) if j != -1 else -1
+    return out
+
+
+def make(out: Path, fixtures: Path) -> dict:
+    out.mkdir(parents=True, exist_ok=True)
+    files = {}
+    jpeg = (fixtures / "baseline.jpg").read_bytes()
+    pngb = (fixtures / "rgb.png").read_bytes()
+    progressive = (fixtures / "progressive.jpg").read_bytes()
+    rng = random.Random(12)
+
+    def put(name, data, kind):
+        (out / name).write_bytes(data)
+        files[name] = kind
+
+    for source, ext in ((jpeg, "jpg"), (pngb, "png")):
+        cuts = [2, 9, 40, 120, len(source) // 4, len(source) // 2, len(source) * 3 // 4, len(source) - 3]
+        for k, cut in enumerate(cuts):
+            header_end = 121 if ext == "jpg" else 41  # JPEG tables come before the first scan
+            # A PNG without its IEND chunk still has every row: libpng accepts it.
+            kind = "header" if cut < header_end else ("maybe" if ext == "png" and k == 7 else "data")
+            put(f"trunc-{ext}-{k}.{ext}", source[:cut], kind)
+        for k in range(6):
+            flipped = bytearray(source)
+            for _ in range(8):
+                at = rng.randrange(20, len(source))
+                flipped[at] ^= 1 << rng.randrange(8)
+            put(f"flip-{ext}-{k}.{ext}", bytes(flipped), "maybe")
+    put("magic-png-named-jpg.jpg", pngb, "maybe")  # content decides the format, not the name
+    put("magic-random.jpg", bytes(rng.randrange(256) for _ in range(4096)), "header")
+    put("magic-empty.png", b"", "header")
+    put("magic-text.png", b"<html>not an image</html>\n" * 10, "header")
+    at = sof_offset(jpeg)
+    put("bomb-header.jpg", jpeg[:at] + struct.pack(">HH", 60000, 60000) + jpeg[at + 4:], "header")
+    put("bomb-header.png", png(100000, 100000, idat=zlib.compress(b"\0" * 1000)), "header")
+    put("zero-height.jpg", jpeg[:at] + struct.pack(">H", 0) + jpeg[at + 2:], "header")
+    put("zero-width.png", png(0, 500, idat=zlib.compress(b"\0" * 100)), "header")
+    put("interlaced-2-gigapixel.png", png(44000, 45000, interlace=1, idat=zlib.compress(b"\0" * 10000)), "header")
+    # A valid 16,000² gray image whose few hundred KB inflate to 256 MB (a bomb by data, but a real image).
+    row = b"\0" + b"\x80" * 16000
+    compressor = zlib.compressobj(9)
+    data = b"".join(compressor.compress(row) for _ in range(16000)) + compressor.flush()
+    put("bomb-data.png", png(16000, 16000, color=0, idat=data), "maybe")
+    # A small image followed by 20,000 more IDAT chunks: the stream never ends where it should.
+    small = zlib.compress((b"\0" + b"\x40" * 192) * 64)
+    put("endless-idat.png", png(64, 64, idat=small, extra=chunk(b"IDAT", b"\x78\x9c" + b"\0" * 64) * 20000), "maybe")
+    # The last scan of a progressive JPEG repeated 3,000 times.
+    segments = scans(progressive)
+    start, end = segments[-1]
+    put("thousands-of-scans.jpg", progressive[:end] + progressive[start:end] * 3000 + b"\xff\xd9", "data")
+    # EXIF whose IFD offset and entry count point far outside the block.
+    for k, tiff in enumerate([b"II*\x00" + struct.pack("<I", 0xFFFFFFF0),
+                              b"MM\x00*" + struct.pack(">IH", 8, 0xFFFF) + b"\x01\x12\x00\x03",
+                              b"II*\x00" + struct.pack("<IH", 8, 1) + struct.pack("<HHII", 0x0112, 3, 0x7FFFFFFF, 0xFFFFFFFF)]):
+        app1 = b"Exif\x00\x00" + tiff
+        put(f"exif-absurd-{k}.jpg", jpeg[:2] + b"\xff\xe1" + struct.pack(">H", len(app1) + 2) + app1 + jpeg[2:], "maybe")
+    return files
+
+
+if __name__ == "__main__":
+    root = Path(__file__).resolve().parents[2]
+    fixtures = Path(sys.argv[2]) if len(sys.argv) > 2 else root / ".build-fixtures" / "formats"
+    for name, kind in make(Path(sys.argv[1]), fixtures).items():
+        print(kind, name)
