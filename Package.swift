@@ -6,6 +6,7 @@ let package = Package(
     products: [
         .executable(name: "tileserver", targets: ["TileServer"]),
         .library(name: "Pyramid", targets: ["Pyramid"]),
+        .library(name: "POSIXSupport", targets: ["POSIXSupport"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),

@@ -70,23 +70,28 @@ struct HTTPParser: Sendable {
             position = end + 1
         }
 
-        // Framing.
+        // Framing: anything two parties could read two ways (request smuggling) is refused, never guessed.
         var bodyLength = 0
+        let lengths = headers.filter { $0.name == "content-length" }.map(\.value)
         if let encoding = headers.first(where: { $0.name == "transfer-encoding" }) {
+            if !lengths.isEmpty {
+                return .failure(.badRequest, "Transfer-Encoding and Content-Length together are refused")
+            }
             return .failure(.contentTooLarge, "request bodies are not accepted (Transfer-Encoding: \(encoding.value))")
         }
-        let lengths = headers.filter { $0.name == "content-length" }.map(\.value)
         if let firstLength = lengths.first {
-            guard lengths.allSatisfy({ $0 == firstLength }), !firstLength.isEmpty, firstLength.utf8.allSatisfy({ (48 ... 57).contains($0) }),
+            guard lengths.count == 1, !firstLength.isEmpty, firstLength.utf8.allSatisfy({ (48 ... 57).contains($0) }),
                   firstLength.utf8.count <= 18, let n = Int(firstLength) else {
                 return .failure(.badRequest, "invalid Content-Length")
             }
             guard n <= maxBody else { return .failure(.contentTooLarge, "request bodies over \(maxBody) bytes are not accepted") }
             bodyLength = n
         }
-        if minor == 1 && !headers.contains(where: { $0.name == "host" }) {
+        let hosts = headers.count(where: { $0.name == "host" })
+        if minor == 1 && hosts == 0 {
             return .failure(.badRequest, "HTTP/1.1 requests need a Host header")
         }
+        if hosts > 1 { return .failure(.badRequest, "more than one Host header") }
         guard count >= position + bodyLength else { return .incomplete }
 
         let connection = headers.filter { $0.name == "connection" }.map { $0.value.lowercased() }.joined(separator: ",")

@@ -12,31 +12,8 @@ enum TileHandler {
         try serve(context, image: context.capture("id"))
     }
 
-    /// Parses `{z}/{x}/{y}` with an optional extension on y; JPEG when there is none.
-    static func parse(z: String, x: String, y: String) throws(APIError) -> (TileCoordinate, ImageFormat) {
-        var row = Substring(y)
-        var format = ImageFormat.jpeg
-        if let dot = y.lastIndex(of: ".") {
-            let suffix = y[y.index(after: dot)...]
-            guard let named = ImageFormat(fileExtension: suffix) else {
-                throw .badRequest("tile format must be jpg, jpeg or png, not '\(suffix)'")
-            }
-            format = named
-            row = y[..<dot]
-        }
-        guard let level = number(z), let column = number(x[...]), let line = number(row) else {
-            throw .badRequest("tile address must be /{level}/{x}/{y} with non-negative integers, not \(z)/\(x)/\(y)")
-        }
-        return (TileCoordinate(level: level, x: column, y: line), format)
-    }
-
-    private static func number(_ text: some StringProtocol) -> Int? {
-        guard !text.isEmpty, text.count <= 9, text.utf8.allSatisfy({ (48 ... 57).contains($0) }) else { return nil }
-        return Int(text)
-    }
-
     static func serve(_ context: RequestContext, image id: String) throws -> HandlerOutcome {
-        let (tile, format) = try parse(z: context.capture("z"), x: context.capture("x"), y: context.capture("y"))
+        let (tile, format) = try TilePath.parse(z: context.capture("z"), x: context.capture("x"), y: context.capture("y"))
         return try serve(context, image: id, tile: tile, format: format)
     }
 

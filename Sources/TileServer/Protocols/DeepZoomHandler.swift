@@ -22,7 +22,7 @@ enum DeepZoomHandler {
         guard files.hasSuffix("_files"), let underscore = name.firstIndex(of: "_") else {
             throw APIError.notFound("no such file: /images/\(files)/\(context.capture("z"))/\(name)")
         }
-        let (tile, format) = try TileHandler.parse(z: context.capture("z"), x: String(name[..<underscore]),
+        let (tile, format) = try TilePath.parse(z: context.capture("z"), x: String(name[..<underscore]),
                                                    y: String(name[name.index(after: underscore)...]))
         return try TileHandler.serve(context, image: String(files.dropLast(6)), tile: tile, format: format)
     }

@@ -1,3 +1,4 @@
+import Foundation
 import XCTest
 @testable import TileServer
 
@@ -98,5 +99,39 @@ final class HTTPParserTests: XCTestCase {
         }
         XCTAssertEqual(status(parse("GET / HTTP/2.0\r\nHost: a\r\n\r\n")), 505)
         XCTAssertEqual(status(parse([0x47, 0x45, 0x54, 0x20, 0x2F, 0xFF, 0x20] + Array("HTTP/1.1\r\n\r\n".utf8))), 400)
+    }
+
+    /// Request smuggling shapes: framing two parties could read differently is refused, never guessed.
+    func testAmbiguousFramingIsRefused() {
+        for bad in ["GET / HTTP/1.1\r\nHost: a\r\nContent-Length: 3\r\nContent-Length: 3\r\n\r\nabc",
+                    "GET / HTTP/1.1\r\nHost: a\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\nabcd",
+                    "GET / HTTP/1.1\r\nHost: a\r\nContent-Length: 3, 3\r\n\r\nabc",
+                    "GET / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\n0\r\n\r\n",
+                    "GET / HTTP/1.1\r\nContent-Length: 0\r\nTransfer-Encoding: identity\r\nHost: a\r\n\r\n",
+                    "GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n"] {
+            XCTAssertEqual(status(parse(bad)), 400, bad.debugDescription)
+        }
+        XCTAssertEqual(status(parse("GET / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n")), 413)
+    }
+
+    /// Inputs the fuzzer found or was seeded with (Fuzz/Regressions/http, Fuzz/Corpus/http): each parses to an
+    /// answer without trapping, and a request never claims more bytes than it was given.
+    func testFuzzInputsParse() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../../Fuzz").standardized
+        var seen = 0
+        for folder in ["Corpus/http", "Regressions/http"] {
+            let dir = root.appendingPathComponent(folder)
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? [] where !name.hasPrefix(".") {
+                var bytes = Array(try Data(contentsOf: dir.appendingPathComponent(name)))
+                var offset = 0
+                while offset < bytes.count, case let .request(_, consumed) = parse(Array(bytes[offset...])) {
+                    XCTAssertTrue(consumed > 0 && consumed <= bytes.count - offset, name)
+                    offset += consumed
+                }
+                bytes.removeAll()
+                seen += 1
+            }
+        }
+        XCTAssertGreaterThanOrEqual(seen, 5, "the seed corpus is there")
     }
 }

@@ -1,0 +1,24 @@
+// swift-tools-version:5.4
+// libFuzzer targets. A separate package because SwiftPM renames `main` in packages with tools version 5.5 and
+// later, which clashes with libFuzzer's own. Built and run by scripts/fuzz.sh:
+//   swift build -c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library
+// ServerParsers compiles the server's pure parsers (symbolic links into Sources/TileServer), since an executable
+// target cannot be depended on from another package.
+import PackageDescription
+
+let package = Package(
+    name: "TileServerFuzz",
+    dependencies: [
+        .package(name: "tileserver", path: ".."),
+    ],
+    targets: [
+        .target(name: "ServerParsers", dependencies: [
+            .product(name: "Pyramid", package: "tileserver"),
+            .product(name: "POSIXSupport", package: "tileserver"),
+        ]),
+        .executableTarget(name: "FuzzHTTPParser", dependencies: ["ServerParsers"]),
+        .executableTarget(name: "FuzzRequestURLs", dependencies: ["ServerParsers"]),
+        .executableTarget(name: "FuzzJPEG", dependencies: [.product(name: "Pyramid", package: "tileserver")]),
+        .executableTarget(name: "FuzzPNG", dependencies: [.product(name: "Pyramid", package: "tileserver")]),
+    ]
+)

@@ -1,0 +1,29 @@
+import Glibc
+import Pyramid
+
+/// The decoder through both doors: `ImageSource` over a file (header, then a region at full size and at 1/8,
+/// as tiles ask), and `ImageDecoder` over bytes in memory (cached tiles). Small pixel limits keep each run short.
+private let path = "/dev/shm/tileserver-fuzz-\(getpid()).img"
+private let limits = ImageLimits(maxPixels: 4_000_000, maxDecoderMemory: 64 << 20)
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    guard fd >= 0 else { return 0 }
+    var done = 0
+    while done < size {
+        let n = write(fd, data + done, size - done)
+        if n <= 0 { break }
+        done += n
+    }
+    close(fd)
+    if let source = try? ImageOpener.open(path, limits: limits) {
+        let info = source.info
+        let w = info.width, h = info.height
+        _ = try? source.decode(PixelRect(x: w / 3, y: h / 3, width: max(1, w / 2), height: max(1, h / 2)))
+        _ = try? source.decode(PixelRect(x: 0, y: 0, width: max(1, w / 8), height: max(1, h / 8)), shrink: 8)
+    }
+    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    if bytes.count < 200_000 { _ = try? ImageDecoder.decode(bytes) }
+    return 0
+}

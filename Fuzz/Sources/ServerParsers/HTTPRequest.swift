@@ -1,0 +1,1 @@
+../../../Sources/TileServer/HTTP/HTTPRequest.swift

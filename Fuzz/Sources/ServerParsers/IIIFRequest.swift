@@ -1,0 +1,1 @@
+../../../Sources/TileServer/Protocols/IIIFRequest.swift

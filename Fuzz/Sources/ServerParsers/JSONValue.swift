@@ -1,0 +1,1 @@
+../../../Sources/TileServer/JSON/JSONValue.swift

@@ -1,0 +1,1 @@
+../../../Sources/TileServer/Routing/TilePath.swift

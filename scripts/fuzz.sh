@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Runs one libFuzzer target of the Fuzz/ package for SECONDS with its seed corpus, and prints how many inputs
+# it executed. A crash, leak or timeout stops the run with the input saved in Fuzz/Regressions/TARGET/, where the
+# normal test suite replays it once it is fixed.
+#   scripts/fuzz.sh TARGET SECONDS [extra libFuzzer flags]    TARGET: http | urls | jpeg | png
+#   JOBS=N runs N fuzzing processes at once (default 1).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+TARGET=${1:?usage: scripts/fuzz.sh http|urls|jpeg|png SECONDS}; SECONDS_=${2:?seconds}; shift 2
+case $TARGET in
+  http) PRODUCT=FuzzHTTPParser ;; urls) PRODUCT=FuzzRequestURLs ;; jpeg) PRODUCT=FuzzJPEG ;; png) PRODUCT=FuzzPNG ;;
+  *) echo "unknown target $TARGET: http, urls, jpeg or png" >&2; exit 2 ;;
+esac
+swift build --package-path Fuzz -c release --product "$PRODUCT" \
+  -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xcc -fsanitize=fuzzer-no-link,address >&2
+BIN=Fuzz/.build/release/$PRODUCT
+WORK=.build-fuzz/$TARGET
+mkdir -p "$WORK/corpus" "Fuzz/Regressions/$TARGET"
+cp -n Fuzz/Corpus/"$TARGET"/* "$WORK/corpus/" 2>/dev/null || true
+if [ "$TARGET" = jpeg ] || [ "$TARGET" = png ]; then
+  scripts/make-fixtures.sh >&2
+  ext=$([ "$TARGET" = jpeg ] && echo jpg || echo png)
+  cp -n .build-fixtures/formats/*."$ext" "$WORK/corpus/"
+fi
+LOG=$WORK/log
+"$BIN" "$WORK/corpus" -max_total_time="$SECONDS_" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+  -artifact_prefix="Fuzz/Regressions/$TARGET/" ${JOBS:+-jobs=$JOBS -workers=$JOBS} "$@" 2>&1 | tee "$LOG" | grep -E "^#[0-9]+ .*(DONE|pulse)|ERROR|SUMMARY|stat::" >&2 || true
+STATS=$LOG; [ -n "${JOBS:-}" ] && STATS="fuzz-*.log"
+RUNS=$(cat $STATS 2>/dev/null | grep "stat::number_of_executed_units" | awk '{s += $2} END {print s + 0}')
+rm -f fuzz-*.log
+echo "$TARGET: $RUNS executions in $SECONDS_ s"
+if ls "Fuzz/Regressions/$TARGET"/{crash,leak,timeout,oom}-* >/dev/null 2>&1; then
+  echo "findings saved in Fuzz/Regressions/$TARGET/" >&2; exit 1
+fi
