@@ -15,4 +15,5 @@ VENV=.build-venv
 swift build --build-tests
 swift test --skip-build
 scripts/scaleout-test.sh
+scripts/soak.sh 60
 "$VENV/bin/pytest" -q Tests/e2e

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// A source that can decode rectangles of the image as stored; orientation is applied on top of it here.
 protocol StoredImageSource: ImageSource {
     func decodeStored(_ rect: PixelRect, shrink: Int, bandRows: Int,
@@ -5,6 +9,15 @@ protocol StoredImageSource: ImageSource {
 }
 
 extension StoredImageSource {
+    /// One `stat(2)`: the size and modification time the header was read with.
+    public func checkUnchanged() throws {
+        var sb = stat()
+        guard stat(path, &sb) == 0, Int64(sb.st_size) == info.fileSize,
+              Int64(sb.st_mtim.tv_sec) * 1_000_000_000 + Int64(sb.st_mtim.tv_nsec) == info.modified else {
+            throw PyramidError.sourceChanged(path: path)
+        }
+    }
+
     /// Maps the upright rectangle to the stored one, decodes it and turns the pixels upright.
     /// Orientations 1 and 2 stream band by band; the others reverse the row order or swap axes, so the
     /// stored rectangle is decoded into memory first (`rect.area × channels` bytes).

@@ -50,10 +50,15 @@ public protocol ImageSource: Sendable {
     @discardableResult
     func decode(_ rect: PixelRect, shrink: Int, bandRows: Int,
                 into body: (PixelBand) throws -> Void) throws -> DecodeWarnings
+
+    /// Throws `PyramidError.sourceChanged` when the file is no longer the one `info` describes: pixels decoded
+    /// from it since may mix two versions, so they must not be served.
+    func checkUnchanged() throws
 }
 
 extension ImageSource {
     public var isRandomAccess: Bool { false }
+    public func checkUnchanged() throws {}
     public var kind: String { info.format.rawValue }
 
     /// Size of the upright image shrunk by `shrink`.

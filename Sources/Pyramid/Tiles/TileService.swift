@@ -122,7 +122,14 @@ public final class TileService: Sendable {
             if let stored = diskCache?.read(diskName, format: key.format, version: miss.snapshot.version) {
                 return Produced(tile: stored, origin: .disk, pixels: nil)
             }
-            let pixels = try miss.image.render(key.tile, in: miss.snapshot)
+            // A file rewritten while its pass ran may have given rows of two versions, or failed half-way: never
+            // cache or serve those; a failure on a changed file is the change (503, ask again), not a broken file.
+            let pixels: PixelBuffer
+            do { pixels = try miss.image.render(key.tile, in: miss.snapshot) } catch {
+                try miss.snapshot.source.checkUnchanged()
+                throw error
+            }
+            try miss.snapshot.source.checkUnchanged()
             let encoded = EncodedTile(bytes: try ImageEncoder.encode(pixels, as: key.format, options: options), format: key.format,
                                       version: miss.snapshot.version)
             return Produced(tile: encoded, origin: .rendered, pixels: pixels)
