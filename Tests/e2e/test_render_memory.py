@@ -1,8 +1,10 @@
 """Region, view and IIIF outputs draw their pixels from one budget (--render-memory-mb): large outputs are made
 in bands and sent from a spooled file, a busy budget is 503 with Retry-After, and what cannot fit is refused."""
 import io
+import shutil
 import json
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -94,3 +96,29 @@ def test_head_of_a_spooled_image_announces_its_length_without_a_body(tight):
     response, body = tight.get("/iiif/3/large/full/max/0/default.jpg", method="HEAD")
     assert response.status == 200 and body == b""
     assert int(response.getheader("Content-Length")) > 100_000
+
+
+def test_whole_decodes_larger_than_the_budget_are_refused_naming_it(tmp_path):
+    """A progressive JPEG keeps every coefficient and an Adam7 PNG the whole image while they decode: that
+    memory comes from the render budget, and a file needing more than all of it gets a JSON error saying so."""
+    import subprocess
+    subprocess.run(["vips", "black", str(tmp_path / "base.v"), "3000", "2200", "--bands", "3"], check=True)
+    subprocess.run(["vips", "pngsave", str(tmp_path / "base.v"), str(tmp_path / "interlaced.png"), "--interlace"], check=True)
+    subprocess.run(["vips", "jpegsave", str(tmp_path / "base.v"), str(tmp_path / "progressive.jpg"), "--interlace"], check=True)
+    shutil.copy(FIXTURES / "progressive.jpg", tmp_path / "small-progressive.jpg")
+    server = Server([str(tmp_path / "interlaced.png"), str(tmp_path / "progressive.jpg"), str(tmp_path / "small-progressive.jpg"),
+                     "--render-memory-mb", "16", "--access-log", "off", "--raster-dir", str(tmp_path)])
+    try:
+        for image, kind in (("interlaced", "interlaced (Adam7) PNG"), ("progressive", "progressive JPEG")):
+            response, body = server.get(f"/images/{image}/tiles/12/0/0.jpg")
+            assert response.status == 500, (image, response.status)
+            error = json.loads(body)["error"]
+            assert kind in error and "the render budget is 16 MB (--render-memory-mb)" in error, error
+        response, _ = server.get("/images/small-progressive/tiles/10/0/0.jpg")
+        assert response.status == 200, "a progressive file within the budget decodes"
+        deadline = time.monotonic() + 10
+        while metric(server, "tileserver_render_memory_bytes") != 0 and time.monotonic() < deadline:
+            time.sleep(0.05)  # the pass holds its lease until its last row
+        assert metric(server, "tileserver_render_memory_bytes") == 0
+    finally:
+        server.stop()
