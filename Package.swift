@@ -48,7 +48,7 @@ let package = Package(
         ),
         .testTarget(name: "CImageIOTests", dependencies: ["CImageIO"]),
         .testTarget(name: "POSIXSupportTests", dependencies: ["POSIXSupport"]),
-        .testTarget(name: "PyramidTests", dependencies: ["Pyramid"]),
+        .testTarget(name: "PyramidTests", dependencies: ["Pyramid", "POSIXSupport"]),
         .testTarget(name: "TileServerTests", dependencies: ["TileServer"]),
     ],
     swiftLanguageModes: [.v6]

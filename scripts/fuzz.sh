@@ -17,18 +17,16 @@ BIN=Fuzz/.build/release/$PRODUCT
 WORK=.build-fuzz/$TARGET
 mkdir -p "$WORK/corpus" "Fuzz/Regressions/$TARGET"
 cp -n Fuzz/Corpus/"$TARGET"/* "$WORK/corpus/" 2>/dev/null || true
-if [ "$TARGET" = jpeg ] || [ "$TARGET" = png ]; then
-  scripts/make-fixtures.sh >&2
-  ext=$([ "$TARGET" = jpeg ] && echo jpg || echo png)
-  cp -n .build-fixtures/formats/*."$ext" "$WORK/corpus/"
-fi
+cp -n Fuzz/Regressions/"$TARGET"/* "$WORK/corpus/" 2>/dev/null || true
 LOG=$WORK/log
-"$BIN" "$WORK/corpus" -max_total_time="$SECONDS_" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+BEFORE=$(ls "Fuzz/Regressions/$TARGET" | sort)
+"$BIN" "$WORK/corpus" -max_total_time="$SECONDS_" -timeout=10 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
   -artifact_prefix="Fuzz/Regressions/$TARGET/" ${JOBS:+-jobs=$JOBS -workers=$JOBS} "$@" 2>&1 | tee "$LOG" | grep -E "^#[0-9]+ .*(DONE|pulse)|ERROR|SUMMARY|stat::" >&2 || true
 STATS=$LOG; [ -n "${JOBS:-}" ] && STATS="fuzz-*.log"
 RUNS=$(cat $STATS 2>/dev/null | grep "stat::number_of_executed_units" | awk '{s += $2} END {print s + 0}')
 rm -f fuzz-*.log
 echo "$TARGET: $RUNS executions in $SECONDS_ s"
-if ls "Fuzz/Regressions/$TARGET"/{crash,leak,timeout,oom}-* >/dev/null 2>&1; then
-  echo "findings saved in Fuzz/Regressions/$TARGET/" >&2; exit 1
+NEW=$(comm -13 <(echo "$BEFORE") <(ls "Fuzz/Regressions/$TARGET" | sort))
+if [ -n "$NEW" ]; then
+  echo "new findings saved in Fuzz/Regressions/$TARGET/: $NEW" >&2; exit 1
 fi

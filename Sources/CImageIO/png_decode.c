@@ -25,6 +25,8 @@ struct tsio_png {
     int interlaced;
     uint32_t next_row;
     uint8_t *whole;           /* Adam7 files only: the decoded image */
+    png_bytep *row_pointers;  /* Adam7 files only: into `whole`; kept here so a longjmp out of png_read_image
+                                 cannot leak them (found by fuzzing) */
     uint8_t *scratch;         /* one row, for skipping */
     size_t buffered, position;
     uint8_t buffer[SOURCE_BUFFER];
@@ -173,11 +175,12 @@ static void decode_whole(tsio_png *p) {
                          p->width, p->height);
         png_longjmp(p->png, 1);
     }
-    png_bytep *rows = malloc(sizeof(png_bytep) * p->height);
-    if (rows == NULL) png_error(p->png, "out of memory for row pointers");
-    for (uint32_t y = 0; y < p->height; y++) rows[y] = p->whole + (size_t)y * p->rowbytes;
-    png_read_image(p->png, rows);
-    free(rows);
+    p->row_pointers = malloc(sizeof(png_bytep) * p->height);
+    if (p->row_pointers == NULL) png_error(p->png, "out of memory for row pointers");
+    for (uint32_t y = 0; y < p->height; y++) p->row_pointers[y] = p->whole + (size_t)y * p->rowbytes;
+    png_read_image(p->png, p->row_pointers);
+    free(p->row_pointers);
+    p->row_pointers = NULL;
 }
 
 int64_t tsio_png_read(tsio_png *p, uint8_t *dst, size_t stride, uint32_t rows, tsio_status *st) {
@@ -210,6 +213,7 @@ void tsio_png_close(tsio_png *p) {
     if (p == NULL) return;
     if (p->png != NULL) png_destroy_read_struct(&p->png, p->info != NULL ? &p->info : NULL, NULL);
     free(p->whole);
+    free(p->row_pointers);
     free(p->scratch);
     free(p);
 }

@@ -1,4 +1,4 @@
-import Synchronization
+import POSIXSupport
 
 /// A least-recently-used cache bounded by bytes: O(1) lookup, insert and eviction (a dictionary into a
 /// doubly linked list kept in arrays), safe to share between threads. An entry bigger than the whole budget is
@@ -21,13 +21,13 @@ public final class LRUCache<Key: Hashable & Sendable, Value: Sendable>: Sendable
         var stats = CacheStatistics()
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
     private let costOf: @Sendable (Value) -> Int
 
     public init(budget: Int, cost: @escaping @Sendable (Value) -> Int) {
         var initial = State()
         initial.stats.budget = max(0, budget)
-        state = Mutex(initial)
+        state = Locked(initial)
         costOf = cost
     }
 

@@ -1,4 +1,4 @@
-import Synchronization
+import POSIXSupport
 
 /// Bounds the disk space decode passes use across all images: admitting a new raster releases the least
 /// recently read finished ones until the total fits. Entries are weak, so a raster its image has dropped
@@ -17,7 +17,7 @@ public final class RasterBudget: Sendable {
     }
 
     public let budget: Int
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     public init(budget: Int) {
         self.budget = budget

@@ -36,7 +36,7 @@ public final class TileService: Sendable {
     /// Image ids in the order they were given; the first is the default image.
     public let imageIDs: [String]
     private let images: [String: PyramidImage]
-    private let pending = Mutex<[TileKey: Pending]>([:])
+    private let pending = Locked<[TileKey: Pending]>([:])
     private let renderCounter = Atomic<Int>(0)
 
     public init(images: [PyramidImage], options: TileOptions, diskCache: DiskTileCache? = nil) {

@@ -2,7 +2,6 @@ import ArgumentParser
 import Dispatch
 import POSIXSupport
 import Pyramid
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -46,7 +45,7 @@ struct FirstViewCommand: ParsableCommand {
                 let model = try ScrollViewModel(geometry: geometry, viewWidth: Double(width), viewHeight: Double(height))
                 tiles = model.layout(zoom: .fit).tiles.map(\.tile)
             }
-            let failure = Mutex<String?>(nil)
+            let failure = Locked<String?>(nil)
             DispatchQueue.concurrentPerform(iterations: tiles.count) { i in
                 do { _ = try service.tile(image: "image", tile: tiles[i], format: .jpeg) } catch {
                     failure.withLock { $0 = "\(error)" }

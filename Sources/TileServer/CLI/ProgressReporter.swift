@@ -1,5 +1,4 @@
 import POSIXSupport
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -17,7 +16,7 @@ final class ProgressReporter: Sendable {
 
     private let style: Style
     private let started = MonotonicClock.seconds()
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(quiet: Bool) {
         style = quiet ? .quiet : (isatty(STDERR_FILENO) == 1 ? .bar : .lines)

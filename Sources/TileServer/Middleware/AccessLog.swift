@@ -1,5 +1,4 @@
 import POSIXSupport
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -13,9 +12,9 @@ final class AccessLog: Sendable {
     static let batchBytes = 64 << 10
 
     private let fd: CInt
-    private let pending = Mutex<[UInt8]>([])
+    private let pending = Locked<[UInt8]>([])
     /// Serialises writes, so batches reach the file in order.
-    private let writing = Mutex<Void>(())
+    private let writing = Locked<Void>(())
 
     /// Logs to `fd` (standard output by default); a background thread, living as long as the process (as the
     /// server's log does), flushes every `interval` seconds.

@@ -85,9 +85,10 @@ struct IIIFRequest: Equatable {
             return PixelRect(x: (W - side) / 2, y: (H - side) / 2, width: side, height: side)
         default:
             if text.hasPrefix("pct:") {
-                guard let v = numbers(text.dropFirst(4), count: 4), v[2] > 0, v[3] > 0 else {
+                guard var v = numbers(text.dropFirst(4), count: 4), v[2] > 0, v[3] > 0 else {
                     throw .badRequest("region pct:x,y,w,h needs four non-negative numbers with w and h above 0")
                 }
+                v = v.map { min($0, 1000) } // beyond 100 % is outside anyway; keeps huge numbers from overflowing Int
                 let x = Int((v[0] * Double(W) / 100).rounded()), y = Int((v[1] * Double(H) / 100).rounded())
                 let x1 = Int(((v[0] + v[2]) * Double(W) / 100).rounded()), y1 = Int(((v[1] + v[3]) * Double(H) / 100).rounded())
                 rect = PixelRect(x: x, y: y, width: max(1, x1 - x), height: max(1, y1 - y))
@@ -131,6 +132,9 @@ struct IIIFRequest: Equatable {
                 throw .badRequest("size must be max, w,, ,h, pct:n, w,h or !w,h, optionally after ^")
             }
             (w, h) = parts[0].isEmpty ? (Double(rw) * n / Double(rh), n) : (n, Double(rh) * n / Double(rw))
+        }
+        guard w.isFinite, h.isFinite, w < 1e9, h < 1e9 else {
+            throw .badRequest("size \(text) exceeds the limits maxWidth \(limits.maxWidth), maxHeight \(limits.maxHeight), maxArea \(limits.maxArea)")
         }
         let width = max(1, Int(w.rounded())), height = max(1, Int(h.rounded()))
         if !up && (width > rw || height > rh) {

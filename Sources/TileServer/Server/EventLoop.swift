@@ -26,7 +26,7 @@ final class EventLoop: @unchecked Sendable {
     private var connections: [CInt: Connection] = [:]
     private var connectionsByID: [UInt64: Connection] = [:]
     private var nextID: UInt64
-    private let completions = Mutex<[Completion]>([])
+    private let completions = Locked<[Completion]>([])
     private let stopAccepting = Atomic<Bool>(false)
     private var listening = true
     private var lastSweep = 0.0

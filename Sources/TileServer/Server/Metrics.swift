@@ -1,3 +1,4 @@
+import POSIXSupport
 import Pyramid
 import Synchronization
 
@@ -31,7 +32,7 @@ final class Metrics: Sendable {
         var prefetchDropped = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     let openConnections = Atomic<Int>(0)
 
     func request(route: String, status: Int, seconds: Double) {

@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import Synchronization
+import POSIXSupport
 import XCTest
 @testable import Pyramid
 
@@ -70,7 +70,7 @@ final class RenderBudgetTests: XCTestCase {
     func testWaitersAreServedInOrder() throws {
         let budget = RenderBudget(capacity: 100, queueLimit: 8, maxWait: 30)
         let held = try budget.acquire(90)
-        let order = Mutex<[Int]>([])
+        let order = Locked<[Int]>([])
         let done = DispatchGroup()
         for (i, size) in [(0, 80), (1, 5)] {
             done.enter()

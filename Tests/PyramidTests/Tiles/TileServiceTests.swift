@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import POSIXSupport
 import XCTest
 @testable import Pyramid
 
@@ -75,7 +76,7 @@ final class TileServiceTests: XCTestCase {
     func testConcurrentMissesForOneTileRenderOnce() throws {
         let s = try service(["a": Fixtures.path("progressive.jpg")])
         let tile = TileCoordinate(level: 10, x: 2, y: 1)
-        let etags = Mutex<[String]>([])
+        let etags = Locked<[String]>([])
         DispatchQueue.concurrentPerform(iterations: 16) { _ in
             let answer = try! s.tile(image: "a", tile: tile, format: .jpeg)
             etags.withLock { $0.append(answer.tile.etag) }
@@ -178,7 +179,6 @@ final class TileServiceTests: XCTestCase {
     }
 }
 
-import Synchronization
 
 final class RasterBudgetTests: XCTestCase {
     func testFinishedRastersAreReleasedToStayWithinTheBudget() throws {

@@ -1,3 +1,4 @@
+import Foundation
 import Pyramid
 import XCTest
 @testable import TileServer
@@ -71,5 +72,42 @@ final class IIIFRequestTests: XCTestCase {
         XCTAssertEqual(status("full", "max", "0", "default.webp"), 501)
         XCTAssertEqual(status("full", "max", "0", "default.abc"), 400)
         XCTAssertEqual(status("full", "max", "0", "default"), 400)
+    }
+
+    /// Numbers far past any image (found by the URL fuzzer: a 300-digit pct: region trapped converting to Int)
+    /// are 400s, never a crash.
+    func testHugeNumbersAreRefusedNotTrapped() {
+        let huge = String(repeating: "9", count: 300)
+        XCTAssertEqual(status("pct:10,20,\(huge),40", "!200,50"), 200, "a region past 100 % is cropped to the image")
+        XCTAssertEqual(status("pct:\(huge),0,10,10", "max"), 400)
+        XCTAssertEqual(status("full", "^pct:\(huge)"), 400)
+        XCTAssertEqual(status("full", "^\(huge),"), 400)
+        XCTAssertEqual(status("full", "^!\(huge),\(huge)"), 400)
+        XCTAssertEqual(status("\(huge),0,10,10", "max"), 400)
+    }
+
+    /// Every input the URL fuzzer was seeded with or found (Fuzz/Corpus/urls, Fuzz/Regressions/urls) parses
+    /// to an answer through path decoding, the tile address and the IIIF request, without trapping.
+    func testFuzzInputsParse() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../../Fuzz").standardized
+        var seen = 0
+        for folder in ["Corpus/urls", "Regressions/urls"] {
+            let dir = root.appendingPathComponent(folder)
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? [] where !name.hasPrefix(".") {
+                let target = String(decoding: try Data(contentsOf: dir.appendingPathComponent(name)), as: UTF8.self)
+                let request = HTTPRequest(method: "GET", target: target, versionMinor: 1, headers: [], keepAlive: true)
+                guard let path = try? RequestPath(request) else { seen += 1; continue }
+                let s = path.segments
+                if s.count >= 3 { _ = try? TilePath.parse(z: s[s.count - 3], x: s[s.count - 2], y: s[s.count - 1]) }
+                if s.count >= 4 {
+                    for (w, h) in [(20000, 20000), (1, 1), (9024, 3)] {
+                        _ = try? IIIFRequest(region: s[s.count - 4], size: s[s.count - 3], rotation: s[s.count - 2], qualityFormat: s[s.count - 1],
+                                             imageWidth: w, imageHeight: h, limits: IIIFRequest.limits(width: w, height: h, maxZoom: 4))
+                    }
+                }
+                seen += 1
+            }
+        }
+        XCTAssertGreaterThanOrEqual(seen, 7)
     }
 }

@@ -1,0 +1,29 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A value behind a `pthread_mutex_t`, the stand-in for `Synchronization.Mutex` everywhere in the project:
+/// ThreadSanitizer intercepts pthread mutexes, but not the futex lock inside the prebuilt Synchronization
+/// library, so with `Mutex` `swift test --sanitize=thread` reports races in correctly locked code.
+public final class Locked<Value>: @unchecked Sendable {
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private var value: Value
+
+    public init(_ value: Value) {
+        self.value = value
+        pthread_mutex_init(mutex, nil)
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
+
+    /// Runs `body` with the value, holding the lock.
+    @inline(__always)
+    public func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body(&value)
+    }
+}
