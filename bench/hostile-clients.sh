@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 IMAGE=${1:-.build-fixtures/gallery/large.jpg}
 PORT=${PORT:-18098}
 if [ -z "${BIN:-}" ]; then swift build -c release --product tileserver >/dev/null; BIN=$PWD/.build/release/tileserver; fi
-ulimit -n 65536
+ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 "$BIN" serve "$IMAGE" --host 127.0.0.1 --port "$PORT" --access-log off --header-timeout "${HEADER_TIMEOUT:-10}" >/dev/null 2>&1 &
 SERVER=$!
 trap 'kill $SERVER 2>/dev/null; wait 2>/dev/null || true' EXIT

@@ -19,7 +19,7 @@ command -v wrk >/dev/null || { echo "soak needs wrk (apt-get install wrk)" >&2; 
 WORK=$(mktemp -d /var/tmp/tileserver-soak.XXXX)
 cleanup() { [ -n "${SERVER:-}" ] && kill "$SERVER" 2>/dev/null; wait 2>/dev/null || true; rm -rf "$WORK"; }
 trap cleanup EXIT
-ulimit -n 65536 2>/dev/null || true
+ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 
 "$BIN" serve "$IMAGE" --host 127.0.0.1 --port "$PORT" --cache-mb "$CACHE_MB" --access-log off --raster-dir "$WORK" \
   >"$WORK/server.log" 2>&1 &

@@ -16,4 +16,5 @@ swift build --build-tests
 swift test --skip-build
 scripts/scaleout-test.sh
 scripts/soak.sh 60
+scripts/sanitizers.sh address
 "$VENV/bin/pytest" -q Tests/e2e

@@ -9,8 +9,16 @@ func rawLiteral(_ text: String) -> String {
 
 /// `EmbedViewerTool FOLDER OUTPUT.swift`: writes every file below FOLDER (hidden ones skipped) as an entry of
 /// `EmbeddedViewer.files`, keyed by its path relative to FOLDER. UTF-8 text becomes a raw string literal (quick
-/// to compile); anything else a byte array. The output is written to a temporary file and renamed.
-/// All in one function, so nothing outlives it (no global state; clean under the leak checker).
+/// to compile); anything else a byte array. The output is written to a temporary file and renamed. `@main`
+/// rather than top-level code, so the tool also builds with `-parse-as-library` (the fuzz build passes it to
+/// every target), and no global state, so it is clean under the leak checker.
+@main
+enum EmbedViewerTool {
+    static func main() throws {
+        exit(try run())
+    }
+}
+
 func run() throws -> Int32 {
     let arguments = CommandLine.arguments
     guard arguments.count == 3 else {
@@ -52,5 +60,3 @@ func run() throws -> Int32 {
     }
     return 0
 }
-
-exit(try run())
