@@ -18,7 +18,7 @@ let package = Package(
         ]),
         .executableTarget(name: "FuzzHTTPParser", dependencies: ["ServerParsers"]),
         .executableTarget(name: "FuzzRequestURLs", dependencies: ["ServerParsers"]),
-        .executableTarget(name: "FuzzJPEG", dependencies: [.product(name: "Pyramid", package: "tileserver")]),
-        .executableTarget(name: "FuzzPNG", dependencies: [.product(name: "Pyramid", package: "tileserver")]),
+        // One target for both image formats: the corpus (Fuzz/Corpus/jpeg or png) steers it.
+        .executableTarget(name: "FuzzDecoders", dependencies: [.product(name: "Pyramid", package: "tileserver")]),
     ]
 )

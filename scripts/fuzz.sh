@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 TARGET=${1:?usage: scripts/fuzz.sh http|urls|jpeg|png SECONDS}; SECONDS_=${2:?seconds}; shift 2
 case $TARGET in
-  http) PRODUCT=FuzzHTTPParser ;; urls) PRODUCT=FuzzRequestURLs ;; jpeg) PRODUCT=FuzzJPEG ;; png) PRODUCT=FuzzPNG ;;
+  http) PRODUCT=FuzzHTTPParser ;; urls) PRODUCT=FuzzRequestURLs ;; jpeg|png) PRODUCT=FuzzDecoders ;;
   *) echo "unknown target $TARGET: http, urls, jpeg or png" >&2; exit 2 ;;
 esac
 swift build --package-path Fuzz -c release --product "$PRODUCT" \

@@ -1,4 +1,3 @@
-import Foundation
 import Pyramid
 import XCTest
 @testable import TileServer
@@ -89,25 +88,18 @@ final class IIIFRequestTests: XCTestCase {
     /// Every input the URL fuzzer was seeded with or found (Fuzz/Corpus/urls, Fuzz/Regressions/urls) parses
     /// to an answer through path decoding, the tile address and the IIIF request, without trapping.
     func testFuzzInputsParse() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../../Fuzz").standardized
-        var seen = 0
-        for folder in ["Corpus/urls", "Regressions/urls"] {
-            let dir = root.appendingPathComponent(folder)
-            for name in (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? [] where !name.hasPrefix(".") {
-                let target = String(decoding: try Data(contentsOf: dir.appendingPathComponent(name)), as: UTF8.self)
-                let request = HTTPRequest(method: "GET", target: target, versionMinor: 1, headers: [], keepAlive: true)
-                guard let path = try? RequestPath(request) else { seen += 1; continue }
-                let s = path.segments
-                if s.count >= 3 { _ = try? TilePath.parse(z: s[s.count - 3], x: s[s.count - 2], y: s[s.count - 1]) }
-                if s.count >= 4 {
-                    for (w, h) in [(20000, 20000), (1, 1), (9024, 3)] {
-                        _ = try? IIIFRequest(region: s[s.count - 4], size: s[s.count - 3], rotation: s[s.count - 2], qualityFormat: s[s.count - 1],
-                                             imageWidth: w, imageHeight: h, limits: IIIFRequest.limits(width: w, height: h, maxZoom: 4))
-                    }
-                }
-                seen += 1
+        let inputs = try FuzzInputs.contents(of: "urls")
+        for (_, data) in inputs {
+            let request = HTTPRequest(method: "GET", target: String(decoding: data, as: UTF8.self), versionMinor: 1, headers: [], keepAlive: true)
+            guard let path = try? RequestPath(request) else { continue }
+            let s = path.segments
+            if s.count >= 3 { _ = try? TilePath.parse(z: s[s.count - 3], x: s[s.count - 2], y: s[s.count - 1]) }
+            guard s.count >= 4 else { continue }
+            for (w, h) in [(20000, 20000), (1, 1), (9024, 3)] {
+                _ = try? IIIFRequest(region: s[s.count - 4], size: s[s.count - 3], rotation: s[s.count - 2], qualityFormat: s[s.count - 1],
+                                     imageWidth: w, imageHeight: h, limits: IIIFRequest.limits(width: w, height: h, maxZoom: 4))
             }
         }
-        XCTAssertGreaterThanOrEqual(seen, 7)
+        XCTAssertGreaterThanOrEqual(inputs.count, 7)
     }
 }
