@@ -51,7 +51,8 @@ public final class DecodedRaster: @unchecked Sendable {
                 var lease: RenderBudget.Lease?
                 if whole > 0, let memory {
                     do { lease = try memory.acquire(whole) } catch let error as RenderBudgetError {
-                        throw ImageSourceError.outOfMemory(path: source.path, message: Self.explain(error, source.info))
+                        guard case let .tooLarge(bytes, capacity) = error else { throw error } // busy: 503, try again
+                        throw ImageSourceError.outOfMemory(path: source.path, message: Self.explain(bytes, capacity, source.info))
                     }
                 }
                 defer { lease?.release() }
@@ -76,16 +77,11 @@ public final class DecodedRaster: @unchecked Sendable {
         }
     }
 
-    private static func explain(_ error: RenderBudgetError, _ info: ImageInfo) -> String {
+    private static func explain(_ bytes: Int, _ capacity: Int, _ info: ImageInfo) -> String {
         let kind = info.format == .png ? "an interlaced (Adam7) PNG" : "a progressive JPEG"
-        switch error {
-        case let .tooLarge(bytes, capacity):
-            return "\(kind) of \(info.width)×\(info.height) must be decoded whole, which takes \(RenderBudgetError.megabytes(bytes)) MB; "
-                + "the render budget is \(RenderBudgetError.megabytes(capacity)) MB (--render-memory-mb): raise it, or save the "
-                + "image \(info.format == .png ? "without interlacing" : "as baseline JPEG")"
-        case .busy:
-            return "\(kind) must be decoded whole and the render budget is busy; \(error)"
-        }
+        return "\(kind) of \(info.width)×\(info.height) must be decoded whole, which takes \(RenderBudgetError.megabytes(bytes)) MB; "
+            + "the render budget is \(RenderBudgetError.megabytes(capacity)) MB (--render-memory-mb): raise it, or save the "
+            + "image \(info.format == .png ? "without interlacing" : "as baseline JPEG")"
     }
 
     public var isComplete: Bool { lock.withLock { finished } }
