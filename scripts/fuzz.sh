@@ -20,7 +20,7 @@ cp -n Fuzz/Corpus/"$TARGET"/* "$WORK/corpus/" 2>/dev/null || true
 cp -n Fuzz/Regressions/"$TARGET"/* "$WORK/corpus/" 2>/dev/null || true
 LOG=$WORK/log
 BEFORE=$(ls "Fuzz/Regressions/$TARGET" | sort)
-"$BIN" "$WORK/corpus" -max_total_time="$SECONDS_" -timeout=10 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
+"$BIN" "$WORK/corpus" -max_total_time="$SECONDS_" -timeout=10 -rss_limit_mb=2048 -max_len=16384 -print_final_stats=1 \
   -artifact_prefix="Fuzz/Regressions/$TARGET/" ${JOBS:+-jobs=$JOBS -workers=$JOBS} "$@" 2>&1 | tee "$LOG" | grep -E "^#[0-9]+ .*(DONE|pulse)|ERROR|SUMMARY|stat::" >&2 || true
 STATS=$LOG; [ -n "${JOBS:-}" ] && STATS="fuzz-*.log"
 RUNS=$(cat $STATS 2>/dev/null | grep "stat::number_of_executed_units" | awk '{s += $2} END {print s + 0}')
