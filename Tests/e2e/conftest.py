@@ -46,8 +46,8 @@ class Server:
     def connection(self, timeout=30):
         return http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
 
-    def get(self, path, headers=None, method="GET"):
-        conn = self.connection()
+    def get(self, path, headers=None, method="GET", timeout=30):
+        conn = self.connection(timeout)
         conn.request(method, path, headers=headers or {})
         response = conn.getresponse()
         body = response.read()

