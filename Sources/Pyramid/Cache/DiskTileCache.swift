@@ -38,7 +38,13 @@ public final class DiskTileCache: Sendable {
 
     /// The folder of one version of an image's tiles under one setting.
     public static func folder(image: String, info: ImageInfo, options: TileOptions) -> String {
-        "\(image)/\(info.fileSize)-\(info.modified)-t\(options.tileSize)o\(options.overlap)q\(options.quality)"
+        "\(folder(image: image))/\(info.fileSize)-\(info.modified)-t\(options.tileSize)o\(options.overlap)q\(options.quality)"
+    }
+
+    /// The folder of all of an image's tiles: its id with `/` written `%2F`, so `a` and `a/b` never nest (ids
+    /// hold no `%`).
+    public static func folder(image: String) -> String {
+        image.split(separator: "/", omittingEmptySubsequences: false).joined(separator: "%2F")
     }
 
     /// The relative path of a tile.

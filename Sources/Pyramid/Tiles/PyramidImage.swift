@@ -24,14 +24,18 @@ public final class PyramidImage: @unchecked Sendable {
     public let path: String
     private let options: TileOptions
     private let lock = ConditionLock()
-    private var snapshot: Snapshot
+    /// Nil until the header is first needed: a library of 100,000 files starts without reading any.
+    private var snapshot: Snapshot?
+    /// Why the file could not be opened, with the size and modification time it had then: asked again while the
+    /// file is unchanged, the same error comes back without reading it again.
+    private var failure: (error: any Swift.Error, size: Int64, modified: Int64)?
     private var rasters: [Int: DecodedRaster] = [:]
     /// Shared by every image of a service; set once before the image is shared.
     var budget: RasterBudget?
     /// Pixel memory for whole decodes; set once before the image is shared.
     var renderBudget: RenderBudget?
     /// Told the old and the new version when the file changed; set once before the image is shared.
-    var onChange: (@Sendable (_ old: Snapshot, _ new: Snapshot) -> Void)?
+    var onChange: (@Sendable (_ old: Snapshot?, _ new: Snapshot) -> Void)?
 
     private static let generations = Atomic<Int>(0)
     /// At most one direct region decode per image runs beside its full-resolution pass.
@@ -43,12 +47,18 @@ public final class PyramidImage: @unchecked Sendable {
     /// `options.changeCheckInterval` trust the snapshot they have.
     private let lastCheck = Atomic<Int64>(Int64.min)
 
-    public init(id: String, path: String, options: TileOptions) throws {
+    /// An image of the file at `path`, its header read now (a broken file throws here).
+    public convenience init(id: String, path: String, options: TileOptions) throws {
+        self.init(id: id, lazilyAt: path, options: options)
+        _ = try current()
+    }
+
+    /// An image of the file at `path` whose header is read when first needed (`current()`).
+    public init(id: String, lazilyAt path: String, options: TileOptions) {
         self.id = id
         self.path = path
         self.options = options
         watchesFile = true
-        snapshot = try Self.open(path, options)
     }
 
     /// An image whose pixels come from `source` itself (a synthetic source: nothing to watch or decode).
@@ -77,28 +87,51 @@ public final class PyramidImage: @unchecked Sendable {
     /// modification time reopens the file and drops every raster of the old one. In between, the hot path makes
     /// no system call.
     public func current() throws -> Snapshot {
-        guard watchesFile else { return lock.withLock { snapshot } }
         let now = MonotonicClock.nanoseconds()
         let last = lastCheck.load(ordering: .relaxed)
-        if last != Int64.min, Double(now &- last) < options.changeCheckInterval * 1e9 {
-            return lock.withLock { snapshot }
+        if !watchesFile || (last != Int64.min && Double(now &- last) < options.changeCheckInterval * 1e9) {
+            let known: Result<Snapshot, any Swift.Error>? = lock.withLock {
+                if let snapshot { return .success(snapshot) }
+                return failure.map { .failure($0.error) }
+            }
+            if let known { return try known.get() }
         }
         lastCheck.store(now, ordering: .relaxed)
         var sb = stat()
         let statResult = stat(path, &sb)
         let (current, old) = try lock.withLock { () -> (Snapshot, Snapshot?) in
-            let info = snapshot.source.info
             let modified = Int64(sb.st_mtim.tv_sec) * 1_000_000_000 + Int64(sb.st_mtim.tv_nsec)
-            guard statResult != 0 || Int64(sb.st_size) != info.fileSize || modified != info.modified else {
+            if let snapshot, statResult == 0, Int64(sb.st_size) == snapshot.source.info.fileSize,
+               modified == snapshot.source.info.modified {
                 return (snapshot, nil)
+            }
+            if let failure, statResult == 0, Int64(sb.st_size) == failure.size, modified == failure.modified {
+                throw failure.error
             }
             let old = snapshot
             rasters.removeAll()
-            snapshot = try Self.open(path, options)
-            return (snapshot, old)
+            do {
+                let opened = try Self.open(path, options)
+                snapshot = opened
+                failure = nil
+                return (opened, old)
+            } catch {
+                snapshot = nil
+                failure = (error, statResult == 0 ? Int64(sb.st_size) : -1, modified)
+                throw error
+            }
         }
         if let old { onChange?(old, current) }
         return current
+    }
+
+    /// The snapshot if the header was read already; never reads or `stat`s anything.
+    public var opened: Snapshot? { lock.withLock { snapshot } }
+
+    /// Makes the next `current()` look at the file again, whenever it was last looked at: the library calls
+    /// this when the folder watcher reports the file written or replaced.
+    public func recheck() {
+        lastCheck.store(Int64.min, ordering: .relaxed)
     }
 
     /// Forgets the decode passes (their files vanish once no reader holds them).
@@ -118,7 +151,7 @@ public final class PyramidImage: @unchecked Sendable {
     /// The decode pass at `shrink` for `snapshot`, started on first use; a failed pass is replaced.
     func raster(shrink: Int, for snapshot: Snapshot) throws -> DecodedRaster {
         let (raster, created) = try lock.withLock { () throws -> (DecodedRaster, Bool) in
-            guard snapshot.generation == self.snapshot.generation else {
+            guard snapshot.generation == self.snapshot?.generation else {
                 throw PyramidError.sourceChanged(path: path)
             }
             if let existing = rasters[shrink], !existing.hasFailed { return (existing, false) }

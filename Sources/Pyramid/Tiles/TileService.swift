@@ -33,32 +33,45 @@ public final class TileService: Sendable {
     public let diskCache: DiskTileCache?
     public let rasterBudget: RasterBudget
     public let renderBudget: RenderBudget
-    /// Image ids in the order they were given; the first is the default image.
-    public let imageIDs: [String]
-    private let images: [String: PyramidImage]
+    /// The images served, live; its first image is the default one.
+    public let library: ImageLibrary
     private let pending = Locked<[TileKey: Pending]>([:])
     private let renderCounter = Atomic<Int>(0)
 
-    public init(images: [PyramidImage], options: TileOptions, diskCache: DiskTileCache? = nil) {
+    /// A service over a fixed set of images, in the order given.
+    public convenience init(images: [PyramidImage], options: TileOptions, diskCache: DiskTileCache? = nil) {
+        self.init(library: ImageLibrary(images: images, options: options), options: options, diskCache: diskCache)
+    }
+
+    /// A service over `library`: every image it holds or gains shares this service's budgets, and every image it
+    /// loses has its cached tiles and decode passes released.
+    public init(library: ImageLibrary, options: TileOptions, diskCache: DiskTileCache? = nil) {
         self.diskCache = diskCache
         self.options = options
-        self.imageIDs = images.map(\.id)
-        self.images = Dictionary(images.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        self.library = library
         let cache = LRUCache<TileKey, EncodedTile>(budget: options.cacheBytes, cost: { $0.cost })
         self.cache = cache
-        rasterBudget = RasterBudget(budget: options.rasterBytes)
-        renderBudget = RenderBudget(capacity: options.renderBytes, queueLimit: options.renderQueue, maxWait: options.renderWait)
-        for image in images {
+        let rasterBudget = RasterBudget(budget: options.rasterBytes)
+        let renderBudget = RenderBudget(capacity: options.renderBytes, queueLimit: options.renderQueue, maxWait: options.renderWait)
+        self.rasterBudget = rasterBudget
+        self.renderBudget = renderBudget
+        library.attach(configure: { image in
             image.budget = rasterBudget
             image.renderBudget = renderBudget
             image.onChange = { [id = image.id] old, new in
                 cache.removeAll { $0.image == id && $0.generation != new.generation }
-                diskCache?.purge(prefix: DiskTileCache.folder(image: id, info: old.source.info, options: options))
+                if let old { diskCache?.purge(prefix: DiskTileCache.folder(image: id, info: old.source.info, options: options)) }
             }
-        }
+        }, removed: { image in
+            cache.removeAll { $0.image == image.id }
+            if let info = image.opened?.source.info {
+                diskCache?.purge(prefix: DiskTileCache.folder(image: image.id, info: info, options: options))
+            }
+            image.purgeRasters()
+        })
     }
 
-    public func image(_ id: String) -> PyramidImage? { images[id] }
+    public func image(_ id: String) -> PyramidImage? { library.image(id) }
 
     /// Tiles rendered since start (cache misses that did the work, not the ones that waited).
     public var tilesRendered: Int { renderCounter.load(ordering: .relaxed) }
@@ -66,7 +79,7 @@ public final class TileService: Sendable {
     /// The one look at the cache a tile request makes: the hit, or a miss that carries the key and snapshot on
     /// to `render(_:)`, so nothing is looked up, `stat`ed or validated twice. Counts one hit or one miss.
     public func lookup(image id: String, tile: TileCoordinate, format: ImageFormat) throws -> TileLookup {
-        guard let image = images[id] else { throw TileServiceError.unknownImage(id) }
+        guard let image = library.image(id) else { throw TileServiceError.unknownImage(id) }
         return try lookup(image, snapshot: image.current(), tile: tile, format: format)
     }
 
@@ -151,9 +164,9 @@ public final class TileService: Sendable {
 
     /// Drops every cached tile and decode pass of image `id`.
     public func purge(image id: String) throws {
-        guard let image = images[id] else { throw TileServiceError.unknownImage(id) }
+        guard let image = library.image(id) else { throw TileServiceError.unknownImage(id) }
         cache.removeAll { $0.image == id }
-        diskCache?.purge(prefix: id)
+        diskCache?.purge(prefix: DiskTileCache.folder(image: id))
         image.purgeRasters()
     }
 }

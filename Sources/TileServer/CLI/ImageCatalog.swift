@@ -5,65 +5,48 @@ import Pyramid
 import Glibc
 #endif
 
-/// Turns command-line paths into served images with unique, URL-safe ids.
+/// Turns command-line paths into the live image library: files by their stem, folders recursively by path
+/// (`ImageNaming`). Folder contents are not opened at start (a tree of 100,000 scans starts at once); files named
+/// directly are, so a broken one is reported now. No path, or only folders without any image file (a container's
+/// empty `/images` volume): the built-in landscape, until images appear.
 enum ImageCatalog {
-    /// Files named directly, and the .jpg/.jpeg/.png files of directories (sorted, not recursive). Unreadable
-    /// images are reported and skipped; none readable is an error. No path, or only folders without any image file
-    /// (a container's empty `/images` volume): the built-in landscape.
-    static func load(_ paths: [String], options: TileOptions, logger: Logger) throws -> [PyramidImage] {
-        let landscape = { [PyramidImage(id: "landscape", source: ProceduralPhoto(), options: options)] }
-        guard !paths.isEmpty else { return landscape() }
-        var files: [String] = []
-        for path in paths {
-            var info = stat()
-            guard stat(path, &info) == 0 else { throw ServerError.noImages("\(path): \(String(cString: strerror(errno)))") }
-            if (info.st_mode & S_IFMT) == S_IFDIR {
-                files += try listing(path).filter { name in name.contains(".") && ImageFormat(fileExtension: name.split(separator: ".").last ?? "") != nil }
-                    .sorted().map { path.hasSuffix("/") ? path + $0 : path + "/" + $0 }
-            } else {
-                files.append(path)
-            }
+    struct Loaded {
+        let library: ImageLibrary
+        let roots: LibraryRoots
+        /// The folders the first scan entered, by root index: what the watcher starts watching.
+        let folders: [Int: [FolderScanner.FolderEntry]]
+    }
+
+    static func load(_ paths: [String], options: TileOptions, logger: Logger) throws -> Loaded {
+        let landscape = PyramidImage(id: "landscape", source: ProceduralPhoto(), options: options)
+        guard !paths.isEmpty else {
+            return Loaded(library: ImageLibrary(options: options, fallback: landscape), roots: LibraryRoots([]), folders: [:])
         }
-        if files.isEmpty {
-            logger.notice("no .jpg, .jpeg or .png files in \(paths.joined(separator: ", ")); serving the built-in landscape")
-            return landscape()
+        let roots: LibraryRoots
+        switch LibraryRoots.classify(paths) {
+        case let .success(classified): roots = classified
+        case let .failure(error): throw ServerError.noImages(error.description)
         }
-        var images: [PyramidImage] = []
-        var used: Set<String> = []
-        for file in files {
-            let id = uniqueID(ImageName.stem(of: file), used: &used)
+        let onlyFolders = roots.roots.allSatisfy { if case .folder = $0 { true } else { false } }
+        let library = ImageLibrary(options: options, fallback: onlyFolders ? landscape : nil)
+        let folders = roots.scanAll(into: library)
+        var readable = 0
+        for case let .file(path) in roots.roots {
+            guard let image = library.image(ImageNaming.stem(of: path)), image.path == path else { continue }
             do {
-                images.append(try PyramidImage(id: id, path: file, options: options))
+                _ = try image.current()
+                readable += 1
             } catch {
-                used.remove(id)
-                logger.error("skipping \(error)")
+                logger.error("\(error)")
             }
         }
-        guard !images.isEmpty else { throw ServerError.noImages("no readable JPEG or PNG images in \(paths.joined(separator: ", "))") }
-        return images
-    }
-
-    /// `stem`, or `stem-2`, `stem-3`, … when taken.
-    static func uniqueID(_ stem: String, used: inout Set<String>) -> String {
-        var id = stem
-        var n = 2
-        while used.contains(id) {
-            id = "\(stem)-\(n)"
-            n += 1
+        if !onlyFolders, readable == 0, roots.roots.allSatisfy({ if case .file = $0 { true } else { false } }) {
+            throw ServerError.noImages("no readable JPEG or PNG images in \(paths.joined(separator: ", "))")
         }
-        used.insert(id)
-        return id
-    }
-
-    private static func listing(_ directory: String) throws -> [String] {
-        guard let dir = opendir(directory) else { throw ServerError.noImages("\(directory): \(String(cString: strerror(errno)))") }
-        defer { closedir(dir) }
-        var names: [String] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if !name.hasPrefix(".") { names.append(name) }
+        if onlyFolders, library.image(landscape.id) === landscape {
+            logger.notice("no .jpg, .jpeg or .png files in \(paths.joined(separator: ", ")); serving the built-in landscape until there are")
         }
-        return names
+        return Loaded(library: library, roots: roots, folders: folders)
     }
 }
 

@@ -14,13 +14,13 @@ struct ServeCommand: ParsableCommand {
         }
         return CommandConfiguration(
             commandName: "serve",
-            abstract: "Serve images (files, or directories of .jpg/.jpeg/.png) over HTTP; with none, a built-in landscape.",
+            abstract: "Serve images (files, or folders of .jpg/.jpeg/.png, recursively) over HTTP; with none, a built-in landscape.",
             discussion: "OPTIONS (each also read from its environment variable; a flag wins):\n" + options.joined(separator: "\n")
         )
     }
 
     @Argument(parsing: .allUnrecognized,
-              help: "Image files or directories (not recursive), and --NAME VALUE options. The first image is the default one.")
+              help: "Image files or folders (walked recursively, watched for changes), and --NAME VALUE options. The first image is the default one.")
     var arguments: [String] = []
 
     /// The paths and the `--name value` (or `--name=value`) options among the arguments.
@@ -59,16 +59,22 @@ struct ServeCommand: ParsableCommand {
                 return handler
             }
             let logger = Logger(label: "tileserver")
-            let images = try ImageCatalog.load(paths, options: config.tileOptions, logger: logger)
+            let loaded = try ImageCatalog.load(paths, options: config.tileOptions, logger: logger)
+            let library = loaded.library
             let diskCache = try config.cacheDir.map { try DiskTileCache(directory: $0, budget: config.diskCacheMB << 20) }
-            let tiles = TileService(images: images, options: config.tileOptions, diskCache: diskCache)
+            let tiles = TileService(library: library, options: config.tileOptions, diskCache: diskCache)
             let viewer = try PublicFolder.locate(config.publicDir)
             let app = Application(config: config, tiles: tiles, logger: logger, viewer: viewer)
             let server = try HTTPServer(app: app)
             server.start()
             let shown = config.host == "0.0.0.0" || config.host == "::" || config.host.isEmpty ? "127.0.0.1" : config.host
             let url = shown.contains(":") ? "http://[\(shown)]:\(server.port)/" : "http://\(shown):\(server.port)/"
-            print("tileserver: serving \(images.count) image\(images.count == 1 ? "" : "s") (default: \(images[0].id)) on \(config.host):\(server.port)")
+            if !loaded.roots.roots.isEmpty {
+                FolderWatcher(roots: loaded.roots, library: library, logger: logger, inotify: config.watch,
+                              rescanInterval: config.rescanInterval).start(folders: loaded.folders)
+            }
+            let count = library.count
+            print("tileserver: serving \(count) image\(count == 1 ? "" : "s") (default: \(library.first?.id ?? "none")) on \(config.host):\(server.port)")
             print("tileserver: open \(url)")
             fflush(nil)
             server.waitForShutdown()

@@ -32,6 +32,10 @@ struct ServerConfiguration: Sendable {
     var renderMemoryMB = 512
     var renderQueue = 64
     var renderWait = 10.0
+    /// Watch served folders with inotify.
+    var watch = true
+    /// Seconds between full rescans of the served paths; 0: never.
+    var rescanInterval = 10.0
     /// Prefetch jobs waiting beyond this many are dropped.
     var prefetchQueue = 256
 
@@ -61,6 +65,9 @@ struct ServerConfiguration: Sendable {
                  "Pixel memory in MiB for region, view and IIIF images and whole decodes together; larger outputs are made in bands."),
         .integer("render-queue", \.renderQueue, 0 ... 100_000, "Requests that may wait for render memory; more get 503."),
         .number("render-wait", \.renderWait, 0.1 ... 3600, "Seconds a request waits for render memory before 503."),
+        .switch("watch", \.watch, "Follow files added, removed or replaced in served folders as they happen (inotify): on or off."),
+        .number("rescan-interval", \.rescanInterval, 0 ... 86400,
+                "Seconds between full rescans of the served paths, for changes no event reports (network file systems); 0: never."),
     ]
 
     var tileOptions: TileOptions {

@@ -54,6 +54,15 @@ struct HTTPResponse: Sendable {
         }?.value
     }
 
+    /// With an ETag of its body and `Cache-Control: no-cache`: for documents that change when the library does
+    /// (listings, manifests), so clients that poll get a 304 until something changed.
+    func tagged() -> HTTPResponse {
+        var response = self
+        response.headers.append(HTTPHeader(name: "ETag", value: "\"" + FNV1a(body).hex16 + "\""))
+        response.headers.append(HTTPHeader(name: "Cache-Control", value: "no-cache"))
+        return response
+    }
+
     /// 304 in place of this response when `If-None-Match` names its ETag.
     func conditional(on request: HTTPRequest) -> HTTPResponse {
         guard status == .ok, let etag = header("etag"), let condition = request.header("if-none-match") else { return self }

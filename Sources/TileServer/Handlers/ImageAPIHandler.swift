@@ -1,10 +1,43 @@
 import Pyramid
 
-/// `/api/images` and `/api/images/{id}`: what images there are and how to address their tiles.
+/// `/api/images` and `/api/images/{id}`: what images there are and how to address their tiles, a page at a time.
 enum ImageAPIHandler {
+    static let defaultLimit = 1_000
+    static let maxLimit = 10_000
+
+    /// A page of the whole library in path order (`?limit=`, `?after=` from a `next` URL), or with `?folder=`
+    /// one folder's images and its sub-folders. `next` is absent on the last page.
     static func list(_ context: RequestContext) throws -> HandlerOutcome {
-        let images = try context.app.tiles.imageIDs.map { try describe(context.image($0)) }
-        return .response(.json(.object([("images", .array(images))])))
+        let limit = try context.integer("limit", 1 ... maxLimit, default: defaultLimit)
+        let folder = context.path.query["folder"].map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
+        var after: LibraryKey?
+        if let cursor = context.path.query["after"] {
+            guard let key = LibraryKey(cursor: cursor) else { throw APIError.badRequest("after must be the value a next URL carries") }
+            after = key
+        }
+        guard let page = context.app.tiles.library.page(folder: folder, after: after, limit: limit) else {
+            throw APIError.notFound("no folder '\(folder ?? "")'")
+        }
+        var members: [(String, JSONValue)] = []
+        if let folder {
+            members.append(("folder", .string(folder)))
+            members.append(("collection", .string(URLPath.collection(folder))))
+            members.append(("folders", .array(page.folders.map { sub in
+                .object([("path", .string(sub.path)), ("count", .int(sub.count)),
+                         ("images", .string("/api/images?folder=" + URLPath.escape(sub.path))),
+                         ("collection", .string(URLPath.collection(sub.path)))])
+            })))
+        } else {
+            members.append(("collection", .string(URLPath.collection(""))))
+        }
+        members.append(("images", .array(page.images.compactMap { try? describe($0) })))
+        if let next = page.next {
+            var query = ["limit=\(limit)"]
+            if let folder { query.append("folder=" + URLPath.escape(folder)) }
+            query.append("after=" + next.cursor)
+            members.append(("next", .string("/api/images?" + query.joined(separator: "&"))))
+        }
+        return .response(HTTPResponse.json(.object(members)).tagged().conditional(on: context.request))
     }
 
     static func one(_ context: RequestContext) throws -> HandlerOutcome {
@@ -15,6 +48,8 @@ enum ImageAPIHandler {
         let snapshot = try image.current()
         let g = snapshot.geometry
         let id = image.id, version = snapshot.version
+        let path = URLPath.escape(id)
+        let thumbnail = g.thumbnailLevel
         return .object([
             ("id", .string(id)),
             ("version", .string(version)),
@@ -24,9 +59,22 @@ enum ImageAPIHandler {
             ("maxLevel", .int(g.maxLevel)),
             ("format", .string(ImageFormat.jpeg.fileExtension)),
             ("source", .string(snapshot.source.kind)),
-            ("tiles", .string(URLPath.versioned("/images/\(URLPath.escape(id))/tiles/{z}/{x}/{y}.jpg", version))),
-            ("dzi", .string(URLPath.versioned("/images/\(URLPath.escape(id)).dzi", version))),
-            ("iiif", .string("/iiif/3/\(URLPath.escape(id))@\(version)/info.json")),
+            ("folder", .string(LibraryKey.folder(of: id))),
+            ("tiles", .string(URLPath.versioned("/images/\(path)/tiles/{z}/{x}/{y}.jpg", version))),
+            ("dzi", .string(URLPath.versioned("/images/\(path).dzi", version))),
+            ("iiif", .string("/iiif/3/\(path)@\(version)/info.json")),
+            ("thumbnail", .string(URLPath.versioned("/images/\(path)/tiles/\(thumbnail)/0/0.jpg", version))),
+            ("manifest", .string(URLPath.manifest(id))),
+            ("collection", .string(URLPath.collection(LibraryKey.folder(of: id)))),
         ])
+    }
+}
+
+extension PyramidGeometry {
+    /// The largest level whose whole image is one tile: the pyramid's own thumbnail.
+    var thumbnailLevel: Int {
+        var level = maxLevel
+        while level > 0, max(levelSize(level).width, levelSize(level).height) > tileSize { level -= 1 }
+        return level
     }
 }

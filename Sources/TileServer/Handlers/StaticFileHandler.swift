@@ -72,5 +72,6 @@ extension RequestPath {
     init(segments: [String], query: [String: String]) {
         self.segments = segments
         self.query = query
+        slashed = []
     }
 }

@@ -5,7 +5,7 @@ import Pyramid
 /// tile service. A cached tile is answered on the event loop; a miss goes to the render pool.
 enum TileHandler {
     static func defaultImage(_ context: RequestContext) throws -> HandlerOutcome {
-        try serve(context, image: context.app.defaultImageID)
+        try serve(context, image: context.app.defaultImageID())
     }
 
     static func anyImage(_ context: RequestContext) throws -> HandlerOutcome {

@@ -8,11 +8,7 @@ enum IIIFHandler {
     /// `{scheme}://{host}/iiif/3/{id}` (or `{id}@{version}`) as the client addressed it (X-Forwarded-Proto/Host win
     /// over Host).
     static func serviceID(_ context: RequestContext, id: String, version: String? = nil) -> String {
-        let request = context.request
-        let scheme = request.header("x-forwarded-proto")?.split(separator: ",").first.map { $0.trimmingCharacters(in: " ") } ?? "http"
-        let host = request.header("x-forwarded-host")?.split(separator: ",").first.map { $0.trimmingCharacters(in: " ") }
-            ?? request.header("host") ?? "localhost:\(context.app.config.port)"
-        return "\(scheme)://\(host)/iiif/3/\(URLPath.escape(id))" + (version.map { "@" + $0 } ?? "")
+        context.origin + "/iiif/3/\(URLPath.escape(id))" + (version.map { "@" + $0 } ?? "")
     }
 
     /// The identifier segment: an image id, or `{id}@{version}` as `/api/images` hands it out. A versioned

@@ -33,6 +33,15 @@ struct RequestContext: Sendable {
         return value
     }
 
+    /// `{scheme}://{host}` as the client addressed the server (X-Forwarded-Proto/Host win over Host): the
+    /// start of every absolute URL in IIIF documents.
+    var origin: String {
+        let scheme = request.header("x-forwarded-proto")?.split(separator: ",").first.map { $0.trimmingCharacters(in: " ") } ?? "http"
+        let host = request.header("x-forwarded-host")?.split(separator: ",").first.map { $0.trimmingCharacters(in: " ") }
+            ?? request.header("host") ?? "localhost:\(app.config.port)"
+        return "\(scheme)://\(host)"
+    }
+
     func image(_ id: String) throws(APIError) -> PyramidImage {
         guard let image = app.tiles.image(id) else { throw .notFound("no image with id '\(id)'") }
         return image

@@ -1,8 +1,11 @@
 /// A request target split into percent-decoded path segments and query parameters. Decoding happens once,
-/// here: a segment that decodes to `/` or NUL, or that is `.` or `..`, is refused, so nothing later can be
-/// tricked into another directory or another image id.
+/// here: a segment that decodes to NUL, or that is `.` or `..`, is refused. A segment with an encoded slash
+/// (`%2F`, how IIIF writes ids like `2024/iceland/glacier`) is kept, marked, and only an identifier capture of a
+/// route may take it, whole components only (`Route.match`), so nothing can be tricked into another directory.
 struct RequestPath: Sendable {
     let segments: [String]
+    /// Indices of segments that held an encoded `/`.
+    let slashed: Set<Int>
     let query: [String: String]
 
     init(_ request: HTTPRequest) throws(APIError) {
@@ -19,16 +22,23 @@ struct RequestPath: Sendable {
             path = Substring(String(decoding: bytes[slash...], as: UTF8.self))
         }
         var segments: [String] = []
+        var slashed: Set<Int> = []
         for bytes in path.utf8.dropFirst().split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false) {
             let segment = try Self.percentDecode(Substring(bytes), plusIsSpace: false)
-            if segment.utf8.contains(where: { $0 == UInt8(ascii: "/") || $0 == 0 }) {
-                throw .badRequest("encoded slashes and NUL bytes are not allowed in paths")
+            if segment.utf8.contains(0) { throw .badRequest("NUL bytes are not allowed in paths") }
+            if segment.utf8.contains(UInt8(ascii: "/")) {
+                let parts = segment.split(separator: "/", omittingEmptySubsequences: false)
+                if parts.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }) {
+                    throw .badRequest("an identifier with encoded slashes must not have empty, '.' or '..' parts")
+                }
+                slashed.insert(segments.count)
             }
             if segment == ".." || segment == "." { throw .badRequest("'.' and '..' path segments are not allowed") }
             segments.append(segment)
         }
         if segments == [""] { segments = [] }
         self.segments = segments
+        self.slashed = slashed
         var query: [String: String] = [:]
         for pair in request.query.utf8.split(separator: UInt8(ascii: "&")) where !pair.isEmpty {
             let parts = pair.split(separator: UInt8(ascii: "="), maxSplits: 1, omittingEmptySubsequences: false)

@@ -14,3 +14,11 @@ enum URLPath {
         return out
     }
 }
+
+extension URLPath {
+    /// The IIIF Presentation manifest of image `id`, as a path.
+    static func manifest(_ id: String) -> String { "/iiif/manifest/" + escape(id) }
+
+    /// The IIIF Presentation collection of `folder` ("" is the top), as a path.
+    static func collection(_ folder: String) -> String { folder.isEmpty ? "/iiif/collection" : "/iiif/collection/" + escape(folder) }
+}

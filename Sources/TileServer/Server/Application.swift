@@ -49,7 +49,11 @@ final class Application: Sendable {
         return observed
     }
 
-    var defaultImageID: String { tiles.imageIDs[0] }
+    /// The first image in library order: what `/tiles/{z}/{x}/{y}` serves.
+    func defaultImageID() throws(APIError) -> String {
+        guard let first = tiles.library.first else { throw .notFound("no images are being served") }
+        return first.id
+    }
 
     /// Asks for tiles in the background at low priority; dropped when the pool is busy.
     func prefetch(image: String, tiles wanted: [TileCoordinate]) {

@@ -1,0 +1,230 @@
+import POSIXSupport
+
+/// The images being served, live: what the folder scanner and watcher find is applied here, one folder (or one
+/// command-line path) at a time, and every protocol looks images up here. Kept sorted by `LibraryKey` with a
+/// folder index, so a page of 1,000 out of 100,000 images, or one folder's images, costs a binary search.
+///
+/// Images are created lazily (`PyramidImage(lazilyAt:)`): nothing is read at start. A removed image is handed
+/// to `removed` so its cached tiles and decode passes are released; an image whose file the scanner saw again
+/// is told to `recheck()`, so a replaced file gets its new version on the next request.
+public final class ImageLibrary: Sendable {
+    /// What one `apply` covers: every image found under one command-line path, the images directly in one of
+    /// its folders, or everything below one of its folders.
+    public enum Scope: Sendable, Equatable {
+        case all
+        case folder(String)
+        case subtree(String)
+
+        func contains(_ id: String) -> Bool {
+            switch self {
+            case .all: true
+            case let .folder(folder): LibraryKey.folder(of: id) == folder
+            case let .subtree(folder): folder.isEmpty || id.hasPrefix(folder + "/")
+            }
+        }
+    }
+
+    /// What an `apply` changed, by id.
+    public struct Change: Sendable, Equatable {
+        public var added: [String] = []
+        public var removed: [String] = []
+        /// Same id, another file (the naming rule moved it, or its path changed).
+        public var replaced: [String] = []
+        public var isEmpty: Bool { added.isEmpty && removed.isEmpty && replaced.isEmpty }
+    }
+
+    /// One page of a listing.
+    public struct Page: Sendable {
+        public let images: [PyramidImage]
+        /// Where the next page starts; nil on the last page.
+        public let next: LibraryKey?
+        /// The folder's sub-folders with the number of images below each (for a folder listing only).
+        public let folders: [(path: String, count: Int)]
+    }
+
+    struct Member {
+        let image: PyramidImage
+        let key: LibraryKey
+        /// The id the scanner gave it; differs from `key.id` only when another path had taken that id.
+        let scanned: String
+    }
+
+    struct Folder {
+        /// Images directly in the folder, sorted.
+        var images: [LibraryKey] = []
+        /// Paths of its direct sub-folders.
+        var children: Set<String> = []
+        /// Images in the folder and below.
+        var count = 0
+    }
+
+    struct State {
+        var members: [String: Member] = [:]
+        var order: [LibraryKey] = []
+        var folders: [String: Folder] = ["": Folder()]
+        var generation = 0
+        var configure: (@Sendable (PyramidImage) -> Void)?
+        var removed: (@Sendable (PyramidImage) -> Void)?
+    }
+
+    private let state = Locked(State())
+    private let options: TileOptions
+    /// Shown while nothing else is (the built-in landscape when every folder is empty).
+    private let fallback: PyramidImage?
+
+    public init(options: TileOptions, fallback: PyramidImage? = nil) {
+        self.options = options
+        self.fallback = fallback
+        if let fallback { state.withLock { $0.insert(Member(image: fallback, key: LibraryKey(root: Int.max, id: fallback.id), scanned: fallback.id)) } }
+    }
+
+    /// A fixed set of images, in the order given (tests, and the `TileService(images:)` convenience).
+    public convenience init(images: [PyramidImage], options: TileOptions) {
+        self.init(options: options)
+        state.withLock { state in
+            for (root, image) in images.enumerated() where state.members[image.id] == nil {
+                state.insert(Member(image: image, key: LibraryKey(root: root, id: image.id), scanned: image.id))
+            }
+        }
+    }
+
+    /// Installs the tile service's hooks: `configure` sees every image before it is shared (budgets, change
+    /// handler), `removed` every image that left. Call once, before the library is served.
+    public func attach(configure: @escaping @Sendable (PyramidImage) -> Void, removed: @escaping @Sendable (PyramidImage) -> Void) {
+        let existing = state.withLock { state in
+            state.configure = configure
+            state.removed = removed
+            return state.members.values.map(\.image)
+        }
+        existing.forEach(configure)
+    }
+
+    public func image(_ id: String) -> PyramidImage? { state.withLock { $0.members[id]?.image } }
+
+    public var count: Int { state.withLock { $0.members.count } }
+
+    /// Bumped by every change that adds, removes or replaces an image.
+    public var generation: Int { state.withLock { $0.generation } }
+
+    /// The first image in order: what `/tiles/{z}/{x}/{y}` serves.
+    public var first: PyramidImage? { state.withLock { state in state.order.first.flatMap { state.members[$0.id]?.image } } }
+
+    /// All ids in order.
+    public var ids: [String] { state.withLock { $0.order.map(\.id) } }
+
+    /// Makes the images under `root` in `scope` exactly `files` (id → file path, as the scanner named them).
+    /// New ids become lazy images, vanished ones are removed (and released), a changed path replaces the image,
+    /// and every image still there is told to look at its file again.
+    @discardableResult
+    public func apply(root: Int, scope: Scope, files: [String: String]) -> Change {
+        var change = Change()
+        var gone: [PyramidImage] = [], fresh: [PyramidImage] = [], seen: [PyramidImage] = []
+        let hooks = state.withLock { state -> (@Sendable (PyramidImage) -> Void)? in
+            let existing = state.members.values.filter { $0.key.root == root && scope.contains($0.scanned) }
+            var kept: Set<String> = []
+            for member in existing {
+                if let path = files[member.scanned], path == member.image.path {
+                    kept.insert(member.scanned)
+                    seen.append(member.image)
+                } else {
+                    state.remove(member)
+                    gone.append(member.image)
+                    if files[member.scanned] != nil { change.replaced.append(member.key.id) } else { change.removed.append(member.key.id) }
+                }
+            }
+            let fallbackKey = fallback.map { LibraryKey(root: Int.max, id: $0.id) }
+            if let fallbackKey, !files.isEmpty, let shown = state.members[fallbackKey.id], shown.key == fallbackKey {
+                state.remove(shown)
+                gone.append(shown.image)
+            }
+            for (scanned, path) in files.sorted(by: { $0.key < $1.key }) where !kept.contains(scanned) {
+                var id = scanned, n = 2
+                while state.members[id] != nil {
+                    id = "\(scanned)-\(n)"
+                    n += 1
+                }
+                let image = PyramidImage(id: id, lazilyAt: path, options: options)
+                state.insert(Member(image: image, key: LibraryKey(root: root, id: id), scanned: scanned))
+                fresh.append(image)
+                if !change.replaced.contains(id) { change.added.append(id) }
+            }
+            if let fallback, let fallbackKey, state.members.isEmpty {
+                state.insert(Member(image: fallback, key: fallbackKey, scanned: fallback.id))
+                fresh.append(fallback)
+            }
+            if !change.isEmpty { state.generation += 1 }
+            return state.configure
+        }
+        seen.forEach { $0.recheck() }
+        if let hooks { fresh.forEach(hooks) }
+        if let removed = state.withLock({ $0.removed }) { gone.forEach(removed) }
+        return change
+    }
+
+    /// Up to `limit` images after `after` (from the start when nil): of the whole library, or of `folder` alone
+    /// with its sub-folders. Nil when `folder` does not exist.
+    public func page(folder: String? = nil, after: LibraryKey? = nil, limit: Int) -> Page? {
+        state.withLock { state in
+            let keys: [LibraryKey]
+            var folders: [(path: String, count: Int)] = []
+            if let folder {
+                guard let node = state.folders[folder] else { return nil }
+                keys = node.images
+                folders = node.children.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+                    .map { (path: $0, count: state.folders[$0]?.count ?? 0) }
+            } else {
+                keys = state.order
+            }
+            let start = after.map { Self.upperBound(keys, $0) } ?? 0
+            let end = min(keys.count, start + max(0, limit))
+            let images = keys[start ..< end].compactMap { state.members[$0.id]?.image }
+            return Page(images: images, next: end < keys.count && end > start ? keys[end - 1] : nil, folders: folders)
+        }
+    }
+
+    /// Index of the first key after `key` in the sorted `keys`.
+    static func upperBound(_ keys: [LibraryKey], _ key: LibraryKey) -> Int {
+        var low = 0, high = keys.count
+        while low < high {
+            let mid = (low + high) / 2
+            if key < keys[mid] { high = mid } else { low = mid + 1 }
+        }
+        return low
+    }
+}
+
+extension ImageLibrary.State {
+    mutating func insert(_ member: ImageLibrary.Member) {
+        members[member.key.id] = member
+        order.insert(member.key, at: ImageLibrary.upperBound(order, member.key))
+        var folder = LibraryKey.folder(of: member.key.id)
+        var node = folders[folder, default: ImageLibrary.Folder()]
+        node.images.insert(member.key, at: ImageLibrary.upperBound(node.images, member.key))
+        folders[folder] = node
+        while true {
+            folders[folder, default: ImageLibrary.Folder()].count += 1
+            if folder.isEmpty { break }
+            let parent = LibraryKey.folder(of: folder)
+            folders[parent, default: ImageLibrary.Folder()].children.insert(folder)
+            folder = parent
+        }
+    }
+
+    mutating func remove(_ member: ImageLibrary.Member) {
+        members[member.key.id] = nil
+        let at = ImageLibrary.upperBound(order, member.key) - 1
+        if at >= 0, order[at] == member.key { order.remove(at: at) }
+        var folder = LibraryKey.folder(of: member.key.id)
+        if let i = folders[folder]?.images.firstIndex(of: member.key) { folders[folder]!.images.remove(at: i) }
+        while true {
+            folders[folder]?.count -= 1
+            if folder.isEmpty { break }
+            let parent = LibraryKey.folder(of: folder)
+            if folders[folder]?.count ?? 0 <= 0 {
+                folders[folder] = nil
+                folders[parent]?.children.remove(folder)
+            }
+            folder = parent
+        }
+    }
+}

@@ -1,0 +1,75 @@
+/// How files and folders get their ids. Pure: the same names always give the same ids, whatever order the file
+/// system lists them in or which of them appeared first.
+///
+/// - An id is the path below the served folder without the extension, folders kept: `2024/iceland/glacier`.
+/// - Each path component keeps `A–Z a–z 0–9 . _ -`; any other character becomes `-` (`My Photo!.jpg` → `My-Photo-`).
+/// - Files whose names clash after that (`photo.jpg` and `photo.png`): the first in the order `.jpg`, `.jpeg`,
+///   `.png` (then by name) keeps the bare id; every other one gets its lower-cased extension appended
+///   (`photo.png`). Whatever still clashes gets `-2`, `-3`, … in name order; folders that clash likewise.
+/// - Hidden names (a leading dot: editors' and rsync's temporaries, `.DS_Store`) and files without a
+///   `.jpg`, `.jpeg` or `.png` extension (downloads in progress: `.part`, `.crdownload`, `.tmp`) are not images.
+public enum ImageNaming {
+    /// One path component, cleaned.
+    public static func component(_ raw: some StringProtocol) -> String {
+        let cleaned = String(raw.unicodeScalars.map { scalar -> Character in
+            switch scalar {
+            case "A" ... "Z", "a" ... "z", "0" ... "9", ".", "_", "-": Character(scalar)
+            default: "-"
+            }
+        })
+        return cleaned.isEmpty || cleaned.allSatisfy({ $0 == "." }) ? "image" : cleaned
+    }
+
+    /// The file name without its directory and extension, cleaned: the id of a file named on the command line.
+    public static func stem(of path: String) -> String {
+        let file = path.split(separator: "/").last.map(String.init) ?? path
+        return component(file.lastIndex(of: ".").map { file[..<$0] } ?? file[...])
+    }
+
+    /// The format a file name's extension promises, or nil for names that are not images (hidden ones too).
+    public static func imageFormat(of name: String) -> ImageFormat? {
+        guard !name.hasPrefix("."), let dot = name.lastIndex(of: "."), dot != name.startIndex else { return nil }
+        return ImageFormat(fileExtension: name[name.index(after: dot)...])
+    }
+
+    /// The id (one component) of each image file of one folder, by file name.
+    public static func ids(forFiles names: [String]) -> [String: String] {
+        let rank = ["jpg": 0, "jpeg": 1, "png": 2]
+        func ext(_ name: String) -> String { name.lastIndex(of: ".").map { name[name.index(after: $0)...].lowercased() } ?? "" }
+        let ordered = names.sorted { a, b in
+            let (ra, rb) = (rank[ext(a)] ?? 3, rank[ext(b)] ?? 3)
+            return ra != rb ? ra < rb : a.utf8.lexicographicallyPrecedes(b.utf8)
+        }
+        var taken: Set<String> = []
+        var out: [String: String] = [:]
+        var second: [String] = []
+        for name in ordered {
+            let id = stem(of: name)
+            if taken.insert(id).inserted { out[name] = id } else { second.append(name) }
+        }
+        for name in second.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+            out[name] = unique(stem(of: name) + "." + ext(name), &taken)
+        }
+        return out
+    }
+
+    /// The id component of each sub-folder of one folder, by folder name.
+    public static func ids(forFolders names: [String]) -> [String: String] {
+        var taken: Set<String> = []
+        var out: [String: String] = [:]
+        for name in names.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+            out[name] = unique(component(name), &taken)
+        }
+        return out
+    }
+
+    /// `id`, or `id-2`, `id-3`, … when taken; marks the result taken.
+    public static func unique(_ id: String, _ taken: inout Set<String>) -> String {
+        var candidate = id, n = 2
+        while !taken.insert(candidate).inserted {
+            candidate = "\(id)-\(n)"
+            n += 1
+        }
+        return candidate
+    }
+}

@@ -1,0 +1,65 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The paths a library was started on, in the order given, and how to read them (again) into it. A file is one
+/// image named by its stem; a folder is walked recursively (`FolderScanner`), its images named by their path
+/// below it. A rescan of everything and a rescan of one folder apply the same rules, so what the watcher sees
+/// one event at a time always ends where a fresh start would.
+public struct LibraryRoots: Sendable {
+    public enum Root: Sendable, Equatable {
+        case file(String)
+        case folder(String)
+
+        public var path: String {
+            switch self {
+            case let .file(path), let .folder(path): path
+            }
+        }
+    }
+
+    public let roots: [Root]
+
+    public init(_ roots: [Root]) {
+        self.roots = roots
+    }
+
+    /// Each path as a file or a folder, by what is there now (symbolic links followed); nil for paths that do not
+    /// exist, with the reason.
+    public static func classify(_ paths: [String]) -> Result<LibraryRoots, RootError> {
+        var roots: [Root] = []
+        for path in paths {
+            var sb = stat()
+            guard stat(path, &sb) == 0 else { return .failure(RootError(path: path, reason: String(cString: strerror(errno)))) }
+            let trimmed = path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
+            roots.append((sb.st_mode & S_IFMT) == S_IFDIR ? .folder(trimmed) : .file(path))
+        }
+        return .success(LibraryRoots(roots))
+    }
+
+    public struct RootError: Swift.Error, CustomStringConvertible {
+        public let path: String
+        public let reason: String
+        public var description: String { "\(path): \(reason)" }
+    }
+
+    /// Reads every root again and makes the library match. Returns the folders entered, per root index.
+    @discardableResult
+    public func scanAll(into library: ImageLibrary, skip: (String) -> Bool = { _ in false }) -> [Int: [FolderScanner.FolderEntry]] {
+        var entered: [Int: [FolderScanner.FolderEntry]] = [:]
+        for (index, root) in roots.enumerated() {
+            switch root {
+            case let .file(path):
+                var sb = stat()
+                let present = stat(path, &sb) == 0 && (sb.st_mode & S_IFMT) == S_IFREG
+                library.apply(root: index, scope: .all, files: present ? [ImageNaming.stem(of: path): path] : [:])
+            case let .folder(path):
+                var visited: Set<FolderScanner.FolderIdentity> = []
+                let (files, folders) = FolderScanner.walk(path, prefix: "", visited: &visited, skip: skip)
+                library.apply(root: index, scope: .all, files: files)
+                entered[index] = folders
+            }
+        }
+        return entered
+    }
+}
