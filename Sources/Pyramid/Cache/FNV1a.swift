@@ -13,6 +13,24 @@ public struct FNV1a: Sendable {
         for byte in bytes { value = (value ^ UInt64(byte)) &* 0x100_0000_01b3 }
     }
 
+    /// The FNV-1a step over 64-bit little-endian words instead of bytes (a short tail word is zero-padded):
+    /// eight times fewer multiplications for long samples (source versions), as well spread.
+    public mutating func add(words bytes: [UInt8]) {
+        var hash = value
+        bytes.withUnsafeBytes { raw in
+            let whole = raw.count / 8
+            for i in 0 ..< whole {
+                hash = (hash ^ UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: i * 8, as: UInt64.self))) &* 0x100_0000_01b3
+            }
+            if raw.count % 8 != 0 {
+                var tail: UInt64 = 0
+                for (k, byte) in raw[(whole * 8)...].enumerated() { tail |= UInt64(byte) << (8 * UInt64(k)) }
+                hash = (hash ^ tail) &* 0x100_0000_01b3
+            }
+        }
+        value = hash
+    }
+
     public mutating func add(_ number: Int64) {
         withUnsafeBytes(of: number.littleEndian) { add(Array($0)) }
     }

@@ -48,7 +48,11 @@ public enum FolderScanner {
             guard let name = String(validating: raw, as: UTF8.self), !name.hasPrefix(".") else { continue }
             let path = join(directory, name)
             var type = Int32(entry.pointee.d_type)
-            if type == DT_LNK || type == DT_UNKNOWN {
+            // A link with an image's name is taken as a file unseen (no `stat`: archives of links list fast); a
+            // dangling one is an image that cannot be opened, left out of listings like any broken file.
+            if type == DT_LNK, ImageNaming.imageFormat(of: name) != nil {
+                type = Int32(DT_REG)
+            } else if type == DT_LNK || type == DT_UNKNOWN {
                 var sb = stat()
                 guard stat(path, &sb) == 0 else { continue }    // a dangling link
                 type = (sb.st_mode & S_IFMT) == S_IFDIR ? Int32(DT_DIR) : (sb.st_mode & S_IFMT) == S_IFREG ? Int32(DT_REG) : 0
@@ -63,7 +67,7 @@ public enum FolderScanner {
         let prefixed = { (id: String) in prefix.isEmpty ? id : prefix + "/" + id }
         for (name, id) in ImageNaming.ids(forFiles: files) { listing.files[prefixed(id)] = join(directory, name) }
         listing.folders = ImageNaming.ids(forFolders: folders).map { (id: prefixed($0.value), path: join(directory, $0.key)) }
-            .sorted { $0.id.utf8.lexicographicallyPrecedes($1.id.utf8) }
+            .sorted { $0.id < $1.id }
         return listing
     }
 
@@ -71,17 +75,17 @@ public enum FolderScanner {
     /// identity is in `visited` are not entered; those entered are added to it.
     public static func walk(_ directory: String, prefix: String, visited: inout Set<FolderIdentity>,
                             skip: (String) -> Bool = { _ in false }) -> (files: [String: String], folders: [FolderEntry]) {
-        var files: [String: String] = [:], folders: [FolderEntry] = []
+        var files: [(String, String)] = [], folders: [FolderEntry] = []
         var stack: [(id: String, path: String, depth: Int)] = [(prefix, directory, 0)]
         while let (id, path, depth) = stack.popLast() {
             guard depth <= maxDepth, let identity = identity(of: path), visited.insert(identity).inserted,
                   let listing = list(path, prefix: id, skip: skip) else { continue }
             folders.append(FolderEntry(id: id, path: path, identity: identity))
-            files.merge(listing.files) { first, _ in first }
+            files += listing.files.lazy.map { ($0.key, $0.value) }
             // Reversed so the stack visits sub-folders in name order: the first path to a shared folder wins.
             stack += listing.folders.reversed().map { ($0.id, $0.path, depth + 1) }
         }
-        return (files, folders)
+        return (Dictionary(files, uniquingKeysWith: { first, _ in first }), folders)
     }
 
     static func join(_ directory: String, _ name: String) -> String {

@@ -33,20 +33,39 @@ public final class ImageLibrary: Sendable {
         public var isEmpty: Bool { added.isEmpty && removed.isEmpty && replaced.isEmpty }
     }
 
+    /// An image as listings see it: no file opened, no pyramid object made.
+    public struct Entry: Sendable {
+        public let id: String
+        public let path: String
+    }
+
     /// One page of a listing.
     public struct Page: Sendable {
-        public let images: [PyramidImage]
+        public let images: [Entry]
         /// Where the next page starts; nil on the last page.
         public let next: LibraryKey?
         /// The folder's sub-folders with the number of images below each (for a folder listing only).
         public let folders: [(path: String, count: Int)]
     }
 
+    /// One image of the library. Its `PyramidImage` is made on first use (a tile, a view, a manifest); a listing
+    /// needs only `summary`, a few dozen bytes, so 100,000 listed images cost little memory.
     struct Member {
-        let image: PyramidImage
         let key: LibraryKey
         /// The id the scanner gave it; differs from `key.id` only when another path had taken that id.
         let scanned: String
+        let path: String
+        var image: PyramidImage?
+        var summary: ImageSummary?
+        /// When `summary` was last compared with the file (monotonic nanoseconds).
+        var checked = Int64.min
+
+        init(key: LibraryKey, scanned: String, path: String, image: PyramidImage? = nil) {
+            self.key = key
+            self.scanned = scanned
+            self.path = path
+            self.image = image
+        }
     }
 
     struct Folder {
@@ -68,14 +87,14 @@ public final class ImageLibrary: Sendable {
     }
 
     private let state = Locked(State())
-    private let options: TileOptions
+    let options: TileOptions
     /// Shown while nothing else is (the built-in landscape when every folder is empty).
     private let fallback: PyramidImage?
 
     public init(options: TileOptions, fallback: PyramidImage? = nil) {
         self.options = options
         self.fallback = fallback
-        if let fallback { state.withLock { $0.insert(Member(image: fallback, key: LibraryKey(root: Int.max, id: fallback.id), scanned: fallback.id)) } }
+        if let fallback { state.withLock { $0.insert(Self.member(fallback, root: Int.max)) } }
     }
 
     /// A fixed set of images, in the order given (tests, and the `TileService(images:)` convenience).
@@ -83,9 +102,13 @@ public final class ImageLibrary: Sendable {
         self.init(options: options)
         state.withLock { state in
             for (root, image) in images.enumerated() where state.members[image.id] == nil {
-                state.insert(Member(image: image, key: LibraryKey(root: root, id: image.id), scanned: image.id))
+                state.insert(Self.member(image, root: root))
             }
         }
+    }
+
+    private static func member(_ image: PyramidImage, root: Int) -> Member {
+        Member(key: LibraryKey(root: root, id: image.id), scanned: image.id, path: image.path, image: image)
     }
 
     /// Installs the tile service's hooks: `configure` sees every image before it is shared (budgets, change
@@ -94,20 +117,30 @@ public final class ImageLibrary: Sendable {
         let existing = state.withLock { state in
             state.configure = configure
             state.removed = removed
-            return state.members.values.map(\.image)
+            return state.members.values.compactMap(\.image)
         }
         existing.forEach(configure)
     }
 
-    public func image(_ id: String) -> PyramidImage? { state.withLock { $0.members[id]?.image } }
+    /// The image `id`, its pyramid object made (not its file read) on first use.
+    public func image(_ id: String) -> PyramidImage? {
+        state.withLock { state in
+            guard let member = state.members[id] else { return nil }
+            if let image = member.image { return image }
+            let image = PyramidImage(id: id, lazilyAt: member.path, options: options)
+            state.configure?(image)
+            state.members[id]!.image = image
+            return image
+        }
+    }
 
     public var count: Int { state.withLock { $0.members.count } }
 
     /// Bumped by every change that adds, removes or replaces an image.
     public var generation: Int { state.withLock { $0.generation } }
 
-    /// The first image in order: what `/tiles/{z}/{x}/{y}` serves.
-    public var first: PyramidImage? { state.withLock { state in state.order.first.flatMap { state.members[$0.id]?.image } } }
+    /// The id of the first image in order: what `/tiles/{z}/{x}/{y}` serves.
+    public var firstID: String? { state.withLock { $0.order.first?.id } }
 
     /// All ids in order.
     public var ids: [String] { state.withLock { $0.order.map(\.id) } }
@@ -118,47 +151,60 @@ public final class ImageLibrary: Sendable {
     @discardableResult
     public func apply(root: Int, scope: Scope, files: [String: String]) -> Change {
         var change = Change()
-        var gone: [PyramidImage] = [], fresh: [PyramidImage] = [], seen: [PyramidImage] = []
-        let hooks = state.withLock { state -> (@Sendable (PyramidImage) -> Void)? in
+        var gone: [PyramidImage] = [], seen: [PyramidImage] = []
+        let removed = state.withLock { state -> (@Sendable (PyramidImage) -> Void)? in
             let existing = state.members.values.filter { $0.key.root == root && scope.contains($0.scanned) }
             var kept: Set<String> = []
             for member in existing {
-                if let path = files[member.scanned], path == member.image.path {
+                if let path = files[member.scanned], path == member.path {
                     kept.insert(member.scanned)
-                    seen.append(member.image)
+                    state.members[member.key.id]!.checked = Int64.min
+                    if let image = member.image { seen.append(image) }
                 } else {
                     state.remove(member)
-                    gone.append(member.image)
+                    if let image = member.image { gone.append(image) }
                     if files[member.scanned] != nil { change.replaced.append(member.key.id) } else { change.removed.append(member.key.id) }
                 }
             }
             let fallbackKey = fallback.map { LibraryKey(root: Int.max, id: $0.id) }
             if let fallbackKey, !files.isEmpty, let shown = state.members[fallbackKey.id], shown.key == fallbackKey {
                 state.remove(shown)
-                gone.append(shown.image)
+                gone.append(fallback!)
             }
-            for (scanned, path) in files.sorted(by: { $0.key < $1.key }) where !kept.contains(scanned) {
+            var adding: [Member] = []
+            var taken: Set<String> = []
+            adding.reserveCapacity(files.count - kept.count)
+            for (scanned, path) in files where !kept.contains(scanned) {
                 var id = scanned, n = 2
-                while state.members[id] != nil {
+                while state.members[id] != nil || taken.contains(id) {
                     id = "\(scanned)-\(n)"
                     n += 1
                 }
-                let image = PyramidImage(id: id, lazilyAt: path, options: options)
-                state.insert(Member(image: image, key: LibraryKey(root: root, id: id), scanned: scanned))
-                fresh.append(image)
+                taken.insert(id)
+                adding.append(Member(key: LibraryKey(root: root, id: id), scanned: scanned, path: path))
                 if !change.replaced.contains(id) { change.added.append(id) }
             }
-            if let fallback, let fallbackKey, state.members.isEmpty {
-                state.insert(Member(image: fallback, key: fallbackKey, scanned: fallback.id))
-                fresh.append(fallback)
+            state.insert(adding)
+            if let fallback, state.members.isEmpty {
+                state.insert(Self.member(fallback, root: Int.max))
             }
             if !change.isEmpty { state.generation += 1 }
-            return state.configure
+            return state.removed
         }
         seen.forEach { $0.recheck() }
-        if let hooks { fresh.forEach(hooks) }
-        if let removed = state.withLock({ $0.removed }) { gone.forEach(removed) }
+        if let removed { gone.forEach(removed) }
         return change
+    }
+
+    func stateMember(_ id: String) -> Member? { state.withLock { $0.members[id] } }
+
+    /// Keeps `summary` for `id` if it is still the member at `path`.
+    func record(_ summary: ImageSummary, for id: String, path: String, checked: Int64) {
+        state.withLock { state in
+            guard state.members[id]?.path == path else { return }
+            state.members[id]!.summary = summary
+            state.members[id]!.checked = checked
+        }
     }
 
     /// Up to `limit` images after `after` (from the start when nil): of the whole library, or of `folder` alone
@@ -170,14 +216,14 @@ public final class ImageLibrary: Sendable {
             if let folder {
                 guard let node = state.folders[folder] else { return nil }
                 keys = node.images
-                folders = node.children.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+                folders = node.children.sorted { $0 < $1 }
                     .map { (path: $0, count: state.folders[$0]?.count ?? 0) }
             } else {
                 keys = state.order
             }
             let start = after.map { Self.upperBound(keys, $0) } ?? 0
             let end = min(keys.count, start + max(0, limit))
-            let images = keys[start ..< end].compactMap { state.members[$0.id]?.image }
+            let images = keys[start ..< end].compactMap { state.members[$0.id].map { Entry(id: $0.key.id, path: $0.path) } }
             return Page(images: images, next: end < keys.count && end > start ? keys[end - 1] : nil, folders: folders)
         }
     }
@@ -195,18 +241,38 @@ public final class ImageLibrary: Sendable {
 
 extension ImageLibrary.State {
     mutating func insert(_ member: ImageLibrary.Member) {
-        members[member.key.id] = member
-        order.insert(member.key, at: ImageLibrary.upperBound(order, member.key))
-        var folder = LibraryKey.folder(of: member.key.id)
-        var node = folders[folder, default: ImageLibrary.Folder()]
-        node.images.insert(member.key, at: ImageLibrary.upperBound(node.images, member.key))
-        folders[folder] = node
-        while true {
-            folders[folder, default: ImageLibrary.Folder()].count += 1
-            if folder.isEmpty { break }
-            let parent = LibraryKey.folder(of: folder)
-            folders[parent, default: ImageLibrary.Folder()].children.insert(folder)
-            folder = parent
+        insert([member])
+    }
+
+    /// Adds members: one by one into the sorted lists when few, else appended and sorted once (a first scan of
+    /// 100,000 files must not cost 100,000 array insertions).
+    mutating func insert(_ added: [ImageLibrary.Member]) {
+        let bulk = added.count > 64
+        var unsorted: Set<String> = []
+        for member in added {
+            members[member.key.id] = member
+            var folder = LibraryKey.folder(of: member.key.id)
+            if bulk {
+                order.append(member.key)
+                folders[folder, default: ImageLibrary.Folder()].images.append(member.key)
+                unsorted.insert(folder)
+            } else {
+                order.insert(member.key, at: ImageLibrary.upperBound(order, member.key))
+                var node = folders[folder, default: ImageLibrary.Folder()]
+                node.images.insert(member.key, at: ImageLibrary.upperBound(node.images, member.key))
+                folders[folder] = node
+            }
+            while true {
+                folders[folder, default: ImageLibrary.Folder()].count += 1
+                if folder.isEmpty { break }
+                let parent = LibraryKey.folder(of: folder)
+                folders[parent, default: ImageLibrary.Folder()].children.insert(folder)
+                folder = parent
+            }
+        }
+        if bulk {
+            order.sort()
+            for folder in unsorted { folders[folder]!.images.sort() }
         }
     }
 

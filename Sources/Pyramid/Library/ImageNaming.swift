@@ -36,10 +36,9 @@ public enum ImageNaming {
     public static func ids(forFiles names: [String]) -> [String: String] {
         let rank = ["jpg": 0, "jpeg": 1, "png": 2]
         func ext(_ name: String) -> String { name.lastIndex(of: ".").map { name[name.index(after: $0)...].lowercased() } ?? "" }
-        let ordered = names.sorted { a, b in
-            let (ra, rb) = (rank[ext(a)] ?? 3, rank[ext(b)] ?? 3)
-            return ra != rb ? ra < rb : a.utf8.lexicographicallyPrecedes(b.utf8)
-        }
+        let ordered = names.map { (name: $0, rank: rank[ext($0)] ?? 3) }.sorted { a, b in
+            a.rank != b.rank ? a.rank < b.rank : a.name < b.name
+        }.map(\.name)
         var taken: Set<String> = []
         var out: [String: String] = [:]
         var second: [String] = []
@@ -47,7 +46,7 @@ public enum ImageNaming {
             let id = stem(of: name)
             if taken.insert(id).inserted { out[name] = id } else { second.append(name) }
         }
-        for name in second.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+        for name in second.sorted(by: { $0 < $1 }) {
             out[name] = unique(stem(of: name) + "." + ext(name), &taken)
         }
         return out
@@ -57,7 +56,7 @@ public enum ImageNaming {
     public static func ids(forFolders names: [String]) -> [String: String] {
         var taken: Set<String> = []
         var out: [String: String] = [:]
-        for name in names.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+        for name in names.sorted(by: { $0 < $1 }) {
             out[name] = unique(component(name), &taken)
         }
         return out

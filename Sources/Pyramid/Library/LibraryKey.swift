@@ -10,8 +10,9 @@ public struct LibraryKey: Hashable, Comparable, Sendable {
         self.id = id
     }
 
+    /// Ids are ASCII (`ImageNaming`), for which `String`'s `<` is byte order, on its fast path.
     public static func < (a: LibraryKey, b: LibraryKey) -> Bool {
-        a.root != b.root ? a.root < b.root : a.id.utf8.lexicographicallyPrecedes(b.id.utf8)
+        a.root != b.root ? a.root < b.root : a.id < b.id
     }
 
     /// The folder an id sits in: everything before its last `/`, or "" at the top.

@@ -1,4 +1,5 @@
 import Logging
+import POSIXSupport
 import Pyramid
 
 #if canImport(Glibc)
@@ -30,6 +31,7 @@ enum ImageCatalog {
         let onlyFolders = roots.roots.allSatisfy { if case .folder = $0 { true } else { false } }
         let library = ImageLibrary(options: options, fallback: onlyFolders ? landscape : nil)
         let folders = roots.scanAll(into: library)
+        System.releaseFreeMemory()
         var readable = 0
         for case let .file(path) in roots.roots {
             guard let image = library.image(ImageNaming.stem(of: path)), image.path == path else { continue }

@@ -74,7 +74,7 @@ struct ServeCommand: ParsableCommand {
                               rescanInterval: config.rescanInterval).start(folders: loaded.folders)
             }
             let count = library.count
-            print("tileserver: serving \(count) image\(count == 1 ? "" : "s") (default: \(library.first?.id ?? "none")) on \(config.host):\(server.port)")
+            print("tileserver: serving \(count) image\(count == 1 ? "" : "s") (default: \(library.firstID ?? "none")) on \(config.host):\(server.port)")
             print("tileserver: open \(url)")
             fflush(nil)
             server.waitForShutdown()

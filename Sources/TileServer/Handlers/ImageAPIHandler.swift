@@ -1,3 +1,4 @@
+import POSIXSupport
 import Pyramid
 
 /// `/api/images` and `/api/images/{id}`: what images there are and how to address their tiles, a page at a time.
@@ -30,24 +31,28 @@ enum ImageAPIHandler {
         } else {
             members.append(("collection", .string(URLPath.collection(""))))
         }
-        members.append(("images", .array(page.images.compactMap { try? describe($0) })))
+        let library = context.app.tiles.library
+        members.append(("images", .array(page.images.compactMap { try? describe($0.id, library.summary($0.id), context.app) })))
         if let next = page.next {
             var query = ["limit=\(limit)"]
             if let folder { query.append("folder=" + URLPath.escape(folder)) }
             query.append("after=" + next.cursor)
             members.append(("next", .string("/api/images?" + query.joined(separator: "&"))))
         }
-        return .response(HTTPResponse.json(.object(members)).tagged().conditional(on: context.request))
+        let response = HTTPResponse.json(.object(members)).tagged()
+        if page.images.count > defaultLimit { System.releaseFreeMemory() }
+        return .response(response.conditional(on: context.request))
     }
 
     static func one(_ context: RequestContext) throws -> HandlerOutcome {
-        .response(.json(try describe(context.image(context.capture("id")))))
+        let id = context.capture("id")
+        return .response(.json(try describe(id, context.app.tiles.library.summary(id), context.app)))
     }
 
-    static func describe(_ image: PyramidImage) throws -> JSONValue {
-        let snapshot = try image.current()
-        let g = snapshot.geometry
-        let id = image.id, version = snapshot.version
+    /// An image's entry: its size, version and every URL it is served at (relative, versioned where they can be).
+    static func describe(_ id: String, _ summary: ImageSummary, _ app: Application) -> JSONValue {
+        let g = PyramidGeometry(width: summary.width, height: summary.height, tileSize: app.config.tileSize)
+        let version = summary.version
         let path = URLPath.escape(id)
         let thumbnail = g.thumbnailLevel
         return .object([
@@ -58,7 +63,7 @@ enum ImageAPIHandler {
             ("tileSize", .int(g.tileSize)),
             ("maxLevel", .int(g.maxLevel)),
             ("format", .string(ImageFormat.jpeg.fileExtension)),
-            ("source", .string(snapshot.source.kind)),
+            ("source", .string(summary.kind)),
             ("folder", .string(LibraryKey.folder(of: id))),
             ("tiles", .string(URLPath.versioned("/images/\(path)/tiles/{z}/{x}/{y}.jpg", version))),
             ("dzi", .string(URLPath.versioned("/images/\(path).dzi", version))),

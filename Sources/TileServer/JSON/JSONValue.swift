@@ -54,6 +54,11 @@ enum JSONValue: Sendable, ExpressibleByStringLiteral, ExpressibleByIntegerLitera
 
     private static func quote(_ s: String, into out: inout String) {
         out.append("\"")
+        if !s.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            out.append(s)   // nothing to escape: one copy, not one append per character
+            out.append("\"")
+            return
+        }
         for scalar in s.unicodeScalars {
             switch scalar {
             case "\"": out.append("\\\"")

@@ -182,6 +182,7 @@ final class FolderWatcher: @unchecked Sendable {
             for entry in entries where watchOf[entry.path] == nil { watch(root: root, id: entry.id, path: entry.path) }
         }
         if library.generation != before { logger.info("library rescanned: \(library.count) images") }
+        System.releaseFreeMemory()
     }
 
     private func watch(root: Int, id: String, path: String) {

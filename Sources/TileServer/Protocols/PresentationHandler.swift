@@ -20,7 +20,7 @@ enum PresentationHandler {
             ("@context", .string(Self.context)),
             ("id", .string(id)),
             ("type", "Manifest"),
-            ("label", label(fileLabel(image))),
+            ("label", label(fileLabel(image.path))),
             ("thumbnail", .array([imageResource(service + "/full/\(thumb.width),\(thumb.height)/0/default.jpg",
                                                 width: thumb.width, height: thumb.height, service: service)])),
             ("partOf", .array([reference(origin + URLPath.collection(LibraryKey.folder(of: image.id)), type: "Collection",
@@ -28,7 +28,7 @@ enum PresentationHandler {
             ("items", .array([.object([
                 ("id", .string(canvas)),
                 ("type", "Canvas"),
-                ("label", label(fileLabel(image))),
+                ("label", label(fileLabel(image.path))),
                 ("width", .int(g.width)),
                 ("height", .int(g.height)),
                 ("items", .array([.object([
@@ -73,7 +73,7 @@ enum PresentationHandler {
             members.append(("partOf", .array([reference(origin + URLPath.collection(parent), type: "Collection", label: folderLabel(parent))])))
         }
         let items = first.folders.map { reference(origin + URLPath.collection($0.path), type: "Collection", label: folderLabel($0.path)) }
-            + images.map { reference(origin + URLPath.manifest($0.id), type: "Manifest", label: fileLabel($0)) }
+            + images.map { reference(origin + URLPath.manifest($0.id), type: "Manifest", label: fileLabel($0.path)) }
         members.append(("items", .array(items)))
         return .response(respond(.object(members), context))
     }
@@ -108,8 +108,8 @@ enum PresentationHandler {
     }
 
     /// The image's file name without its extension, as it is on disk.
-    static func fileLabel(_ image: PyramidImage) -> String {
-        let file = image.path.split(separator: "/").last.map(String.init) ?? image.id
+    static func fileLabel(_ path: String) -> String {
+        let file = path.split(separator: "/").last.map(String.init) ?? path
         return file.lastIndex(of: ".").map { String(file[..<$0]) } ?? file
     }
 

@@ -51,8 +51,8 @@ final class Application: Sendable {
 
     /// The first image in library order: what `/tiles/{z}/{x}/{y}` serves.
     func defaultImageID() throws(APIError) -> String {
-        guard let first = tiles.library.first else { throw .notFound("no images are being served") }
-        return first.id
+        guard let first = tiles.library.firstID else { throw .notFound("no images are being served") }
+        return first
     }
 
     /// Asks for tiles in the background at low priority; dropped when the pool is busy.

@@ -11,4 +11,15 @@ final class FNV1aTests: XCTestCase {
         XCTAssertEqual(EncodedTile(bytes: Array("a".utf8), format: .jpeg, version: "0123456789ab").etag,
                        "\"0123456789ab-af63dc4c8601ec8c\"")
     }
+
+    func testWordsStepOverLittleEndianWordsWithAZeroPaddedTail() {
+        var words = FNV1a()
+        words.add(words: [1, 0, 0, 0, 0, 0, 0, 0, 2, 3])
+        var expected: UInt64 = 0xcbf2_9ce4_8422_2325
+        for word: UInt64 in [1, 0x0302] { expected = (expected ^ word) &* 0x100_0000_01b3 }
+        XCTAssertEqual(words.value, expected)
+        var other = FNV1a()
+        other.add(words: [1, 0, 0, 0, 0, 0, 0, 0, 2, 4])
+        XCTAssertNotEqual(other.value, words.value)
+    }
 }

@@ -16,9 +16,20 @@ final class RequestPathTests: XCTestCase {
         XCTAssertEqual(try path("http://host:8080/healthz").segments, ["healthz"])
     }
 
-    func testRefusesTraversalEncodedSlashesAndNUL() {
-        for target in ["/../etc/passwd", "/a/%2e%2e/b", "/images/a%2Fb/tiles/0/0/0", "/a%00b", "/%2e", "/a/%zz", "/%C0%AF"] {
+    func testRefusesTraversalAndNUL() {
+        for target in ["/../etc/passwd", "/a/%2e%2e/b", "/a%00b", "/%2e", "/a/%zz", "/%C0%AF", "/images/a%2F..%2Fb/tiles",
+                       "/images/%2Fa/tiles", "/images/a%2F/tiles", "/images/a%2F.%2Fb"] {
             XCTAssertThrowsError(try path(target), target)
         }
+    }
+
+    func testMarksSegmentsWithEncodedSlashes() throws {
+        let p = try path("/images/2024%2Ficeland%2fglacier/tiles/0/0/0.jpg")
+        XCTAssertEqual(p.segments[1], "2024/iceland/glacier")
+        XCTAssertEqual(p.slashed, [1])
+        let router = Routes.make()
+        XCTAssertEqual(try router.route(p.segments, slashed: p.slashed).0.name, "tile")
+        XCTAssertThrowsError(try router.route(["tiles", "0/0", "0", "0"], slashed: [1]), "only identifier captures take slashes")
+        XCTAssertThrowsError(try router.route(["index.html/x"], slashed: [0]), "nor does the static fallback")
     }
 }

@@ -13,7 +13,8 @@ final class HandlerTests: XCTestCase {
         config.workers = 1
         let options = config.tileOptions
         let images = [try! PyramidImage(id: "photo", path: CLI.fixtures.appendingPathComponent("baseline.jpg").path, options: options),
-                      try! PyramidImage(id: "alpha", path: CLI.fixtures.appendingPathComponent("rgba.png").path, options: options)]
+                      try! PyramidImage(id: "alpha", path: CLI.fixtures.appendingPathComponent("rgba.png").path, options: options),
+                      try! PyramidImage(id: "album/2024/gray", path: CLI.fixtures.appendingPathComponent("gray.jpg").path, options: options)]
         return Application(config: config, tiles: TileService(images: images, options: options),
                            logger: Logger(label: "test"), viewer: .folder(CLI.repoRoot.appendingPathComponent("public").path))
     }()
@@ -52,7 +53,7 @@ final class HandlerTests: XCTestCase {
 
     func testImageAPI() throws {
         let list = try json(get("/api/images"))
-        XCTAssertEqual((list["images"] as? [[String: Any]])?.map { $0["id"] as? String }, ["photo", "alpha"])
+        XCTAssertEqual((list["images"] as? [[String: Any]])?.map { $0["id"] as? String }, ["photo", "alpha", "album/2024/gray"])
         let one = try json(get("/api/images/photo"))
         XCTAssertEqual(one["width"] as? Int, 701)
         let version = try XCTUnwrap(one["version"] as? String)
@@ -136,5 +137,63 @@ final class HandlerTests: XCTestCase {
         XCTAssertEqual(refused.header("access-control-allow-origin"), "*")
         XCTAssertEqual(refusedNotes.route, "invalid")
         XCTAssertEqual(get("/images/%2e%2e/tiles/0/0/0").status, .badRequest)
+    }
+
+    func testIdsWithSlashesWorkEncodedInEveryProtocolAndNowhereElse() throws {
+        let entry = try json(get("/api/images/album%2F2024%2Fgray"))
+        XCTAssertEqual(entry["id"] as? String, "album/2024/gray")
+        XCTAssertEqual(entry["folder"] as? String, "album/2024")
+        XCTAssertEqual(entry["manifest"] as? String, "/iiif/manifest/album%2F2024%2Fgray")
+        let version = try XCTUnwrap(entry["version"] as? String)
+        XCTAssertEqual(entry["tiles"] as? String, "/images/album%2F2024%2Fgray/tiles/{z}/{x}/{y}.jpg?v=\(version)")
+        for target in ["/images/album%2F2024%2Fgray/tiles/0/0/0.jpg", "/images/album%2F2024%2Fgray_files/0/0_0.jpg",
+                       "/iiif/3/album%2F2024%2Fgray/full/64,/0/default.jpg", "/iiif/3/album%2F2024%2Fgray@\(version)/0,0,64,64/32,/0/default.jpg",
+                       try XCTUnwrap(entry["thumbnail"] as? String)] {
+            assertImage(get(target), jpeg)
+        }
+        XCTAssertEqual(get("/images/album%2F2024%2Fgray.dzi").status, .ok)
+        XCTAssertEqual(try json(get("/iiif/3/album%2f2024%2fgray/info.json"))["id"] as? String,
+                       "http://tiles.test/iiif/3/album%2F2024%2Fgray", "lower-case %2f is the same id")
+        XCTAssertEqual(get("/api/images/album%2F2024%2Fgray/viewport?width=100&height=100").status, .ok)
+        // Encoded slashes anywhere but an identifier, or hiding '..' or empty parts, are refused.
+        for target in ["/api%2Fimages", "/images/album%2F..%2Fphoto/tiles/0/0/0.jpg", "/iiif/3/album%2F%2Fgray/info.json",
+                       "/index.html%2F", "/tiles/0%2F0/0/0"] {
+            XCTAssertEqual(get(target).status, .badRequest, target)
+        }
+        XCTAssertEqual(get("/images/album/2024/gray/tiles/0/0/0.jpg").status, .notFound, "plain slashes are path segments")
+    }
+
+    func testListingsArePagedAndFoldersCounted() throws {
+        var ids: [String] = [], next: String? = "/api/images?limit=1"
+        while let target = next {
+            let page = try json(get(target))
+            ids += (page["images"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+            next = page["next"] as? String
+        }
+        XCTAssertEqual(ids, ["photo", "alpha", "album/2024/gray"])
+        let top = try json(get("/api/images?folder="))
+        XCTAssertEqual((top["folders"] as? [[String: Any]])?.map { $0["path"] as? String }, ["album"])
+        XCTAssertEqual((top["folders"] as? [[String: Any]])?.map { $0["count"] as? Int }, [1])
+        XCTAssertEqual((try json(get("/api/images?folder=album%2F2024"))["images"] as? [[String: Any]])?.count, 1)
+        XCTAssertEqual(get("/api/images?folder=nowhere").status, .notFound)
+        XCTAssertEqual(get("/api/images?after=%21%21").status, .badRequest)
+        XCTAssertEqual(get("/api/images?limit=10001").status, .badRequest)
+        let listing = get("/api/images")
+        let etag = try XCTUnwrap(listing.header("etag"))
+        XCTAssertEqual(get("/api/images", headers: [HTTPHeader(name: "if-none-match", value: etag)]).status, .notModified)
+    }
+
+    func testManifestsAndCollectionsFollowTheHost() throws {
+        let manifest = try json(get("/iiif/manifest/album%2F2024%2Fgray", headers: [HTTPHeader(name: "x-forwarded-proto", value: "https")]))
+        XCTAssertEqual(manifest["type"] as? String, "Manifest")
+        XCTAssertEqual(manifest["id"] as? String, "https://tiles.test/iiif/manifest/album%2F2024%2Fgray")
+        let canvas = try XCTUnwrap((manifest["items"] as? [[String: Any]])?.first)
+        XCTAssertEqual(canvas["width"] as? Int, try ImageOpener.open(CLI.fixtures.appendingPathComponent("gray.jpg").path).info.width)
+        let top = try json(get("/iiif/collection"))
+        XCTAssertEqual((top["items"] as? [[String: Any]])?.compactMap { $0["type"] as? String }, ["Collection", "Manifest", "Manifest"])
+        let album = try json(get("/iiif/collection/album"))
+        XCTAssertEqual((album["items"] as? [[String: Any]])?.first?["id"] as? String, "http://tiles.test/iiif/collection/album%2F2024")
+        XCTAssertEqual(get("/iiif/collection/nowhere").status, .notFound)
+        XCTAssertEqual(get("/iiif/manifest/nothing").status, .notFound)
     }
 }

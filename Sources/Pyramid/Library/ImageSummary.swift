@@ -1,0 +1,60 @@
+import POSIXSupport
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What a listing says of an image: its size and version, read from the header alone. A few dozen bytes, kept
+/// per listed image, so the header is read once per version of the file, not once per listing.
+public struct ImageSummary: Sendable, Equatable {
+    public let width: Int
+    public let height: Int
+    /// `SourceVersion` of the file, as versioned URLs carry it.
+    public let version: String
+    /// The source's kind (`jpeg`, `png`, `procedural`).
+    public let kind: String
+    let fileSize: Int64
+    let modified: Int64
+
+    init(_ snapshot: PyramidImage.Snapshot) {
+        width = snapshot.geometry.width
+        height = snapshot.geometry.height
+        version = snapshot.version
+        kind = snapshot.source.kind
+        fileSize = snapshot.source.info.fileSize
+        modified = snapshot.source.info.modified
+    }
+
+    /// Reads the header and version of the file at `path`.
+    init(path: String, limits: ImageLimits) throws {
+        let source = try ImageOpener.open(path, limits: limits)
+        width = source.info.width
+        height = source.info.height
+        kind = source.kind
+        fileSize = source.info.fileSize
+        modified = source.info.modified
+        version = try SourceVersion.of(path: path, fileSize: fileSize, modified: modified)
+    }
+}
+
+extension ImageLibrary {
+    /// The summary of image `id`: from its pyramid object when it has one, else from the header, read again only
+    /// when a `stat` (at most once per change-check interval, or after the watcher saw the file) finds it changed.
+    public func summary(_ id: String) throws -> ImageSummary {
+        guard let member = stateMember(id) else { throw TileServiceError.unknownImage(id) }
+        if let image = member.image { return ImageSummary(try image.current()) }
+        let now = MonotonicClock.nanoseconds()
+        if let summary = member.summary, member.checked != Int64.min,
+           Double(now &- member.checked) < options.changeCheckInterval * 1e9 {
+            return summary
+        }
+        var sb = stat()
+        let unchanged = member.summary.map { known in
+            stat(member.path, &sb) == 0 && Int64(sb.st_size) == known.fileSize
+                && Int64(sb.st_mtim.tv_sec) * 1_000_000_000 + Int64(sb.st_mtim.tv_nsec) == known.modified
+        } ?? false
+        let summary = unchanged ? member.summary! : try ImageSummary(path: member.path, limits: options.limits)
+        record(summary, for: id, path: member.path, checked: now)
+        return summary
+    }
+}
