@@ -249,7 +249,8 @@ def test_directories_ids_and_clashes(tmp_path):
     s = Server([str(tmp_path), str(FIXTURES / "tiny-1x1.png"), "--access-log", "off"])
     try:
         ids = [i["id"] for i in s.json("/api/images")["images"]]
-        assert ids == ["My-Photo-", "b", "b-2", "tiny-1x1"]
+        # Folders are walked recursively; the JPEG keeps the bare name, the PNG its extension; then the file.
+        assert ids == ["My-Photo-", "b", "b.png", "sub/deep", "tiny-1x1"]
         assert s.get("/images/My-Photo-/tiles/0/0/0.jpg")[0].status == 200
     finally:
         s.stop()

@@ -15,10 +15,12 @@ import Glibc
 /// and editors end with). A file still being created is left out of listings until then, or until it has been
 /// quiet for `writeQuiet` seconds (a hard link is complete at once, but never closed).
 final class FolderWatcher: @unchecked Sendable {
-    private struct Watched {
+    /// A folder the library holds images of: its command-line path index, id prefix and inotify watch (nil when
+    /// the kernel dropped it or none could be added).
+    private struct Folder {
         let root: Int
         let id: String
-        let path: String
+        var watch: CInt?
     }
 
     private let roots: LibraryRoots
@@ -29,8 +31,10 @@ final class FolderWatcher: @unchecked Sendable {
     /// Quiet time after an event before the folder is listed again, so a burst is one listing.
     private let settle = 0.05
     private var inotify: CInt = -1
-    private var watches: [CInt: Watched] = [:]
-    private var watchOf: [String: CInt] = [:]
+    /// Every folder entered, by path; kept until a listing of its parent (or a rescan) finds it gone, whatever
+    /// happened to its watch, so a deleted folder's images always leave with it.
+    private var folders: [String: Folder] = [:]
+    private var pathOf: [CInt: String] = [:]
     /// Files created and not yet closed, with when they were last written.
     private var writing: [String: Double] = [:]
     private var dirty: Set<String> = []
@@ -117,26 +121,28 @@ final class FolderWatcher: @unchecked Sendable {
             fullRescan = true
             return
         }
-        if mask & UInt32(IN_IGNORED) != 0, let gone = watches.removeValue(forKey: wd) {
-            watchOf[gone.path] = nil
+        if mask & UInt32(IN_IGNORED) != 0, let gone = pathOf.removeValue(forKey: wd) {
+            // The folder was deleted or moved away (or unmounted): list it, and so drop it, next round.
+            folders[gone]?.watch = nil
+            markDirty(gone)
             return
         }
-        guard let folder = watches[wd], !name.isEmpty, !name.hasPrefix(".") else { return }
-        let path = folder.path + "/" + name
+        guard let folderPath = pathOf[wd], !name.isEmpty, !name.hasPrefix(".") else { return }
+        let path = folderPath + "/" + name
         if mask & UInt32(IN_ISDIR) != 0 {
-            if mask & UInt32(IN_CREATE | IN_MOVED_TO | IN_DELETE | IN_MOVED_FROM) != 0 { markDirty(folder.path) }
+            if mask & UInt32(IN_CREATE | IN_MOVED_TO | IN_DELETE | IN_MOVED_FROM) != 0 { markDirty(folderPath) }
             return
         }
         guard ImageNaming.imageFormat(of: name) != nil else { return }
         if mask & UInt32(IN_CREATE) != 0 {
             var sb = stat()
             let complete = lstat(path, &sb) == 0 && ((sb.st_mode & S_IFMT) == S_IFLNK || sb.st_nlink > 1)
-            if complete { markDirty(folder.path) } else { writing[path] = MonotonicClock.seconds() }
+            if complete { markDirty(folderPath) } else { writing[path] = MonotonicClock.seconds() }
         } else if mask & UInt32(IN_MODIFY) != 0 {
             if writing[path] != nil { writing[path] = MonotonicClock.seconds() }
         } else {
             writing[path] = nil
-            markDirty(folder.path)
+            markDirty(folderPath)
         }
     }
 
@@ -147,22 +153,22 @@ final class FolderWatcher: @unchecked Sendable {
 
     /// Lists one watched folder again; walks sub-folders that appeared, drops those that went.
     private func relist(_ path: String) {
-        guard let wd = watchOf[path], let folder = watches[wd] else { return }
-        guard let listing = FolderScanner.list(path, prefix: folder.id, skip: { self.writing[$0] != nil }) else {
+        guard let folder = folders[path] else { return }
+        guard FolderScanner.identity(of: path) != nil,
+              let listing = FolderScanner.list(path, prefix: folder.id, skip: { self.writing[$0] != nil }) else {
             report(library.apply(root: folder.root, scope: .subtree(folder.id), files: [:]))
-            unwatch(below: path, including: true)
+            forget(below: path)
             return
         }
         var change = library.apply(root: folder.root, scope: .folder(folder.id), files: listing.files)
         let current = Dictionary(listing.folders.map { ($0.path, $0.id) }, uniquingKeysWith: { first, _ in first })
-        for (childPath, wd) in watchOf where parent(of: childPath) == path {
-            guard let child = watches[wd], current[childPath] != child.id else { continue }
+        for (childPath, child) in folders where parent(of: childPath) == path && current[childPath] != child.id {
             let gone = library.apply(root: folder.root, scope: .subtree(child.id), files: [:])
             change.removed += gone.removed
-            unwatch(below: childPath, including: true)
+            forget(below: childPath)
         }
-        var visited = Set(watchOf.keys.compactMap(FolderScanner.identity(of:)))
-        for (childPath, childID) in current where watchOf[childPath] == nil {
+        var visited = Set(folders.keys.compactMap(FolderScanner.identity(of:)))
+        for (childPath, childID) in current where folders[childPath] == nil {
             let (files, entered) = FolderScanner.walk(childPath, prefix: childID, visited: &visited, skip: { self.writing[$0] != nil })
             let added = library.apply(root: folder.root, scope: .subtree(childID), files: files)
             change.added += added.added
@@ -177,15 +183,17 @@ final class FolderWatcher: @unchecked Sendable {
         let before = library.generation
         let entered = roots.scanAll(into: library, skip: { self.writing[$0] != nil })
         let paths = Set(entered.values.flatMap { $0.map(\.path) })
-        for path in Array(watchOf.keys) where !paths.contains(path) { unwatch(below: path, including: true) }
+        for path in Array(folders.keys) where !paths.contains(path) { forget(below: path) }
         for (root, entries) in entered {
-            for entry in entries where watchOf[entry.path] == nil { watch(root: root, id: entry.id, path: entry.path) }
+            for entry in entries where folders[entry.path]?.watch == nil { watch(root: root, id: entry.id, path: entry.path) }
         }
         if library.generation != before { logger.info("library rescanned: \(library.count) images") }
         System.releaseFreeMemory()
     }
 
+    /// Records the folder and watches it (when inotify is on).
     private func watch(root: Int, id: String, path: String) {
+        folders[path] = Folder(root: root, id: id, watch: nil)
         guard inotify >= 0 else { return }
         let mask = UInt32(IN_CREATE | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE | IN_ATTRIB | IN_MODIFY | IN_ONLYDIR)
         let wd = inotify_add_watch(inotify, path, mask)
@@ -196,16 +204,19 @@ final class FolderWatcher: @unchecked Sendable {
             }
             return
         }
-        if let old = watches[wd] { watchOf[old.path] = nil }   // one folder reached by a new path
-        watches[wd] = Watched(root: root, id: id, path: path)
-        watchOf[path] = wd
+        if let old = pathOf[wd] { folders[old]?.watch = nil }   // one folder reached by a new path
+        pathOf[wd] = path
+        folders[path]?.watch = wd
     }
 
-    private func unwatch(below path: String, including: Bool) {
-        for (watched, wd) in watchOf where (including && watched == path) || watched.hasPrefix(path + "/") {
-            inotify_rm_watch(inotify, wd)
-            watches[wd] = nil
-            watchOf[watched] = nil
+    /// Forgets the folder at `path` and every folder below it, and drops their watches.
+    private func forget(below path: String) {
+        for (known, folder) in folders where known == path || known.hasPrefix(path + "/") {
+            if let wd = folder.watch {
+                inotify_rm_watch(inotify, wd)
+                pathOf[wd] = nil
+            }
+            folders[known] = nil
         }
     }
 

@@ -45,7 +45,8 @@ final class Metrics: Sendable {
     func rendered(seconds: Double) { state.withLock { $0.render.observe(seconds) } }
     func prefetchDropped() { state.withLock { $0.prefetchDropped += 1 } }
 
-    func render(cache: CacheStatistics, tilesRendered: Int, renderMemory: RenderBudget.Usage, renderBudget: Int) -> String {
+    func render(cache: CacheStatistics, tilesRendered: Int, renderMemory: RenderBudget.Usage, renderBudget: Int,
+                images: Int, decodePassBytes: Int) -> String {
         state.withLock { s in
             var out = "# HELP tileserver_requests_total Requests answered, by route and status.\n# TYPE tileserver_requests_total counter\n"
             for (route, statuses) in s.requests.sorted(by: { $0.key < $1.key }) {
@@ -71,6 +72,9 @@ final class Metrics: Sendable {
             out += "# TYPE tileserver_render_memory_budget_bytes gauge\ntileserver_render_memory_budget_bytes \(renderBudget)\n"
             out += "# TYPE tileserver_render_queue gauge\ntileserver_render_queue \(renderMemory.waiting)\n"
             out += "# TYPE tileserver_render_refused_total counter\ntileserver_render_refused_total \(renderMemory.refusals)\n"
+            out += "# HELP tileserver_images Images in the library now.\n# TYPE tileserver_images gauge\ntileserver_images \(images)\n"
+            out += "# HELP tileserver_decode_pass_bytes Disk held by decode passes.\n"
+            out += "# TYPE tileserver_decode_pass_bytes gauge\ntileserver_decode_pass_bytes \(decodePassBytes)\n"
             out += "# TYPE tileserver_open_connections gauge\ntileserver_open_connections \(openConnections.load(ordering: .relaxed))\n"
             return out
         }
