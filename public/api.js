@@ -13,6 +13,27 @@ export function images() {
   return getJSON('/api/images').then((r) => r.images);
 }
 
+/** Everything in `folder` ('' is the top): its sub-folders and all its images, following `next` pages.
+ *  `onPage(listing)` sees each page as it arrives, so a folder of 10,000 images shows its first 1,000 at once. */
+export async function folder(path, onPage) {
+  let url = `/api/images?folder=${enc(path)}`;
+  const all = { folder: path, folders: [], images: [] };
+  while (url) {
+    const page = await getJSON(url);
+    if (!all.folders.length) all.folders = page.folders;
+    all.images.push(...page.images);
+    onPage?.(all);
+    url = page.next;
+  }
+  return all;
+}
+
+/** The folder an image id sits in: everything before its last '/'. */
+export function folderOf(id) {
+  const slash = id.lastIndexOf('/');
+  return slash < 0 ? '' : id.slice(0, slash);
+}
+
 /** /viewport for a view of `width × height` CSS pixels; zoom is a number, 'fit' or 'max'. */
 export function viewport(id, width, height, zoom = 'fit', cx, cy) {
   let url = `/api/images/${enc(id)}/viewport?width=${Math.round(width)}&height=${Math.round(height)}&zoom=${typeof zoom === 'number' ? num(zoom) : zoom}`;

@@ -166,7 +166,7 @@ export class PageView {
     img.onerror = () => {
       if (!retried) { // one retry, after a short backoff
         retried = true;
-        setTimeout(() => { img.src = `${t.url}?retry=1`; }, 400 + Math.random() * 400);
+        setTimeout(() => { img.src = `${t.url}${t.url.includes("?") ? "&" : "?"}retry=1`; }, 400 + Math.random() * 400);
         return;
       }
       this.pending--;

@@ -1,0 +1,126 @@
+// The folder view: breadcrumbs, the folder's sub-folders, and a grid of its images as thumbnails (each the
+// pyramid's own one-tile level, so they come from the tile cache). Thumbnails load lazily as they scroll into
+// view and off-screen cells are not laid out (content-visibility), so a folder of 10,000 images opens at once.
+// Arrow keys move between cells, Enter opens, Backspace goes up a folder; taps and clicks open.
+
+const label = (path) => path.slice(path.lastIndexOf('/') + 1);
+
+export class FolderView {
+  /** `open(image)` shows an image; `enter(path)` shows another folder. */
+  constructor(root, { open, enter }) {
+    this.root = root;
+    this.open = open;
+    this.enter = enter;
+    this.crumbs = root.querySelector('#crumbs');
+    this.grid = root.querySelector('#grid');
+    this.path = null;
+    this.key = '';
+    window.addEventListener('keydown', (e) => { if (document.body.classList.contains('browsing')) this.onKey(e); });
+  }
+
+  /** Shows `listing` ({folder, folders, images}); redraws only what changed since the last call. */
+  show(listing, focusID = null) {
+    const key = JSON.stringify([listing.folder, listing.folders.map((f) => [f.path, f.count]),
+      listing.images.map((i) => [i.id, i.version])]);
+    if (key === this.key) {
+      if (focusID) this.focus(focusID);
+      return;
+    }
+    const changedFolder = this.path !== listing.folder;
+    const focused = document.activeElement?.dataset?.id;
+    this.key = key;
+    this.path = listing.folder;
+    this.drawCrumbs(listing.folder);
+    const cells = [
+      ...listing.folders.map((f) => this.folderCell(f)),
+      ...listing.images.map((image, i) => this.imageCell(image, i)),
+    ];
+    this.grid.replaceChildren(...cells);
+    if (!cells.length) {
+      const empty = document.createElement('p');
+      empty.className = 'empty';
+      empty.textContent = 'No images here yet. Files copied into this folder appear by themselves.';
+      this.grid.append(empty);
+    }
+    this.root.setAttribute('aria-label', `${listing.folder || 'All images'}: ${listing.folders.length} folders, ${listing.images.length} images`);
+    const target = focusID ?? (changedFolder ? null : focused);
+    if (!(target && this.focus(target)) && changedFolder) this.root.scrollTop = 0;
+  }
+
+  /** Focuses the cell of `id` (an image id, or `folder:` and a path) and scrolls it into view, if it is there. */
+  focus(id) {
+    const cell = [...this.grid.children].find((c) => c.dataset.id === id);
+    if (!cell) return false;
+    cell.focus({ preventScroll: true });
+    cell.scrollIntoView({ block: 'nearest' });
+    return true;
+  }
+
+  drawCrumbs(path) {
+    const parts = path ? path.split('/') : [];
+    const links = [{ name: 'All images', path: '' }, ...parts.map((name, i) => ({ name, path: parts.slice(0, i + 1).join('/') }))];
+    this.crumbs.replaceChildren(...links.map((link, i) => {
+      const last = i === links.length - 1;
+      const el = document.createElement(last ? 'span' : 'a');
+      el.textContent = link.name;
+      if (last) el.setAttribute('aria-current', 'page');
+      else {
+        el.href = `#folder=${encodeURIComponent(link.path)}`;
+        el.addEventListener('click', (e) => { e.preventDefault(); this.enter(link.path); });
+      }
+      return el;
+    }));
+  }
+
+  folderCell(folder) {
+    const cell = document.createElement('button');
+    cell.type = 'button';
+    cell.className = 'cell folder';
+    cell.dataset.id = `folder:${folder.path}`;
+    cell.innerHTML = '<span class="icon" aria-hidden="true"></span><span class="name"></span><span class="count"></span>';
+    cell.querySelector('.name').textContent = label(folder.path);
+    cell.querySelector('.count').textContent = `${folder.count.toLocaleString()} image${folder.count === 1 ? '' : 's'}`;
+    cell.setAttribute('aria-label', `Folder ${label(folder.path)}, ${folder.count} images`);
+    cell.addEventListener('click', () => this.enter(folder.path));
+    return cell;
+  }
+
+  imageCell(image, index) {
+    const cell = document.createElement('button');
+    cell.type = 'button';
+    cell.className = 'cell image';
+    cell.dataset.id = image.id;
+    const img = document.createElement('img');
+    img.loading = 'lazy';
+    img.decoding = 'async';
+    img.alt = '';
+    img.draggable = false;
+    img.src = image.thumbnail;
+    const name = document.createElement('span');
+    name.className = 'name';
+    name.textContent = label(image.id);
+    cell.append(img, name);
+    cell.setAttribute('aria-label', `${label(image.id)}, ${image.width} × ${image.height}`);
+    cell.addEventListener('click', () => this.open(index));
+    return cell;
+  }
+
+  /** Grid navigation: the number of columns is read from the layout. */
+  onKey(e) {
+    const cells = [...this.grid.querySelectorAll('.cell')];
+    if (!cells.length || e.ctrlKey || e.metaKey) return;
+    const at = cells.indexOf(document.activeElement);
+    const columns = Math.max(1, Math.round(this.grid.clientWidth / (cells[0].offsetWidth || 1)));
+    if ((e.key === 'Backspace' || (e.key === 'ArrowUp' && e.altKey)) && this.path) {
+      e.preventDefault();
+      this.enter(this.path.includes('/') ? this.path.slice(0, this.path.lastIndexOf('/')) : '', `folder:${this.path}`);
+      return;
+    }
+    const move = { ArrowLeft: -1, ArrowRight: 1, ArrowUp: -columns, ArrowDown: columns, Home: -Infinity, End: Infinity }[e.key];
+    if (move === undefined) return;
+    e.preventDefault();
+    const next = at < 0 ? 0 : Math.max(0, Math.min(cells.length - 1, at + move));
+    cells[next].focus();
+    cells[next].scrollIntoView({ block: 'nearest' });
+  }
+}
