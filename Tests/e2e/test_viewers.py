@@ -6,6 +6,7 @@ import re
 import shutil
 import subprocess
 import sys
+import urllib.parse
 
 import playwright.sync_api as playwright_api
 import pytest
@@ -199,3 +200,15 @@ def test_leaflet_with_our_xyz_template(browser, site):
         .filter(t => t.src.includes('/15/10.jpg?v=')).map(t => [t.clientWidth, t.clientHeight])""")
     assert sizes == [[W - 15 * T, H - 10 * T]]
     page.close()
+
+
+def test_openseadragon_opens_the_image_service_of_a_manifest(browser, site):
+    """What a IIIF Presentation viewer does with our manifest: take the painting annotation's ImageService3 and
+    open its info.json (here in OpenSeadragon)."""
+    manifest = site.json("/iiif/manifest/large")
+    service = manifest["items"][0]["items"][0]["items"][0]["body"]["service"][0]["id"]
+    assert service.startswith(f"http://127.0.0.1:{site.port}/iiif/3/large@")
+    page, watch = openseadragon(browser, site, urllib.parse.quote(service + "/info.json", safe=""), "osd-manifest")
+    assert page.evaluate("window.loaded") > 10
+    page.close()
+
