@@ -77,3 +77,16 @@ def server():
                 "--header-timeout", "1", "--access-log", "off"])
     yield s
     s.stop()
+
+
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's Chromium, driven by Playwright (no browser download), one per test module."""
+    import playwright.sync_api as playwright_api
+    with playwright_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+        yield b
+        b.close()

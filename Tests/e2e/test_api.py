@@ -2,11 +2,9 @@
 import json
 import struct
 import subprocess
-import zlib
 
 import pytest
 
-from conftest import FIXTURES
 
 APPROX = dict(rel=1e-9, abs=1e-9)
 

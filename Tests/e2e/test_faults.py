@@ -3,7 +3,6 @@ output visible; a source file replaced while it is served never gives a response
 import io
 import os
 import random
-import shutil
 import signal
 import subprocess
 import threading

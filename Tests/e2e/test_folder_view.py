@@ -5,12 +5,10 @@ import os
 import shutil
 import time
 
-import playwright.sync_api as playwright_api
 import pytest
 
 from conftest import FIXTURES, ROOT, Server
 
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 ARTIFACTS = ROOT / "artifacts"
 LARGE = FIXTURES.parent / "gallery" / "large.jpg"
 
@@ -34,14 +32,6 @@ def served(tree, tmp_path_factory):
     server = Server([str(tree), "--access-log", "off", "--raster-dir", str(tmp_path_factory.mktemp("raster"))])
     yield server
     server.stop()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with playwright_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
-        yield b
-        b.close()
 
 
 class Page:

@@ -265,7 +265,7 @@ def test_builtin_default_image_serves_its_first_tile_quickly():
         response, body = s.get("/tiles/0/0/0")
         assert response.status == 200 and body[:3] == b"\xff\xd8\xff"
         assert time.time() - started < 5
-        v = s.json(f"/api/images/landscape/viewport?width=1280&height=800")
+        v = s.json("/api/images/landscape/viewport?width=1280&height=800")
         for tile in v["tiles"][:6]:
             assert s.get(tile["url"])[0].status == 200
     finally:

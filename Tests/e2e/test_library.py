@@ -163,7 +163,7 @@ def test_encoded_ids_work_in_every_protocol(served):
     info = server.json(image["iiif"])
     assert info["id"].endswith(f"/iiif/3/{enc}@{image['version']}")
     # Encoded slashes are refused everywhere else, and never smuggle '..' into an id.
-    for path in ("/api%2Fimages", f"/images/2024%2F..%2Ficeland/tiles/0/0/0.jpg", "/index.html%2Fx"):
+    for path in ("/api%2Fimages", "/images/2024%2F..%2Ficeland/tiles/0/0/0.jpg", "/index.html%2Fx"):
         assert server.get(path)[0].status == 400, path
 
 

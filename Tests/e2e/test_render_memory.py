@@ -3,7 +3,6 @@ in bands and sent from a spooled file, a busy budget is 503 with Retry-After, an
 import io
 import shutil
 import json
-import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 

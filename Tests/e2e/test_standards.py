@@ -1,7 +1,6 @@
 """IIIF Image API 3.0 (the public validator, and pixels against libvips), DeepZoom and the API templates."""
 import io
 import json
-import os
 import subprocess
 import sys
 import tempfile
@@ -10,7 +9,7 @@ from pathlib import Path
 import pytest
 from PIL import Image, ImageChops, ImageStat
 
-from conftest import FIXTURES, ROOT, Server
+from conftest import FIXTURES, Server
 
 IIIF_ID = "67352ccc-d1b0-11e1-89ae-279075081939"
 IIIF_IMAGE = FIXTURES.parent / "iiif" / f"{IIIF_ID}.png"

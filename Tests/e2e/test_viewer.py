@@ -1,18 +1,14 @@
 """The browser viewer in headless Chromium (Debian's, driven by Playwright) against the real server."""
 import io
 import json
-import os
-from pathlib import Path
 from urllib.request import urlopen
 
 import pytest
 
 from conftest import FIXTURES, ROOT, Server
 
-import playwright.sync_api as playwright_api
 from PIL import Image, ImageStat
 
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 ARTIFACTS = ROOT / "artifacts"
 GALLERY = FIXTURES.parent / "gallery"
 IMAGES = [GALLERY / "large.jpg", FIXTURES / "baseline.jpg", FIXTURES / "rgb.png", FIXTURES / "gray.jpg"]
@@ -23,14 +19,6 @@ def gallery():
     s = Server([str(p) for p in IMAGES] + ["--access-log", "off"])
     yield s
     s.stop()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with playwright_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
-        yield b
-        b.close()
 
 
 class Session:

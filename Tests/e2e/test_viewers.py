@@ -8,7 +8,6 @@ import subprocess
 import sys
 import urllib.parse
 
-import playwright.sync_api as playwright_api
 import pytest
 from PIL import Image, ImageStat
 
@@ -78,14 +77,6 @@ def site(tmp_path_factory):
     s = Server([str(PHOTO), "--public", str(public), "--access-log", "off"])
     yield s
     s.stop()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with playwright_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox", "--disable-gpu"])
-        yield b
-        b.close()
 
 
 class TileWatch:
