@@ -170,8 +170,10 @@ async function goTo(i, view = null, animate = true) {
   onPageChange(page);
 }
 
-/** The zoom view of image `i` of the folder on screen. */
-async function openImage(i, view = null) {
+/** The zoom view of image `i` of the folder on screen; from the folder view it is a new history entry, so the
+ *  browser's Back returns to the grid (not when the history itself brought us here: `push` false). */
+async function openImage(i, view = null, push = true) {
+  if (push && mode === 'folder' && images[i]) history.pushState(null, '', `#image=${encodeURIComponent(images[i].id)}`);
   mode = 'zoom';
   document.body.classList.remove('browsing');
   await goTo(i, view, false);
@@ -186,7 +188,7 @@ async function showFolder(path, focusID = null) {
   minimap.el.hidden = true;
   for (const [id, page] of pages) { page.clear(); page.el.remove(); pages.delete(id); }
   const hash = `#folder=${encodeURIComponent(path)}`;
-  if (location.hash !== hash) history.replaceState(null, '', hash);
+  if (location.hash !== hash) history[wasFolder || !location.hash ? 'replaceState' : 'pushState'](null, '', hash);
   try {
     await api.folder(path, (listing) => {
       if (mode !== 'folder') return;
@@ -352,13 +354,13 @@ async function follow(hash, initial = false) {
     const view = hash.view;
     if (mode === 'zoom' && i === index && page?.ready && (!view || (Math.abs(page.zoom - view.zoom) < 1e-9
         && Math.abs(page.cx - view.cx) < 0.01 && Math.abs(page.cy - view.cy) < 0.01))) return;
-    return openImage(i, view);
+    return openImage(i, view, false);
   }
   if (!initial) return;
   // No address: the top folder's first image, as the product promises ("the whole photo appears at once");
   // a library whose top folder holds only folders opens on them.
   const top = await api.folder('');
-  if (top.images.length) { adopt(top); return openImage(0); }
+  if (top.images.length) { adopt(top); return openImage(0, null, false); }
   return showFolder('');
 }
 

@@ -22,6 +22,13 @@ public enum ServerParsers {
         let request = HTTPRequest(method: "GET", target: target, versionMinor: 1, headers: [], keepAlive: true)
         guard let path = try? RequestPath(request) else { return }
         let s = path.segments
+        for (index, segment) in s.enumerated() {
+            precondition(segment != "." && segment != ".." && !segment.utf8.contains(0), "segment \(segment) passed")
+            let parts = segment.split(separator: "/", omittingEmptySubsequences: false)
+            precondition(path.slashed.contains(index) == (parts.count > 1), "slashed marks exactly the segments with a '/'")
+            precondition(!parts.contains { $0.isEmpty || $0 == "." || $0 == ".." } || parts.count == 1,
+                         "an identifier with encoded slashes hides an empty, '.' or '..' part: \(segment)")
+        }
         if s.count >= 3 {
             _ = try? TilePath.parse(z: s[s.count - 3], x: s[s.count - 2], y: s[s.count - 1])
         }

@@ -24,8 +24,8 @@ public struct LibraryRoots: Sendable {
         self.roots = roots
     }
 
-    /// Each path as a file or a folder, by what is there now (symbolic links followed); nil for paths that do not
-    /// exist, with the reason.
+    /// Each path as a file or a folder, by what is there now (symbolic links followed); the first path that does
+    /// not exist is the failure, with the reason.
     public static func classify(_ paths: [String]) -> Result<LibraryRoots, RootError> {
         var roots: [Root] = []
         for path in paths {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Logging
+import POSIXSupport
 import Pyramid
 
 #if canImport(Glibc)
@@ -50,6 +51,7 @@ struct ServeCommand: ParsableCommand {
 
     func run() throws {
         HTTPServer.prepareSignals()
+        System.mapLargeAllocations(from: 4 << 20)
         do {
             let (paths, flags) = try Self.split(arguments)
             let config = try ServerConfiguration.resolve(environment: Environment.variables, flags: flags)
