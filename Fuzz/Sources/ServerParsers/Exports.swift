@@ -24,9 +24,9 @@ public enum ServerParsers {
         let s = path.segments
         for (index, segment) in s.enumerated() {
             precondition(segment != "." && segment != ".." && !segment.utf8.contains(0), "segment \(segment) passed")
-            let parts = segment.split(separator: "/", omittingEmptySubsequences: false)
+            let parts = segment.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
             precondition(path.slashed.contains(index) == (parts.count > 1), "slashed marks exactly the segments with a '/'")
-            precondition(!parts.contains { $0.isEmpty || $0 == "." || $0 == ".." } || parts.count == 1,
+            precondition(parts.count == 1 || !parts.contains(where: RequestPath.isDotPart),
                          "an identifier with encoded slashes hides an empty, '.' or '..' part: \(segment)")
         }
         if s.count >= 3 {

@@ -27,8 +27,8 @@ struct RequestPath: Sendable {
             let segment = try Self.percentDecode(Substring(bytes), plusIsSpace: false)
             if segment.utf8.contains(0) { throw .badRequest("NUL bytes are not allowed in paths") }
             if segment.utf8.contains(UInt8(ascii: "/")) {
-                let parts = segment.split(separator: "/", omittingEmptySubsequences: false)
-                if parts.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }) {
+                // Bytes, not characters: a '/' followed by a combining mark is one Character, and must still split.
+                if segment.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).contains(where: Self.isDotPart) {
                     throw .badRequest("an identifier with encoded slashes must not have empty, '.' or '..' parts")
                 }
                 slashed.insert(segments.count)
@@ -47,6 +47,11 @@ struct RequestPath: Sendable {
             if query[name] == nil { query[name] = value }
         }
         self.query = query
+    }
+
+    /// An empty, `.` or `..` part of a path (as bytes).
+    static func isDotPart(_ part: some Collection<UInt8>) -> Bool {
+        part.isEmpty || part.elementsEqual([UInt8(ascii: ".")]) || part.elementsEqual([UInt8(ascii: "."), UInt8(ascii: ".")])
     }
 
     /// `%XX` decoding (and `+` as space in queries); malformed escapes and invalid UTF-8 are refused.

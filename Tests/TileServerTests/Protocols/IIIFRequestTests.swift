@@ -86,13 +86,19 @@ final class IIIFRequestTests: XCTestCase {
     }
 
     /// Every input the URL fuzzer was seeded with or found (Fuzz/Corpus/urls, Fuzz/Regressions/urls) parses
-    /// to an answer through path decoding, the tile address and the IIIF request, without trapping.
+    /// to an answer through path decoding, the tile address and the IIIF request, without trapping; a segment is
+    /// marked slashed exactly when its bytes hold a '/', and then none of its parts is empty, `.` or `..`.
     func testFuzzInputsParse() throws {
         let inputs = try FuzzInputs.contents(of: "urls")
         for (_, data) in inputs {
             let request = HTTPRequest(method: "GET", target: String(decoding: data, as: UTF8.self), versionMinor: 1, headers: [], keepAlive: true)
             guard let path = try? RequestPath(request) else { continue }
             let s = path.segments
+            for (index, segment) in s.enumerated() {
+                let parts = segment.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+                XCTAssertEqual(path.slashed.contains(index), parts.count > 1, segment)
+                XCTAssertTrue(parts.count == 1 || !parts.contains(where: RequestPath.isDotPart), segment)
+            }
             if s.count >= 3 { _ = try? TilePath.parse(z: s[s.count - 3], x: s[s.count - 2], y: s[s.count - 1]) }
             guard s.count >= 4 else { continue }
             for (w, h) in [(20000, 20000), (1, 1), (9024, 3)] {
@@ -100,6 +106,6 @@ final class IIIFRequestTests: XCTestCase {
                                      imageWidth: w, imageHeight: h, limits: IIIFRequest.limits(width: w, height: h, maxZoom: 4))
             }
         }
-        XCTAssertGreaterThanOrEqual(inputs.count, 7)
+        XCTAssertGreaterThanOrEqual(inputs.count, 10)
     }
 }
