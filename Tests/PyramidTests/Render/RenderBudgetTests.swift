@@ -70,13 +70,13 @@ final class RenderBudgetTests: XCTestCase {
     func testWaitersAreServedInOrder() throws {
         let budget = RenderBudget(capacity: 100, queueLimit: 8, maxWait: 30)
         let held = try budget.acquire(90)
-        let order = Locked<[Int]>([])
+        let granted = Locked<[Int]>([])
         let done = DispatchGroup()
         for (i, size) in [(0, 80), (1, 5)] {
             done.enter()
             DispatchQueue.global().async {
                 if let lease = try? budget.acquire(size) {
-                    order.withLock { $0.append(i) }
+                    granted.withLock { $0.append(i) }
                     usleep(20_000)
                     lease.release()
                 }
@@ -84,8 +84,14 @@ final class RenderBudgetTests: XCTestCase {
             }
             while budget.usage.waiting <= i { usleep(1000) }
         }
+        // 5 bytes would fit beside the 90 held, but the 80 ahead of them waits: neither is granted.
+        usleep(50_000)
+        XCTAssertEqual(budget.usage.inUse, 90)
+        XCTAssertEqual(budget.usage.waiting, 2)
+        XCTAssertEqual(granted.withLock { $0 }, [])
         held.release()
         XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
-        XCTAssertEqual(order.withLock { $0 }, [0, 1])
+        XCTAssertEqual(granted.withLock { $0.sorted() }, [0, 1])
+        XCTAssertEqual(budget.usage.inUse, 0)
     }
 }
