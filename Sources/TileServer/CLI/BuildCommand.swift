@@ -59,7 +59,7 @@ struct BuildCommand: ParsableCommand {
                                        quality: quality, threads: threads)
             let builder = PyramidBuilder(source: source, options: options)
             let reporter = ProgressReporter(quiet: quiet)
-            let name = ImageName.stem(of: image)
+            let name = ImageNaming.stem(of: image)
             try builder.build(into: out, name: name) { done, total in reporter.report(done: done, total: total) }
             if !quiet {
                 let seconds = ((MonotonicClock.seconds() - started) * 10).rounded() / 10
