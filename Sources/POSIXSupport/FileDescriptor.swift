@@ -35,7 +35,8 @@ public final class FileDescriptor: @unchecked Sendable {
     public func status() throws(SyscallError) -> (size: Int64, modified: Int64) {
         var sb = stat()
         try syscall("fstat") { fstat(rawValue, &sb) }
-        return (Int64(sb.st_size), Int64(sb.st_mtim.tv_sec) * 1_000_000_000 + Int64(sb.st_mtim.tv_nsec))
+        let stamp = FileStamp(sb)
+        return (stamp.size, stamp.modified)
     }
 
     /// `pread(2)` of up to `count` bytes at `offset`.

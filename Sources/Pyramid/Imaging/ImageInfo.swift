@@ -1,3 +1,5 @@
+import POSIXSupport
+
 /// What the header of an image says, with width and height already upright (EXIF orientation applied).
 public struct ImageInfo: Hashable, Sendable {
     public var format: ImageFormat
@@ -37,6 +39,8 @@ public struct ImageInfo: Hashable, Sendable {
     public var storedWidth: Int { orientation.swapsAxes ? height : width }
     public var storedHeight: Int { orientation.swapsAxes ? width : height }
     public var hasAlpha: Bool { channels == 4 }
+    /// The file's size and modification time when the header was read.
+    public var stamp: FileStamp { FileStamp(size: fileSize, modified: modified) }
 
     /// Heap bytes a decode holds from its first row to its last when the file cannot stream rows: every DCT
     /// coefficient of a progressive JPEG (2 bytes a sample; 4:2:0 colour is 1.5 samples a pixel), or the

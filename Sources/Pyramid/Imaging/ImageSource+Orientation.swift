@@ -1,3 +1,4 @@
+import POSIXSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -11,9 +12,7 @@ protocol StoredImageSource: ImageSource {
 extension StoredImageSource {
     /// One `stat(2)`: the size and modification time the header was read with.
     public func checkUnchanged() throws {
-        var sb = stat()
-        guard stat(path, &sb) == 0, Int64(sb.st_size) == info.fileSize,
-              Int64(sb.st_mtim.tv_sec) * 1_000_000_000 + Int64(sb.st_mtim.tv_nsec) == info.modified else {
+        guard FileStamp.of(path) == info.stamp else {
             throw PyramidError.sourceChanged(path: path)
         }
     }

@@ -1,9 +1,5 @@
 import POSIXSupport
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// What a listing says of an image: its size and version, read from the header alone. A few dozen bytes, kept
 /// per listed image, so the header is read once per version of the file, not once per listing.
 public struct ImageSummary: Sendable, Equatable {
@@ -13,16 +9,15 @@ public struct ImageSummary: Sendable, Equatable {
     public let version: String
     /// The source's kind (`jpeg`, `png`, `procedural`).
     public let kind: String
-    let fileSize: Int64
-    let modified: Int64
+    /// The file's size and modification time when the header was read.
+    let stamp: FileStamp
 
     init(_ snapshot: PyramidImage.Snapshot) {
         width = snapshot.geometry.width
         height = snapshot.geometry.height
         version = snapshot.version
         kind = snapshot.source.kind
-        fileSize = snapshot.source.info.fileSize
-        modified = snapshot.source.info.modified
+        stamp = snapshot.source.info.stamp
     }
 
     /// Reads the header and version of the file at `path`.
@@ -31,9 +26,8 @@ public struct ImageSummary: Sendable, Equatable {
         width = source.info.width
         height = source.info.height
         kind = source.kind
-        fileSize = source.info.fileSize
-        modified = source.info.modified
-        version = try SourceVersion.of(path: path, fileSize: fileSize, modified: modified)
+        stamp = source.info.stamp
+        version = try SourceVersion.of(path: path, fileSize: stamp.size, modified: stamp.modified)
     }
 }
 
@@ -48,12 +42,12 @@ extension ImageLibrary {
            Double(now &- member.checked) < options.changeCheckInterval * 1e9 {
             return summary
         }
-        var sb = stat()
-        let unchanged = member.summary.map { known in
-            stat(member.path, &sb) == 0 && Int64(sb.st_size) == known.fileSize
-                && Int64(sb.st_mtim.tv_sec) * 1_000_000_000 + Int64(sb.st_mtim.tv_nsec) == known.modified
-        } ?? false
-        let summary = unchanged ? member.summary! : try ImageSummary(path: member.path, limits: options.limits)
+        let summary: ImageSummary
+        if let known = member.summary, FileStamp.of(member.path) == known.stamp {
+            summary = known
+        } else {
+            summary = try ImageSummary(path: member.path, limits: options.limits)
+        }
         record(summary, for: id, path: member.path, checked: now)
         return summary
     }

@@ -28,7 +28,7 @@ public final class PyramidImage: @unchecked Sendable {
     private var snapshot: Snapshot?
     /// Why the file could not be opened, with the size and modification time it had then: asked again while the
     /// file is unchanged, the same error comes back without reading it again.
-    private var failure: (error: any Swift.Error, size: Int64, modified: Int64)?
+    private var failure: (error: any Swift.Error, stamp: FileStamp?)?
     private var rasters: [Int: DecodedRaster] = [:]
     /// Shared by every image of a service; set once before the image is shared.
     var budget: RasterBudget?
@@ -97,17 +97,10 @@ public final class PyramidImage: @unchecked Sendable {
             if let known { return try known.get() }
         }
         lastCheck.store(now, ordering: .relaxed)
-        var sb = stat()
-        let statResult = stat(path, &sb)
+        let stamp = FileStamp.of(path)
         let (current, old) = try lock.withLock { () -> (Snapshot, Snapshot?) in
-            let modified = Int64(sb.st_mtim.tv_sec) * 1_000_000_000 + Int64(sb.st_mtim.tv_nsec)
-            if let snapshot, statResult == 0, Int64(sb.st_size) == snapshot.source.info.fileSize,
-               modified == snapshot.source.info.modified {
-                return (snapshot, nil)
-            }
-            if let failure, statResult == 0, Int64(sb.st_size) == failure.size, modified == failure.modified {
-                throw failure.error
-            }
+            if let snapshot, let stamp, stamp == snapshot.source.info.stamp { return (snapshot, nil) }
+            if let failure, let stamp, stamp == failure.stamp { throw failure.error }
             let old = snapshot
             rasters.removeAll()
             do {
@@ -117,7 +110,7 @@ public final class PyramidImage: @unchecked Sendable {
                 return (opened, old)
             } catch {
                 snapshot = nil
-                failure = (error, statResult == 0 ? Int64(sb.st_size) : -1, modified)
+                failure = (error, stamp)
                 throw error
             }
         }

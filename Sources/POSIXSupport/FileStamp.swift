@@ -1,0 +1,25 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A file's size and modification time (nanoseconds since 1970): what tells that a source file changed since its
+/// header was read.
+public struct FileStamp: Equatable, Sendable {
+    public let size: Int64
+    public let modified: Int64
+
+    public init(size: Int64, modified: Int64) {
+        self.size = size
+        self.modified = modified
+    }
+
+    init(_ sb: stat) {
+        self.init(size: Int64(sb.st_size), modified: Int64(sb.st_mtim.tv_sec) * 1_000_000_000 + Int64(sb.st_mtim.tv_nsec))
+    }
+
+    /// One `stat(2)` of `path` (links followed); nil when there is nothing to stat.
+    public static func of(_ path: String) -> FileStamp? {
+        var sb = stat()
+        return stat(path, &sb) == 0 ? FileStamp(sb) : nil
+    }
+}
