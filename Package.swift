@@ -7,6 +7,8 @@ let package = Package(
         .executable(name: "tileserver", targets: ["TileServer"]),
         .library(name: "Pyramid", targets: ["Pyramid"]),
         .library(name: "POSIXSupport", targets: ["POSIXSupport"]),
+        .library(name: "HTTPTransport", targets: ["HTTPTransport"]),
+        .library(name: "TileAPI", targets: ["TileAPI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -33,23 +35,42 @@ let package = Package(
             name: "Pyramid",
             dependencies: ["CImageIO", "POSIXSupport"]
         ),
+        // The HTTP/1.1 server: reactor, connections, parsing and framing, middleware, worker pools. It knows
+        // nothing of images: importing Pyramid here does not build.
+        .target(name: "HTTPTransport", dependencies: ["POSIXSupport", "CEpoll"]),
         .executableTarget(name: "EmbedViewerTool"),
         .plugin(name: "EmbedViewer", capability: .buildTool(), dependencies: ["EmbedViewerTool"]),
-        .executableTarget(
-            name: "TileServer",
+        // Routes, handlers, the protocols (DeepZoom, XYZ, IIIF Image and Presentation), JSON and the middlewares.
+        .target(
+            name: "TileAPI",
             dependencies: [
+                "HTTPTransport",
                 "Pyramid",
                 "POSIXSupport",
-                "CEpoll",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             plugins: ["EmbedViewer"]
         ),
+        // main, the command line and the configuration.
+        .executableTarget(
+            name: "TileServer",
+            dependencies: [
+                "TileAPI",
+                "HTTPTransport",
+                "Pyramid",
+                "POSIXSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(name: "CImageIOTests", dependencies: ["CImageIO"]),
         .testTarget(name: "POSIXSupportTests", dependencies: ["POSIXSupport"]),
         .testTarget(name: "PyramidTests", dependencies: ["Pyramid", "POSIXSupport"]),
-        .testTarget(name: "TileServerTests", dependencies: ["TileServer"]),
+        // Paths and fuzz inputs the test targets share.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "HTTPTransportTests", dependencies: ["HTTPTransport", "POSIXSupport", "TestSupport"]),
+        .testTarget(name: "TileAPITests", dependencies: ["TileAPI", "HTTPTransport", "Pyramid", "TestSupport"]),
+        .testTarget(name: "TileServerTests", dependencies: ["TileServer", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,9 +1,9 @@
 // swift-tools-version:5.4
 // libFuzzer targets. A separate package because SwiftPM renames `main` in packages with tools version 5.5 and
 // later, which clashes with libFuzzer's own. Built and run by scripts/fuzz.sh:
-//   swift build -c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library
-// ServerParsers compiles the server's pure parsers (symbolic links into Sources/TileServer), since an executable
-// target cannot be depended on from another package.
+//   swift build -c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -enable-testing
+// ServerParsers drives the server's pure parsers from the HTTPTransport and TileAPI libraries; -enable-testing
+// lets it reach the internal ones (`@testable import`) without making them public.
 import PackageDescription
 
 let package = Package(
@@ -13,8 +13,8 @@ let package = Package(
     ],
     targets: [
         .target(name: "ServerParsers", dependencies: [
-            .product(name: "Pyramid", package: "tileserver"),
-            .product(name: "POSIXSupport", package: "tileserver"),
+            .product(name: "HTTPTransport", package: "tileserver"),
+            .product(name: "TileAPI", package: "tileserver"),
         ]),
         .executableTarget(name: "FuzzHTTPParser", dependencies: ["ServerParsers"]),
         .executableTarget(name: "FuzzRequestURLs", dependencies: ["ServerParsers"]),

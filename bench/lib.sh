@@ -51,3 +51,20 @@ sample_rss() {
 
 # open_fds PID: descriptors the process holds.
 open_fds() { ls "/proc/$1/fd" 2>/dev/null | wc -l; }
+
+# make_library DIR IMAGES FOLDERS FIXTURES: IMAGES symbolic links to the fixture photos in FOLDERS folders below DIR
+# (two levels: DIR/NN/folder-NNNN/scan-NNNNN.ext).
+make_library() {
+  python3 - "$@" <<'PY'
+import os, sys
+root, images, folders, fix = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+targets = [os.path.join(fix, n) for n in ("baseline.jpg", "gray.jpg", "rgb.png", "progressive.jpg")]
+per = images // folders
+for f in range(folders):
+    d = os.path.join(root, f"{f // 100:02d}", f"folder-{f:04d}")
+    os.makedirs(d, exist_ok=True)
+    for i in range(per):
+        t = targets[(f + i) % len(targets)]
+        os.symlink(t, os.path.join(d, f"scan-{i:05d}{os.path.splitext(t)[1]}"))
+PY
+}

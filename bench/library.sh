@@ -14,18 +14,7 @@ WORK=$(mktemp -d /var/tmp/tileserver-library.XXXX)
 cleanup() { [ -n "${SERVER:-}" ] && kill "$SERVER" 2>/dev/null; wait 2>/dev/null || true; rm -rf "$WORK"; }
 trap cleanup EXIT
 
-python3 - "$WORK/lib" "$IMAGES" "$FOLDERS" "$PWD/$FIX" <<'PY'
-import os, sys
-root, images, folders, fix = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
-targets = [os.path.join(fix, n) for n in ("baseline.jpg", "gray.jpg", "rgb.png", "progressive.jpg")]
-per = images // folders
-for f in range(folders):
-    d = os.path.join(root, f"{f // 100:02d}", f"folder-{f:04d}")
-    os.makedirs(d, exist_ok=True)
-    for i in range(per):
-        t = targets[(f + i) % len(targets)]
-        os.symlink(t, os.path.join(d, f"scan-{i:05d}{os.path.splitext(t)[1]}"))
-PY
+make_library "$WORK/lib" "$IMAGES" "$FOLDERS" "$PWD/$FIX"
 echo "library: $IMAGES links in $FOLDERS folders under $WORK/lib; binary $BIN"
 
 started=$(date +%s.%N)

@@ -12,7 +12,7 @@ case $TARGET in
   *) echo "unknown target $TARGET: http, urls, jpeg or png" >&2; exit 2 ;;
 esac
 swift build --package-path Fuzz -c release --product "$PRODUCT" \
-  -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xcc -fsanitize=fuzzer-no-link,address >&2
+  -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -enable-testing -Xcc -fsanitize=fuzzer-no-link,address >&2
 BIN=Fuzz/.build/release/$PRODUCT
 WORK=.build-fuzz/$TARGET
 mkdir -p "$WORK/corpus" "Fuzz/Regressions/$TARGET"

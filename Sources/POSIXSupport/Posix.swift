@@ -44,6 +44,13 @@ public enum Posix {
         _ = try? syscall("close", retryingEINTR: false) { Glibc.close(fd) }
     }
 
+    /// `realpath(3)`: the absolute path with every link resolved, or nil when the path does not exist.
+    public static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
     private static func wouldBlockIsNil(_ body: () throws(SyscallError) -> Int) throws(SyscallError) -> Int? {
         do { return try body() } catch {
             if error.errno == EAGAIN || error.errno == EWOULDBLOCK { return nil }

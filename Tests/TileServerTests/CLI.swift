@@ -1,8 +1,8 @@
 import Foundation
+import TestSupport
 
 /// Runs the built `tileserver` binary as a real process.
 enum CLI {
-    static let repoRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// The `tileserver` binary next to this test bundle.
     static var binary: URL {
@@ -27,10 +27,7 @@ enum CLI {
         return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
     }
 
-    static var fixtures: URL {
-        URL(fileURLWithPath: ProcessInfo.processInfo.environment["TILESERVER_FIXTURES"] ?? repoRoot.appendingPathComponent(".build-fixtures").path)
-            .appendingPathComponent("formats")
-    }
+    static var fixtures: URL { TestPaths.fixtures }
 
 }
 

@@ -1,6 +1,7 @@
-import Pyramid
+import HTTPTransport
+@testable import TileAPI
 
-/// Entry points the fuzz targets call: the server's own parsers, compiled here from its sources.
+/// Entry points the fuzz targets call: the server's own parsers, from its libraries.
 public enum ServerParsers {
     /// The HTTP request head parser over `bytes`, then every request it yields, as the event loop feeds it.
     public static func parseRequests(_ bytes: UnsafeRawBufferPointer) {

@@ -82,4 +82,11 @@ public struct PyramidGeometry: Hashable, Sendable {
             return sum + c * r
         }
     }
+
+    /// The largest level whose whole image is one tile: the pyramid's own thumbnail.
+    public var thumbnailLevel: Int {
+        var level = maxLevel
+        while level > 0, max(levelSize(level).width, levelSize(level).height) > tileSize { level -= 1 }
+        return level
+    }
 }

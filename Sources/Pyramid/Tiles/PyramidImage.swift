@@ -87,16 +87,8 @@ public final class PyramidImage: @unchecked Sendable {
     /// modification time reopens the file and drops every raster of the old one. In between, the hot path makes
     /// no system call.
     public func current() throws -> Snapshot {
-        let now = MonotonicClock.nanoseconds()
-        let last = lastCheck.load(ordering: .relaxed)
-        if !watchesFile || (last != Int64.min && Double(now &- last) < options.changeCheckInterval * 1e9) {
-            let known: Result<Snapshot, any Swift.Error>? = lock.withLock {
-                if let snapshot { return .success(snapshot) }
-                return failure.map { .failure($0.error) }
-            }
-            if let known { return try known.get() }
-        }
-        lastCheck.store(now, ordering: .relaxed)
+        if let known = try known() { return known }
+        lastCheck.store(MonotonicClock.nanoseconds(), ordering: .relaxed)
         let stamp = FileStamp.of(path)
         let (current, old) = try lock.withLock { () -> (Snapshot, Snapshot?) in
             if let snapshot, let stamp, stamp == snapshot.source.info.stamp { return (snapshot, nil) }
@@ -116,6 +108,21 @@ public final class PyramidImage: @unchecked Sendable {
         }
         if let old { onChange?(old, current) }
         return current
+    }
+
+    /// What `current()` answers when it needs no system call: the snapshot (or the failure) while the last
+    /// look at the file is recent enough; nil when answering needs the file. Event loops use this and leave
+    /// the rest to a pool.
+    public func known() throws -> Snapshot? {
+        let last = lastCheck.load(ordering: .relaxed)
+        guard !watchesFile || (last != Int64.min && Double(MonotonicClock.nanoseconds() &- last) < options.changeCheckInterval * 1e9) else {
+            return nil
+        }
+        let known: Result<Snapshot, any Swift.Error>? = lock.withLock {
+            if let snapshot { return .success(snapshot) }
+            return failure.map { .failure($0.error) }
+        }
+        return try known?.get()
     }
 
     /// The snapshot if the header was read already; never reads or `stat`s anything.

@@ -74,7 +74,13 @@ public final class TileService: Sendable {
     public func image(_ id: String) -> PyramidImage? { library.image(id) }
 
     /// Tiles rendered since start (cache misses that did the work, not the ones that waited).
-    public var tilesRendered: Int { renderCounter.load(ordering: .relaxed) }
+    var tilesRendered: Int { renderCounter.load(ordering: .relaxed) }
+
+    /// What the service counts, read now.
+    public func statistics() -> TileStatistics {
+        TileStatistics(cache: cache.statistics, tilesRendered: tilesRendered, renderMemory: renderBudget.usage,
+                       renderBudget: renderBudget.capacity, images: library.count, decodePassBytes: rasterBudget.bytesInUse)
+    }
 
     /// The one look at the cache a tile request makes: the hit, or a miss that carries the key and snapshot on
     /// to `render(_:)`, so nothing is looked up, `stat`ed or validated twice. Counts one hit or one miss.

@@ -2,6 +2,7 @@ import ArgumentParser
 import Dispatch
 import POSIXSupport
 import Pyramid
+import TileAPI
 
 #if canImport(Glibc)
 import Glibc

@@ -26,7 +26,7 @@ struct HealthCheckCommand: ParsableCommand {
                 target = try HealthProbe.Target(url: url)
             } else {
                 let config = try ServerConfiguration.resolve(environment: Environment.variables, flags: [:])
-                target = HealthProbe.Target(host: "127.0.0.1", port: config.port, path: "/healthz")
+                target = HealthProbe.Target(host: "127.0.0.1", port: config.transport.port, path: "/healthz")
             }
             let status = try HealthProbe.status(of: target, timeout: timeout)
             guard status == 200 else {

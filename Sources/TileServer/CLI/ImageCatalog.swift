@@ -26,7 +26,7 @@ enum ImageCatalog {
         let roots: LibraryRoots
         switch LibraryRoots.classify(paths) {
         case let .success(classified): roots = classified
-        case let .failure(error): throw ServerError.noImages(error.description)
+        case let .failure(error): throw NoImages(description: error.description)
         }
         let onlyFolders = roots.roots.allSatisfy { if case .folder = $0 { true } else { false } }
         let library = ImageLibrary(options: options, fallback: onlyFolders ? landscape : nil)
@@ -43,7 +43,7 @@ enum ImageCatalog {
             }
         }
         if !onlyFolders, readable == 0, roots.roots.allSatisfy({ if case .file = $0 { true } else { false } }) {
-            throw ServerError.noImages("no readable JPEG or PNG images in \(paths.joined(separator: ", "))")
+            throw NoImages(description: "no readable JPEG or PNG images in \(paths.joined(separator: ", "))")
         }
         if onlyFolders, library.image(landscape.id) === landscape {
             logger.notice("no .jpg, .jpeg or .png files in \(paths.joined(separator: ", ")); serving the built-in landscape until there are")
@@ -52,13 +52,7 @@ enum ImageCatalog {
     }
 }
 
-/// The viewer: the `--public` folder when one is configured (for working on the viewer), else the copy compiled in.
-enum PublicFolder {
-    static func locate(_ configured: String?) throws -> ViewerFiles {
-        guard let configured else { return .embedded }
-        guard let path = StaticFileHandler.realPath(configured), access(path + "/index.html", R_OK) == 0 else {
-            throw ServerError.noImages("--public \(configured): no such directory with an index.html")
-        }
-        return .folder(path)
-    }
+/// Why the server has nothing to serve.
+struct NoImages: Swift.Error, CustomStringConvertible {
+    let description: String
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Pyramid
+import TileAPI
 
 /// `tileserver info IMAGE...`: one JSON object per image from its header alone.
 struct InfoCommand: ParsableCommand {

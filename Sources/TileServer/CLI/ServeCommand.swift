@@ -1,7 +1,9 @@
 import ArgumentParser
+import HTTPTransport
 import Logging
 import POSIXSupport
 import Pyramid
+import TileAPI
 
 #if canImport(Glibc)
 import Glibc
@@ -65,21 +67,22 @@ struct ServeCommand: ParsableCommand {
             let library = loaded.library
             let diskCache = try config.cacheDir.map { try DiskTileCache(directory: $0, budget: config.diskCacheMB << 20) }
             let tiles = TileService(library: library, options: config.tileOptions, diskCache: diskCache)
-            let viewer = try PublicFolder.locate(config.publicDir)
-            let app = Application(config: config, tiles: tiles, logger: logger, viewer: viewer)
-            let server = try HTTPServer(app: app)
+            let app = Application(options: config.api, tiles: tiles, logger: logger, viewer: try ViewerFiles.locate(config.publicDir))
+            let server = try HTTPServer(options: config.transport, responder: app, pools: app.pools, gauge: app.connections)
             server.start()
-            let shown = config.host == "0.0.0.0" || config.host == "::" || config.host.isEmpty ? "127.0.0.1" : config.host
+            let host = config.transport.host
+            let shown = host == "0.0.0.0" || host == "::" || host.isEmpty ? "127.0.0.1" : host
             let url = shown.contains(":") ? "http://[\(shown)]:\(server.port)/" : "http://\(shown):\(server.port)/"
             if !loaded.roots.roots.isEmpty {
                 FolderWatcher(roots: loaded.roots, library: library, logger: logger, inotify: config.watch,
                               rescanInterval: config.rescanInterval).start(folders: loaded.folders)
             }
             let count = library.count
-            print("tileserver: serving \(count) image\(count == 1 ? "" : "s") (default: \(library.firstID ?? "none")) on \(config.host):\(server.port)")
+            print("tileserver: serving \(count) image\(count == 1 ? "" : "s") (default: \(library.firstID ?? "none")) on \(host):\(server.port)")
             print("tileserver: open \(url)")
             fflush(nil)
-            server.waitForShutdown()
+            server.waitForShutdown { signal in logger.notice("signal \(signal): finishing requests in flight, then exiting") }
+            app.accessLog?.flush()
             logger.notice("stopped")
         } catch {
             printError("tileserver: \(error)")

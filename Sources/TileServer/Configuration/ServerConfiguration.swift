@@ -1,31 +1,26 @@
+import HTTPTransport
 import Logging
 import POSIXSupport
 import Pyramid
+import TileAPI
 
 /// Every setting of `tileserver serve` and its default, in one place. Flags win over `TILESERVER_*`
 /// environment variables, which win over these defaults. `settings` declares each one once (name, range,
 /// help); the command line, the environment, validation and the help text all come from it.
 struct ServerConfiguration: Sendable {
-    var host = "0.0.0.0"
-    var port = 8080
+    /// Listening, loops, connection limits and timeouts (defaults in `TransportOptions`).
+    var transport = TransportOptions()
+    /// Zoom limit, tile max-age, access log, pools (defaults in `APIOptions`).
+    var api = APIOptions()
     var tileSize = 256
     var quality = 85
     var cacheMB = 256
     /// Directory for the disk tile cache; nil: no disk cache.
     var cacheDir: String?
     var diskCacheMB = 4096
-    var maxZoom = 1.0
-    var workers = System.coreCount
-    var eventLoops = min(2, System.coreCount)
     /// The viewer folder; nil: the bundled `public/`.
     var publicDir: String?
     var logLevel = Logger.Level.info
-    var accessLog = true
-    var maxConnections = 10_000
-    var tileMaxAge = 86_400
-    var headerTimeout = 10.0
-    var idleTimeout = 60.0
-    var shutdownGrace = 10.0
     var maxPixels = ImageLimits.defaultMaxPixels
     var rasterDir = "/var/tmp"
     var rasterGB = 8
@@ -36,28 +31,26 @@ struct ServerConfiguration: Sendable {
     var watch = true
     /// Seconds between full rescans of the served paths; 0: never.
     var rescanInterval = 10.0
-    /// Prefetch jobs waiting beyond this many are dropped.
-    var prefetchQueue = 256
 
     /// The settings in the order the README lists them.
     static let settings: [Setting] = [
-        .text("host", \.host, "Address to listen on."),
-        .integer("port", \.port, 0 ... 65535, "Port (0 picks a free one)."),
+        .text("host", \.transport.host, "Address to listen on."),
+        .integer("port", \.transport.port, 0 ... 65535, "Port (0 picks a free one)."),
         .integer("tile-size", \.tileSize, 16 ... 4096, "Tile edge in pixels."),
         .integer("quality", \.quality, 1 ... 100, "JPEG quality of tiles."),
         .integer("cache-mb", \.cacheMB, 0 ... 1 << 20, "In-memory tile cache budget in MiB."),
         .optionalText("cache-dir", \.cacheDir, "Directory for a disk tile cache."),
         .integer("disk-cache-mb", \.diskCacheMB, 1 ... 1 << 24, "Disk tile cache budget in MiB."),
-        .number("max-zoom", \.maxZoom, 0.01 ... 64, "Largest zoom, in screen pixels per image pixel (1: native)."),
-        .integer("workers", \.workers, 1 ... 256, "Render threads (default: CPU count)."),
-        .integer("event-loops", \.eventLoops, 1 ... 64, "Event loop threads (default: 2, at most the CPU count)."),
+        .number("max-zoom", \.api.maxZoom, 0.01 ... 64, "Largest zoom, in screen pixels per image pixel (1: native)."),
+        .integer("workers", \.api.workers, 1 ... 256, "Render threads (default: CPU count)."),
+        .integer("event-loops", \.transport.eventLoops, 1 ... 64, "Event loop threads (default: 2, at most the CPU count)."),
         .optionalText("public", \.publicDir, "Viewer folder served instead of the copy compiled into the binary (for working on the viewer)."),
         .logLevel("log-level", \.logLevel, "trace, debug, info, notice, warning, error or critical."),
-        .switch("access-log", \.accessLog, "One log line per request: on or off."),
-        .integer("max-connections", \.maxConnections, 1 ... 1_000_000, "Open connections beyond which new ones get 503."),
-        .integer("tile-max-age", \.tileMaxAge, 0 ... 31_536_000, "Cache-Control max-age of tiles in seconds."),
-        .number("header-timeout", \.headerTimeout, 0.1 ... 3600, "Seconds for a complete request head before 408."),
-        .number("idle-timeout", \.idleTimeout, 0.1 ... 86400, "Seconds an idle keep-alive connection stays open."),
+        .switch("access-log", \.api.accessLog, "One log line per request: on or off."),
+        .integer("max-connections", \.transport.maxConnections, 1 ... 1_000_000, "Open connections beyond which new ones get 503."),
+        .integer("tile-max-age", \.api.tileMaxAge, 0 ... 31_536_000, "Cache-Control max-age of tiles in seconds."),
+        .number("header-timeout", \.transport.headerTimeout, 0.1 ... 3600, "Seconds for a complete request head before 408."),
+        .number("idle-timeout", \.transport.idleTimeout, 0.1 ... 86400, "Seconds an idle keep-alive connection stays open."),
         .integer("max-pixels", \.maxPixels, 1 ... 1 << 40, "Refuse images with more pixels."),
         .text("raster-dir", \.rasterDir, "Directory for decode passes."),
         .integer("raster-gb", \.rasterGB, 1 ... 1 << 16, "Disk budget of decode passes in GiB."),

@@ -5,9 +5,9 @@ final class ServerConfigurationTests: XCTestCase {
     func testFlagsWinOverEnvironmentWhichWinsOverDefaults() throws {
         let config = try ServerConfiguration.resolve(environment: ["TILESERVER_PORT": "9000", "TILESERVER_QUALITY": "70", "TILESERVER_ACCESS_LOG": "off"],
                                                      flags: ["port": "9001", "cache-dir": "/tmp/c"])
-        XCTAssertEqual(config.port, 9001)
+        XCTAssertEqual(config.transport.port, 9001)
         XCTAssertEqual(config.quality, 70)
-        XCTAssertFalse(config.accessLog)
+        XCTAssertFalse(config.api.accessLog)
         XCTAssertEqual(config.cacheDir, "/tmp/c")
         XCTAssertEqual(config.tileSize, 256)
     }

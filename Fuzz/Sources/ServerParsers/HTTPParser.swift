@@ -1,1 +1,0 @@
-../../../Sources/TileServer/HTTP/HTTPParser.swift

@@ -1,1 +1,0 @@
-../../../Sources/TileServer/Protocols/IIIFRequest.swift

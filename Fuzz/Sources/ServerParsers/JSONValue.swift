@@ -1,1 +1,0 @@
-../../../Sources/TileServer/JSON/JSONValue.swift

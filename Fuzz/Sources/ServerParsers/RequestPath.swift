@@ -1,1 +1,0 @@
-../../../Sources/TileServer/Routing/RequestPath.swift

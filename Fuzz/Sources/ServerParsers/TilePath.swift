@@ -1,1 +1,0 @@
-../../../Sources/TileServer/Routing/TilePath.swift

@@ -1,0 +1,24 @@
+import HTTPTransport
+import Pyramid
+
+/// Asks for tiles in the background at low priority on the render pool; dropped (and counted) when it is busy.
+struct Prefetcher: Sendable {
+    let tiles: TileService
+    let pool: WorkerPool
+    let metrics: Metrics
+
+    init(_ services: Services) {
+        tiles = services.tiles
+        pool = services.pools.render
+        metrics = services.metrics
+    }
+
+    func callAsFunction(image: String, tiles wanted: [TileCoordinate]) {
+        for tile in wanted {
+            let accepted = pool.submitLowPriority { [tiles] in
+                _ = try? tiles.tile(image: image, tile: tile, format: .jpeg)
+            }
+            if !accepted { metrics.prefetchDropped() }
+        }
+    }
+}

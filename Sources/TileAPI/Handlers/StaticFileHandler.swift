@@ -1,0 +1,66 @@
+import HTTPTransport
+import POSIXSupport
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Files of the viewer: the copy compiled into the binary, or the `--public` folder. Paths arrive decoded and free of
+/// `..`; in a folder, the resolved real path must still lie inside it, so a symbolic link cannot lead out either.
+struct StaticFileHandler: Sendable {
+    static let types: [String: String] = [
+        "html": "text/html; charset=utf-8", "js": "text/javascript; charset=utf-8", "mjs": "text/javascript; charset=utf-8",
+        "css": "text/css; charset=utf-8", "json": "application/json", "svg": "image/svg+xml", "png": "image/png",
+        "jpg": "image/jpeg", "jpeg": "image/jpeg", "ico": "image/x-icon", "txt": "text/plain; charset=utf-8",
+        "map": "application/json", "webmanifest": "application/manifest+json",
+    ]
+
+    let viewer: ViewerFiles
+
+    /// A folder is read from disk, so its requests run on the I/O pool; the embedded copy is answered in place.
+    var readsFiles: Bool { viewer != .embedded }
+
+    func serve(_ context: RequestContext) throws -> HandlerOutcome {
+        try serve(context.path.segments.joined(separator: "/"), context: context)
+    }
+
+    private func serve(_ path: String, context: RequestContext) throws -> HandlerOutcome {
+        var relative = path
+        if relative.isEmpty || relative.hasSuffix("/") { relative += "index.html" }
+        switch viewer {
+        case .embedded: return try embedded(relative, context: context)
+        case .folder(let root): return try file(relative, in: root, context: context)
+        }
+    }
+
+    private func embedded(_ relative: String, context: RequestContext) throws -> HandlerOutcome {
+        guard let (bytes, etag) = ViewerFiles.embeddedFile(relative) else {
+            if ViewerFiles.isEmbeddedFolder(relative) { return try embedded(relative + "/index.html", context: context) }
+            throw APIError.notFound("no such file: /\(relative)")
+        }
+        return .response(response(bytes, relative: relative, etag: etag).conditional(on: context.request))
+    }
+
+    private func response(_ bytes: [UInt8], relative: String, etag: String) -> HTTPResponse {
+        let ext = relative.split(separator: ".").last.map { $0.lowercased() } ?? ""
+        return HTTPResponse(contentType: Self.types[ext] ?? "application/octet-stream", body: bytes, headers: [
+            HTTPHeader(name: "ETag", value: etag), HTTPHeader(name: "Cache-Control", value: "no-cache"),
+        ])
+    }
+
+    private func file(_ relative: String, in root: String, context: RequestContext) throws -> HandlerOutcome {
+        guard let resolved = Posix.realPath(root + "/" + relative), resolved == root || resolved.hasPrefix(root + "/") else {
+            throw APIError.notFound("no such file: /\(relative)")
+        }
+        var info = stat()
+        guard stat(resolved, &info) == 0 else { throw APIError.notFound("no such file: /\(relative)") }
+        if (info.st_mode & S_IFMT) == S_IFDIR {
+            return try serve(relative + "/index.html", context: context)
+        }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { throw APIError.notFound("no such file: /\(relative)") }
+        let fd = try FileDescriptor(readingAt: resolved)
+        let bytes = try fd.read(count: Int(info.st_size), at: 0)
+        let etag = "\"\(String(info.st_size, radix: 16))-\(String(info.st_mtim.tv_sec, radix: 16))\(String(info.st_mtim.tv_nsec, radix: 16))\""
+        return .response(response(bytes, relative: relative, etag: etag).conditional(on: context.request))
+    }
+}

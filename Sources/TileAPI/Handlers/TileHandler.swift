@@ -1,0 +1,75 @@
+import HTTPTransport
+import POSIXSupport
+import Pyramid
+
+/// `/tiles/{z}/{x}/{y}[.jpg|.jpeg|.png]` and `/images/{id}/tiles/{z}/{x}/{y}.{jpg|png}`: parse, then the shared
+/// tile service. A cached tile is answered on the event loop; a miss goes to the render pool.
+struct TileHandler: Sendable {
+    let tiles: TileService
+    let metrics: Metrics
+    /// `Cache-Control` of tiles whose URL names no version.
+    let cacheControl: HTTPHeader
+
+    init(_ services: Services) {
+        tiles = services.tiles
+        metrics = services.metrics
+        cacheControl = services.tileCacheControl
+    }
+
+    /// The first image in library order: what `/tiles/{z}/{x}/{y}` serves.
+    func defaultImage(_ context: RequestContext) throws -> HandlerOutcome {
+        guard let first = tiles.library.firstID else { throw APIError.notFound("no images are being served") }
+        return try serve(context, image: first)
+    }
+
+    func anyImage(_ context: RequestContext) throws -> HandlerOutcome {
+        try serve(context, image: context.capture("id"))
+    }
+
+    private func serve(_ context: RequestContext, image id: String) throws -> HandlerOutcome {
+        let (tile, format) = try TilePath.parse(z: context.capture("z"), x: context.capture("x"), y: context.capture("y"))
+        return try serve(context, image: id, tile: tile, format: format)
+    }
+
+    /// The shared path for every protocol that names one tile: one cache look, then the hit or the render.
+    func serve(_ context: RequestContext, image id: String, tile: TileCoordinate, format: ImageFormat) throws -> HandlerOutcome {
+        let image = try context.image(id, in: tiles)
+        return try answer(tiles.lookup(image, snapshot: context.snapshot(of: image), tile: tile, format: format), context: context)
+    }
+
+    /// The response to a cache look: a hit at once, a miss from the render pool. `headers` are added to either.
+    /// A `?v=` that is not the image's current version gets a `307` to the current one, before any render;
+    /// `versioned`: the caller already found the request names the current version in its own way (IIIF).
+    func answer(_ lookup: TileLookup, context: RequestContext, headers: [HTTPHeader] = [], versioned: Bool = false) throws -> HandlerOutcome {
+        let request = context.request, notes = context.notes
+        let version = switch lookup {
+        case let .hit(tile): tile.version
+        case let .miss(miss): miss.version
+        }
+        let check = versioned ? .current : try VersionCheck(context, current: version)
+        let cacheControl = check.cacheControl(short: cacheControl)
+        switch lookup {
+        case let .hit(tile):
+            notes.cache = .hit
+            return .response(Self.response(tile, cacheControl: cacheControl, headers: headers).conditional(on: request))
+        case let .miss(miss):
+            let tiles = tiles, metrics = metrics
+            return .work(on: .render) {
+                let started = MonotonicClock.seconds()
+                do {
+                    let answer = try tiles.render(miss)
+                    if answer.origin == .rendered { metrics.rendered(seconds: MonotonicClock.seconds() - started) }
+                    notes.cache = answer.origin == .rendered ? .miss : .hit
+                    return Self.response(answer.tile, cacheControl: cacheControl, headers: headers).conditional(on: request)
+                } catch {
+                    return APIError.response(for: error)
+                }
+            }
+        }
+    }
+
+    static func response(_ tile: EncodedTile, cacheControl: HTTPHeader, headers: [HTTPHeader] = []) -> HTTPResponse {
+        HTTPResponse(contentType: tile.format.mimeType, body: tile.bytes,
+                     headers: [HTTPHeader(name: "ETag", value: tile.etag), cacheControl] + headers)
+    }
+}

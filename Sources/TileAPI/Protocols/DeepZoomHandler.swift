@@ -1,0 +1,31 @@
+import HTTPTransport
+import Pyramid
+
+/// DeepZoom: `/images/{id}.dzi` and `/images/{id}_files/{L}/{x}_{y}.{jpg|png}`, the same tiles (and cache
+/// entries) as `/images/{id}/tiles/{L}/{x}/{y}`.
+struct DeepZoomHandler: Sendable {
+    let tiles: TileHandler
+
+    func descriptor(_ context: RequestContext) throws -> HandlerOutcome {
+        let file = context.capture("file")
+        guard file.hasSuffix(".dzi") else { throw APIError.notFound("no such file: /images/\(file)") }
+        let image = try context.image(String(file.dropLast(4)), in: tiles.tiles)
+        let snapshot = try context.snapshot(of: image), g = snapshot.geometry
+        // OpenSeadragon appends the descriptor's query to every tile URL, so `?v=` reaches the tiles too.
+        let check = try VersionCheck(context, current: snapshot.version)
+        var response = HTTPResponse.text(DeepZoomDescriptor.xml(width: g.width, height: g.height, tileSize: g.tileSize, overlap: 0, format: .jpeg),
+                                         contentType: "application/xml; charset=utf-8")
+        if check == .current { response.headers.append(VersionCheck.immutable) }
+        return .response(response)
+    }
+
+    func tile(_ context: RequestContext) throws -> HandlerOutcome {
+        let files = context.capture("files"), name = context.capture("xy")
+        guard files.hasSuffix("_files"), let underscore = name.firstIndex(of: "_") else {
+            throw APIError.notFound("no such file: /images/\(files)/\(context.capture("z"))/\(name)")
+        }
+        let (tile, format) = try TilePath.parse(z: context.capture("z"), x: String(name[..<underscore]),
+                                                   y: String(name[name.index(after: underscore)...]))
+        return try tiles.serve(context, image: String(files.dropLast(6)), tile: tile, format: format)
+    }
+}

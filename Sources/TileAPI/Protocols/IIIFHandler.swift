@@ -1,0 +1,130 @@
+import HTTPTransport
+import Pyramid
+
+/// IIIF Image API 3.0 at compliance level 2: `info.json`, the base URI redirect, and image requests served
+/// from the pyramid level nearest above the requested size through the shared tile path.
+struct IIIFHandler: Sendable {
+    static let context = "http://iiif.io/api/image/3/context.json"
+
+    let tiles: TileHandler
+    let maxZoom: Double
+
+    init(_ services: Services, tiles: TileHandler) {
+        self.tiles = tiles
+        maxZoom = services.options.maxZoom
+    }
+
+    /// `{scheme}://{host}/iiif/3/{id}` (or `{id}@{version}`) as the client addressed it (X-Forwarded-Proto/Host win
+    /// over Host).
+    static func serviceID(_ context: RequestContext, id: String, version: String? = nil) -> String {
+        context.origin + "/iiif/3/\(URLPath.escape(id))" + (version.map { "@" + $0 } ?? "")
+    }
+
+    /// The identifier segment: an image id, or `{id}@{version}` as `/api/images` hands it out. A versioned
+    /// identifier names one version of the file for good (its answers are immutable); an old version gets a
+    /// `307` to the same request under the current one. Image ids never contain `@`.
+    struct Identifier {
+        let id: String
+        let image: PyramidImage
+        let snapshot: PyramidImage.Snapshot
+        /// The version named, when it is the current one.
+        let version: String?
+
+        init(_ context: RequestContext, in tiles: TileService) throws {
+            let segment = context.capture("id")
+            let at = segment.lastIndex(of: "@")
+            id = at.map { String(segment[..<$0]) } ?? segment
+            image = try context.image(id, in: tiles)
+            snapshot = try context.snapshot(of: image)
+            guard let at else {
+                version = nil
+                return
+            }
+            let asked = String(segment[segment.index(after: at)...])
+            guard asked == snapshot.version else {
+                let raw = context.request.path.dropFirst("/iiif/3/".count)
+                let rest = raw.firstIndex(of: "/").map { String(raw[$0...]) } ?? ""
+                throw APIError.staleVersion(location: "/iiif/3/\(URLPath.escape(id))@\(snapshot.version)" + rest)
+            }
+            version = asked
+        }
+
+    }
+
+    func redirect(_ context: RequestContext) throws -> HandlerOutcome {
+        let identifier = try Identifier(context, in: tiles.tiles)
+        let base = Self.serviceID(context, id: identifier.id, version: identifier.version)
+        var response = HTTPResponse.text("see \(base)/info.json\n", status: .seeOther)
+        response.headers.append(HTTPHeader(name: "Location", value: base + "/info.json"))
+        return .response(response)
+    }
+
+    func info(_ context: RequestContext) throws -> HandlerOutcome {
+        try info(context, Identifier(context, in: tiles.tiles))
+    }
+
+    private func info(_ context: RequestContext, _ identifier: Identifier) throws -> HandlerOutcome {
+        let g = identifier.snapshot.geometry
+        let limits = IIIFRequest.limits(width: g.width, height: g.height, maxZoom: maxZoom)
+        let sizes = (0 ... g.maxLevel).map { g.levelSize($0) }.filter { max($0.width, $0.height) <= 2048 }
+        var features: [JSONValue] = ["mirroring"]
+        if maxZoom > 1 { features.append("sizeUpscaling") }
+        let document: JSONValue = .object([
+            ("@context", .string(Self.context)),
+            ("id", .string(Self.serviceID(context, id: identifier.id, version: identifier.version))),
+            ("type", "ImageService3"),
+            ("protocol", "http://iiif.io/api/image"),
+            ("profile", "level2"),
+            ("width", .int(g.width)),
+            ("height", .int(g.height)),
+            ("maxWidth", .int(limits.maxWidth)),
+            ("maxHeight", .int(limits.maxHeight)),
+            ("maxArea", .int(limits.maxArea)),
+            ("tiles", .array([.object([("width", .int(g.tileSize)),
+                                       ("scaleFactors", .array((0 ... g.maxLevel).map { .int(1 << $0) }))])])),
+            ("sizes", .array(sizes.map { .object([("width", .int($0.width)), ("height", .int($0.height))]) })),
+            ("extraFormats", .array([])),
+            ("extraQualities", .array(["color", "gray", "bitonal"])),
+            ("extraFeatures", .array(features)),
+        ])
+        var response = HTTPResponse.json(document)
+        if identifier.version != nil { response.headers.append(VersionCheck.immutable) }
+        return .response(response.linkedData(profile: Self.context, for: context.request))
+    }
+
+    static let profileLink = HTTPHeader(name: "Link", value: "<http://iiif.io/api/image/3/level2.json>;rel=\"profile\"")
+
+    /// An image request. One that names exactly one pyramid tile (what tiled viewers send) is that tile, from
+    /// the shared cache; anything else is assembled from cached tiles of the nearest level, then transformed.
+    func image(_ context: RequestContext) throws -> HandlerOutcome {
+        try image(context, Identifier(context, in: tiles.tiles))
+    }
+
+    private func image(_ context: RequestContext, _ identifier: Identifier) throws -> HandlerOutcome {
+        let image = identifier.image, snapshot = identifier.snapshot
+        let g = snapshot.geometry
+        let request = try IIIFRequest(region: context.capture("region"), size: context.capture("size"),
+                                      rotation: context.capture("rotation"), qualityFormat: context.capture("qf"),
+                                      imageWidth: g.width, imageHeight: g.height,
+                                      limits: IIIFRequest.limits(width: g.width, height: g.height, maxZoom: maxZoom))
+        if request.isPlain,
+           let tile = g.tile(exactly: request.region, outWidth: request.width, outHeight: request.height,
+                             slack: request.sizeIsExplicit ? 0 : 1) {
+            let lookup = try tiles.tiles.lookup(image, snapshot: snapshot, tile: tile, format: request.format)
+            return try tiles.answer(lookup, context: context, headers: [Self.profileLink], versioned: identifier.version != nil)
+        }
+        let cacheControl = identifier.version != nil ? VersionCheck.immutable : tiles.cacheControl
+        let service = tiles.tiles
+        return .work(on: .render) {
+            do {
+                let plan = RegionPlan(rect: request.region, outWidth: request.width, outHeight: request.height, geometry: g,
+                                      channels: snapshot.source.info.channels)
+                let output = try service.encodedRegion(plan, transform: request.transform, format: request.format,
+                                                         of: image, in: snapshot)
+                return .image(output, contentType: request.format.mimeType, headers: [Self.profileLink, cacheControl])
+            } catch {
+                return APIError.response(for: error)
+            }
+        }
+    }
+}

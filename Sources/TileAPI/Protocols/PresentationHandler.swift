@@ -1,0 +1,122 @@
+import HTTPTransport
+import Pyramid
+
+/// IIIF Presentation API 3.0: a Manifest per image (`/iiif/manifest/{id}`: one Canvas of the image's size
+/// painted by the full image, with our Image API service) and a Collection per folder (`/iiif/collection` for
+/// the top, `/iiif/collection/{path}` below it) of its sub-folders and images. What Mirador, Universal Viewer
+/// and Clover open. Ids are absolute and follow Host and X-Forwarded-*, as info.json's do.
+struct PresentationHandler: Sendable {
+    static let context = "http://iiif.io/api/presentation/3/context.json"
+
+    let tiles: TileService
+
+    init(_ services: Services) {
+        tiles = services.tiles
+    }
+
+    func manifest(_ context: RequestContext) throws -> HandlerOutcome {
+        let image = try context.image(context.capture("id"), in: tiles)
+        let snapshot = try context.snapshot(of: image)
+        let g = snapshot.geometry
+        let origin = context.origin
+        let id = origin + URLPath.manifest(image.id)
+        let service = IIIFHandler.serviceID(context, id: image.id, version: snapshot.version)
+        let canvas = id + "/canvas/1"
+        let thumb = g.levelSize(g.thumbnailLevel)
+        let document: JSONValue = .object([
+            ("@context", .string(Self.context)),
+            ("id", .string(id)),
+            ("type", "Manifest"),
+            ("label", label(Self.fileLabel(image.path))),
+            ("thumbnail", .array([imageResource(service + "/full/\(thumb.width),\(thumb.height)/0/default.jpg",
+                                                width: thumb.width, height: thumb.height, service: service)])),
+            ("partOf", .array([reference(origin + URLPath.collection(LibraryKey.folder(of: image.id)), type: "Collection",
+                                         label: folderLabel(LibraryKey.folder(of: image.id)))])),
+            ("items", .array([.object([
+                ("id", .string(canvas)),
+                ("type", "Canvas"),
+                ("label", label(Self.fileLabel(image.path))),
+                ("width", .int(g.width)),
+                ("height", .int(g.height)),
+                ("items", .array([.object([
+                    ("id", .string(canvas + "/page/1")),
+                    ("type", "AnnotationPage"),
+                    ("items", .array([.object([
+                        ("id", .string(canvas + "/page/1/painting")),
+                        ("type", "Annotation"),
+                        ("motivation", "painting"),
+                        ("body", imageResource(service + "/full/max/0/default.jpg", width: g.width, height: g.height, service: service)),
+                        ("target", .string(canvas)),
+                    ])])),
+                ])])),
+            ])])),
+        ])
+        return .response(respond(document, context))
+    }
+
+    /// A folder's sub-folders (as Collections) and images (as Manifests), in library order. Presentation 3 has no
+    /// paging, so a folder is one document however many images it holds; its items need no image headers.
+    func collection(_ context: RequestContext) throws -> HandlerOutcome {
+        let folder = context.captures["path"] ?? ""
+        let library = tiles.library
+        guard let first = library.page(folder: folder, limit: ImageAPIHandler.maxLimit) else {
+            throw APIError.notFound("no folder '\(folder)'")
+        }
+        var images = first.images
+        var next = first.next
+        while let after = next, let page = library.page(folder: folder, after: after, limit: ImageAPIHandler.maxLimit) {
+            images += page.images
+            next = page.next
+        }
+        let origin = context.origin
+        var members: [(String, JSONValue)] = [
+            ("@context", .string(Self.context)),
+            ("id", .string(origin + URLPath.collection(folder))),
+            ("type", "Collection"),
+            ("label", label(folderLabel(folder))),
+        ]
+        if !folder.isEmpty {
+            let parent = LibraryKey.folder(of: folder)
+            members.append(("partOf", .array([reference(origin + URLPath.collection(parent), type: "Collection", label: folderLabel(parent))])))
+        }
+        let items = first.folders.map { reference(origin + URLPath.collection($0.path), type: "Collection", label: folderLabel($0.path)) }
+            + images.map { reference(origin + URLPath.manifest($0.id), type: "Manifest", label: Self.fileLabel($0.path)) }
+        members.append(("items", .array(items)))
+        return .response(respond(.object(members), context))
+    }
+
+    /// JSON-LD with the Presentation profile when asked for, else plain JSON; tagged for polling.
+    private func respond(_ document: JSONValue, _ context: RequestContext) -> HTTPResponse {
+        HTTPResponse.json(document).linkedData(profile: Self.context, for: context.request).tagged().conditional(on: context.request)
+    }
+
+    private func imageResource(_ id: String, width: Int, height: Int, service: String) -> JSONValue {
+        .object([
+            ("id", .string(id)),
+            ("type", "Image"),
+            ("format", "image/jpeg"),
+            ("width", .int(width)),
+            ("height", .int(height)),
+            ("service", .array([.object([("id", .string(service)), ("type", "ImageService3"), ("profile", "level2")])])),
+        ])
+    }
+
+    private func reference(_ id: String, type: String, label text: String) -> JSONValue {
+        .object([("id", .string(id)), ("type", .string(type)), ("label", label(text))])
+    }
+
+    /// A language map with no language: file and folder names are not in any one language.
+    private func label(_ text: String) -> JSONValue {
+        .object([("none", .array([.string(text)]))])
+    }
+
+    /// The image's file name without its extension, as it is on disk.
+    static func fileLabel(_ path: String) -> String {
+        let file = path.split(separator: "/").last.map(String.init) ?? path
+        return file.lastIndex(of: ".").map { String(file[..<$0]) } ?? file
+    }
+
+    private func folderLabel(_ folder: String) -> String {
+        folder.isEmpty ? "All images" : String(folder.split(separator: "/").last ?? "")
+    }
+}

@@ -1,0 +1,58 @@
+import HTTPTransport
+import Pyramid
+
+/// A request the API refuses, with the status it deserves and a message that says what would be accepted.
+public enum APIError: Swift.Error, Sendable, CustomStringConvertible {
+    case badRequest(String)
+    case notFound(String)
+    case notImplemented(String)
+    case unavailable(String)
+    /// The request names an old version of the image; `location` is the same request for the current one.
+    case staleVersion(location: String)
+
+    public var description: String {
+        switch self {
+        case let .badRequest(m), let .notFound(m), let .notImplemented(m), let .unavailable(m): m
+        case let .staleVersion(location): "this image has a newer version: \(location)"
+        }
+    }
+
+    /// The one place errors become HTTP statuses.
+    static func response(for error: any Swift.Error) -> HTTPResponse {
+        switch error {
+        case let error as APIError:
+            switch error {
+            case .badRequest: return .error(.badRequest, error.description)
+            case .notFound: return .error(.notFound, error.description)
+            case .notImplemented: return .error(.notImplemented, error.description)
+            case .unavailable: return .error(.serviceUnavailable, error.description)
+            case let .staleVersion(location):
+                // Temporary: the version moves again when the file does.
+                var response = HTTPResponse.text(error.description + "\n", status: .temporaryRedirect)
+                response.headers.append(HTTPHeader(name: "Location", value: location))
+                response.headers.append(HTTPHeader(name: "Cache-Control", value: "no-cache"))
+                return response
+            }
+        case let error as PyramidError:
+            switch error {
+            case .levelOutOfRange, .tileOutOfRange: return .error(.notFound, error.description)
+            case .invalidParameter: return .error(.badRequest, error.description)
+            case .sourceChanged: return .error(.serviceUnavailable, error.description)
+            }
+        case let error as RenderBudgetError:
+            switch error {
+            case let .busy(_, retryAfter):
+                var response = HTTPResponse.error(.serviceUnavailable, error.description)
+                response.headers.append(HTTPHeader(name: "Retry-After", value: String(retryAfter)))
+                return response
+            case .tooLarge: return .error(.badRequest, error.description)
+            }
+        case let error as TileServiceError:
+            return .error(.notFound, error.description)
+        case let error as ImageSourceError:
+            return .error(.internalServerError, error.description)
+        default:
+            return .error(.internalServerError, "\(error)")
+        }
+    }
+}

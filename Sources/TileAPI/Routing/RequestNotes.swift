@@ -1,0 +1,19 @@
+import HTTPTransport
+/// What the responder chain learns about one request on its way through, for metrics and the access log:
+/// which route took it and whether the tile cache answered. Written by the router and handlers (on the event
+/// loop or the render pool) before the response is observed, read once after.
+final class RequestNotes: @unchecked Sendable {
+    enum Cache: String, Sendable {
+        case hit, miss, none = "-"
+    }
+
+    /// When the request head was complete (monotonic seconds).
+    let started: Double
+    var route: String
+    var cache = Cache.none
+
+    init(started: Double, route: String = "invalid") {
+        self.started = started
+        self.route = route
+    }
+}

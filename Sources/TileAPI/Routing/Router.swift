@@ -1,0 +1,68 @@
+import HTTPTransport
+
+/// One route: a path pattern, its handler, and the pool its handler runs on (`nil`: on the event loop, for
+/// handlers that touch no file, moving to the I/O pool by throwing `NeedsFile` when they would). In a pattern,
+/// `:name` captures one segment; `*name` captures one segment that may also hold encoded slashes (an image id
+/// or folder path like `2024%2Ficeland%2Fglacier`): the only place an encoded slash is accepted.
+struct Route: Sendable {
+    let name: String
+    let pattern: [String]
+    let lane: WorkLane?
+    let handler: @Sendable (RequestContext) throws -> HandlerOutcome
+
+    /// The captured segments if `segments` match, else nil; `slashed` marks segments that held an encoded `/`.
+    func match(_ segments: [String], slashed: Set<Int> = []) -> [String: String]? {
+        guard segments.count == pattern.count else { return nil }
+        var captures: [String: String] = [:]
+        for (index, (part, segment)) in zip(pattern, segments).enumerated() {
+            if part.hasPrefix(":") || part.hasPrefix("*") {
+                guard !segment.isEmpty, part.hasPrefix("*") || !slashed.contains(index) else { return nil }
+                captures[String(part.dropFirst())] = segment
+            } else if part != segment || slashed.contains(index) {
+                return nil
+            }
+        }
+        return captures
+    }
+}
+
+/// Picks the first matching route; anything else goes to the fallback (static files).
+struct Router: Sendable {
+    let routes: [Route]
+    let fallback: Route
+
+    func route(_ segments: [String], slashed: Set<Int> = []) throws(APIError) -> (Route, [String: String]) {
+        for route in routes {
+            if let captures = route.match(segments, slashed: slashed) { return (route, captures) }
+        }
+        guard slashed.isEmpty else { throw .badRequest("encoded slashes are allowed only inside an image id or folder path") }
+        return (fallback, [:])
+    }
+
+    /// The responder at the centre of the chain: decode the path, pick the route, run its handler where the
+    /// route says; a thrown error becomes its status here, through `APIError.response`.
+    func respond(to request: HTTPRequest, notes: RequestNotes) -> HandlerOutcome {
+        do {
+            let path = try RequestPath(request)
+            let (route, captures) = try route(path.segments, slashed: path.slashed)
+            notes.route = route.name
+            @Sendable func run(onLoop: Bool) throws -> HandlerOutcome {
+                try route.handler(RequestContext(request: request, path: path, captures: captures, notes: notes, onLoop: onLoop))
+            }
+            if let lane = route.lane {
+                return .deferred(lane) { Self.outcome { try run(onLoop: false) } }
+            }
+            do {
+                return try run(onLoop: true)
+            } catch is NeedsFile {
+                return .deferred(.io) { Self.outcome { try run(onLoop: false) } }
+            }
+        } catch {
+            return .response(APIError.response(for: error))
+        }
+    }
+
+    private static func outcome(_ body: () throws -> HandlerOutcome) -> HandlerOutcome {
+        do { return try body() } catch { return .response(APIError.response(for: error)) }
+    }
+}

@@ -1,0 +1,28 @@
+import HTTPTransport
+import Pyramid
+
+/// The tile address of `/tiles/…`, `/images/{id}/tiles/…` and DeepZoom tile URLs: pure, so it is fuzzed alone.
+enum TilePath {
+    /// Parses `{z}/{x}/{y}` with an optional extension on y; JPEG when there is none.
+    static func parse(z: String, x: String, y: String) throws(APIError) -> (TileCoordinate, ImageFormat) {
+        var row = Substring(y)
+        var format = ImageFormat.jpeg
+        if let dot = y.lastIndex(of: ".") {
+            let suffix = y[y.index(after: dot)...]
+            guard let named = ImageFormat(fileExtension: suffix) else {
+                throw .badRequest("tile format must be jpg, jpeg or png, not '\(suffix)'")
+            }
+            format = named
+            row = y[..<dot]
+        }
+        guard let level = number(z), let column = number(x[...]), let line = number(row) else {
+            throw .badRequest("tile address must be /{level}/{x}/{y} with non-negative integers, not \(z)/\(x)/\(y)")
+        }
+        return (TileCoordinate(level: level, x: column, y: line), format)
+    }
+
+    private static func number(_ text: some StringProtocol) -> Int? {
+        guard !text.isEmpty, text.count <= 9, text.utf8.allSatisfy({ (48 ... 57).contains($0) }) else { return nil }
+        return Int(text)
+    }
+}

@@ -1,0 +1,39 @@
+import Pyramid
+
+import HTTPTransport
+/// Escaping for ids placed in URL paths.
+enum URLPath {
+    static func escape(_ segment: String) -> String {
+        var out = ""
+        for byte in segment.utf8 {
+            switch byte {
+            case UInt8(ascii: "A") ... UInt8(ascii: "Z"), UInt8(ascii: "a") ... UInt8(ascii: "z"),
+                 UInt8(ascii: "0") ... UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                out.unicodeScalars.append(UnicodeScalar(byte))
+            default:
+                out += "%" + (byte < 16 ? "0" : "") + String(byte, radix: 16, uppercase: true)
+            }
+        }
+        return out
+    }
+}
+
+extension URLPath {
+    /// The IIIF Presentation manifest of image `id`, as a path.
+    static func manifest(_ id: String) -> String { "/iiif/manifest/" + escape(id) }
+
+    /// The IIIF Presentation collection of `folder` ("" is the top), as a path.
+    static func collection(_ folder: String) -> String { folder.isEmpty ? "/iiif/collection" : "/iiif/collection/" + escape(folder) }
+}
+
+extension URLPath {
+    /// The XYZ tile URL of image `id` (`/images/{id}/tiles/{z}/{x}/{y}.jpg?v=…`); left out, `z`, `x` and `y`
+    /// stay template fields, as `/api/images` hands them to Leaflet.
+    static func tiles(_ id: String, z: String = "{z}", x: String = "{x}", y: String = "{y}", version: String) -> String {
+        versioned("/images/\(escape(id))/tiles/\(z)/\(x)/\(y).jpg", version)
+    }
+
+    static func tile(_ id: String, _ tile: TileCoordinate, version: String) -> String {
+        tiles(id, z: String(tile.level), x: String(tile.x), y: String(tile.y), version: version)
+    }
+}

@@ -1,0 +1,19 @@
+import POSIXSupport
+
+/// The API's settings. Defaults here; the executable declares the flags that change them.
+public struct APIOptions: Sendable {
+    /// Largest zoom, in screen pixels per image pixel (1: native); also IIIF's upscaling limit.
+    public var maxZoom = 1.0
+    /// `Cache-Control` max-age of tiles whose URL names no version, in seconds.
+    public var tileMaxAge = 86_400
+    /// One access-log line per request on standard output.
+    public var accessLog = true
+    /// Threads of the render pool.
+    public var workers = System.coreCount
+    /// Threads of the I/O pool (listings, documents, headers).
+    public var ioWorkers = 2
+    /// Prefetch jobs waiting beyond this many are dropped.
+    public var prefetchQueue = 256
+
+    public init() {}
+}

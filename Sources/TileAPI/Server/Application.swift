@@ -1,0 +1,56 @@
+import HTTPTransport
+import Logging
+import Pyramid
+
+/// The server's parts, built once: the tile service, metrics, pools, the access log and the responder chain
+/// with the routes at its centre. It is what the transport calls (`HTTPResponder`); the handlers behind the
+/// routes get only the services they use.
+public final class Application: HTTPResponder {
+    public let pools: WorkerPools
+    /// Open connections, counted by the transport, shown by `/metrics`.
+    public let connections = ConnectionGauge()
+    public let accessLog: AccessLog?
+    let metrics = Metrics()
+    private let logger: Logger
+    /// The route table at the centre of the chain.
+    let router: Router
+    /// The routes inside the chain: metrics and the access log outermost, then CORS, then the method policy.
+    private let responder: Responder<RequestNotes>
+    /// The same chain, less routing and method policy, for answers the transport makes itself.
+    private let transportChain: ResponderChain<RequestNotes>
+
+    public init(options: APIOptions, tiles: TileService, logger: Logger, viewer: ViewerFiles) {
+        self.logger = logger
+        pools = WorkerPools(renderThreads: options.workers, ioThreads: options.ioWorkers, lowPriorityLimit: options.prefetchQueue)
+        let accessLog = options.accessLog ? AccessLog() : nil
+        self.accessLog = accessLog
+        let observation = ObservationMiddleware(metrics: metrics, accessLog: accessLog)
+        transportChain = ResponderChain([observation, CORSMiddleware()])
+        let services = Services(options: options, tiles: tiles, metrics: metrics, pools: pools, connections: connections, viewer: viewer)
+        let router = Routes.make(services)
+        self.router = router
+        responder = ResponderChain([observation, CORSMiddleware(), MethodMiddleware()])
+            .compose { request, notes in router.respond(to: request, notes: notes) }
+    }
+
+    /// A request through the whole chain: what the event loop calls, and what handler tests call in process.
+    func respond(to request: HTTPRequest, notes: RequestNotes) -> HandlerOutcome {
+        responder(request, notes)
+    }
+
+    public func respond(to request: HTTPRequest, started: Double) -> HandlerOutcome {
+        responder(request, RequestNotes(started: started))
+    }
+
+    /// The transport's own answer, observed and given CORS like any other (route `refused` or `invalid`).
+    public func respond(to failure: TransportFailure, started: Double) -> HTTPResponse {
+        let route = if case .tooManyConnections = failure { "refused" } else { "invalid" }
+        let request = HTTPRequest(method: "-", target: "-", versionMinor: 1, headers: [], keepAlive: false)
+        let answer = HTTPResponse.error(failure.status, failure.description)
+        return transportChain.compose(around: { _, _ in .response(answer) })(request, RequestNotes(started: started, route: route)).wait()
+    }
+
+    public func report(_ problem: String) {
+        logger.warning("\(problem)")
+    }
+}

@@ -1,0 +1,81 @@
+import HTTPTransport
+import POSIXSupport
+import Pyramid
+
+/// Counters and histograms for `/metrics`, in Prometheus text format.
+final class Metrics: Sendable {
+    static let buckets: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+
+    private struct Histogram {
+        var counts = [Int](repeating: 0, count: Metrics.buckets.count)
+        var sum = 0.0
+        var total = 0
+
+        mutating func observe(_ seconds: Double) {
+            for (i, bound) in Metrics.buckets.enumerated() where seconds <= bound { counts[i] += 1 }
+            sum += seconds
+            total += 1
+        }
+
+        func render(_ name: String) -> String {
+            var out = ""
+            for (i, bound) in Metrics.buckets.enumerated() { out += "\(name)_bucket{le=\"\(bound)\"} \(counts[i])\n" }
+            out += "\(name)_bucket{le=\"+Inf\"} \(total)\n\(name)_sum \(sum)\n\(name)_count \(total)\n"
+            return out
+        }
+    }
+
+    private struct State {
+        var requests: [String: [Int: Int]] = [:]
+        var duration = Histogram()
+        var render = Histogram()
+        var prefetchDropped = 0
+    }
+
+    private let state = Locked(State())
+
+    func request(route: String, status: Int, seconds: Double) {
+        state.withLock { s in
+            s.requests[route, default: [:]][status, default: 0] += 1
+            s.duration.observe(seconds)
+        }
+    }
+
+    func rendered(seconds: Double) { state.withLock { $0.render.observe(seconds) } }
+    func prefetchDropped() { state.withLock { $0.prefetchDropped += 1 } }
+
+    func render(_ tiles: TileStatistics, openConnections: Int) -> String {
+        let cache = tiles.cache, renderMemory = tiles.renderMemory
+        return state.withLock { s in
+            var out = "# HELP tileserver_requests_total Requests answered, by route and status.\n# TYPE tileserver_requests_total counter\n"
+            for (route, statuses) in s.requests.sorted(by: { $0.key < $1.key }) {
+                for (status, count) in statuses.sorted(by: { $0.key < $1.key }) {
+                    out += "tileserver_requests_total{route=\"\(route)\",status=\"\(status)\"} \(count)\n"
+                }
+            }
+            out += "# HELP tileserver_request_duration_seconds Time from a complete request head to the response queued.\n# TYPE tileserver_request_duration_seconds histogram\n"
+            out += s.duration.render("tileserver_request_duration_seconds")
+            out += "# HELP tileserver_tile_render_seconds Time to decode, resample and encode one tile.\n# TYPE tileserver_tile_render_seconds histogram\n"
+            out += s.render.render("tileserver_tile_render_seconds")
+            out += "# TYPE tileserver_tile_cache_hits_total counter\ntileserver_tile_cache_hits_total \(cache.hits)\n"
+            out += "# TYPE tileserver_tile_cache_misses_total counter\ntileserver_tile_cache_misses_total \(cache.misses)\n"
+            out += "# TYPE tileserver_tile_cache_evictions_total counter\ntileserver_tile_cache_evictions_total \(cache.evictions)\n"
+            out += "# TYPE tileserver_tile_cache_bytes gauge\ntileserver_tile_cache_bytes \(cache.bytes)\n"
+            out += "# TYPE tileserver_tile_cache_budget_bytes gauge\ntileserver_tile_cache_budget_bytes \(cache.budget)\n"
+            out += "# TYPE tileserver_tile_cache_entries gauge\ntileserver_tile_cache_entries \(cache.entries)\n"
+            out += "# TYPE tileserver_tiles_rendered_total counter\ntileserver_tiles_rendered_total \(tiles.tilesRendered)\n"
+            out += "# TYPE tileserver_prefetch_dropped_total counter\ntileserver_prefetch_dropped_total \(s.prefetchDropped)\n"
+            out += "# HELP tileserver_render_memory_bytes Pixel memory held by region renders, view images and whole decodes.\n"
+            out += "# TYPE tileserver_render_memory_bytes gauge\ntileserver_render_memory_bytes \(renderMemory.inUse)\n"
+            out += "# TYPE tileserver_render_memory_peak_bytes gauge\ntileserver_render_memory_peak_bytes \(renderMemory.peak)\n"
+            out += "# TYPE tileserver_render_memory_budget_bytes gauge\ntileserver_render_memory_budget_bytes \(tiles.renderBudget)\n"
+            out += "# TYPE tileserver_render_queue gauge\ntileserver_render_queue \(renderMemory.waiting)\n"
+            out += "# TYPE tileserver_render_refused_total counter\ntileserver_render_refused_total \(renderMemory.refusals)\n"
+            out += "# HELP tileserver_images Images in the library now.\n# TYPE tileserver_images gauge\ntileserver_images \(tiles.images)\n"
+            out += "# HELP tileserver_decode_pass_bytes Disk held by decode passes.\n"
+            out += "# TYPE tileserver_decode_pass_bytes gauge\ntileserver_decode_pass_bytes \(tiles.decodePassBytes)\n"
+            out += "# TYPE tileserver_open_connections gauge\ntileserver_open_connections \(openConnections)\n"
+            return out
+        }
+    }
+}

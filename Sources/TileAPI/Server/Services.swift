@@ -1,0 +1,15 @@
+import HTTPTransport
+import Pyramid
+
+/// What the route table hands out when it builds the handlers: each handler keeps the parts it uses.
+struct Services: Sendable {
+    let options: APIOptions
+    let tiles: TileService
+    let metrics: Metrics
+    let pools: WorkerPools
+    let connections: ConnectionGauge
+    let viewer: ViewerFiles
+
+    /// `Cache-Control` of tiles whose URL names no version.
+    var tileCacheControl: HTTPHeader { HTTPHeader(name: "Cache-Control", value: "public, max-age=\(options.tileMaxAge)") }
+}
