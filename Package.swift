@@ -48,10 +48,9 @@ let package = Package(
                 "Pyramid",
                 "POSIXSupport",
                 .product(name: "Logging", package: "swift-log"),
-            ],
-            plugins: ["EmbedViewer"]
+            ]
         ),
-        // main, the command line and the configuration.
+        // main, the command line and the configuration; the viewer (public/) is compiled in here.
         .executableTarget(
             name: "TileServer",
             dependencies: [
@@ -61,7 +60,8 @@ let package = Package(
                 "POSIXSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            plugins: ["EmbedViewer"]
         ),
         .testTarget(name: "CImageIOTests", dependencies: ["CImageIO"]),
         .testTarget(name: "POSIXSupportTests", dependencies: ["POSIXSupport"]),

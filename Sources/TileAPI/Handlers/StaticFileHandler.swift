@@ -18,7 +18,9 @@ struct StaticFileHandler: Sendable {
     let viewer: ViewerFiles
 
     /// A folder is read from disk, so its requests run on the I/O pool; the embedded copy is answered in place.
-    var readsFiles: Bool { viewer != .embedded }
+    var readsFiles: Bool {
+        if case .folder = viewer { true } else { false }
+    }
 
     func serve(_ context: RequestContext) throws -> HandlerOutcome {
         try serve(context.path.segments.joined(separator: "/"), context: context)
@@ -28,14 +30,14 @@ struct StaticFileHandler: Sendable {
         var relative = path
         if relative.isEmpty || relative.hasSuffix("/") { relative += "index.html" }
         switch viewer {
-        case .embedded: return try embedded(relative, context: context)
+        case let .embedded(files): return try embedded(relative, in: files, context: context)
         case .folder(let root): return try file(relative, in: root, context: context)
         }
     }
 
-    private func embedded(_ relative: String, context: RequestContext) throws -> HandlerOutcome {
-        guard let (bytes, etag) = ViewerFiles.embeddedFile(relative) else {
-            if ViewerFiles.isEmbeddedFolder(relative) { return try embedded(relative + "/index.html", context: context) }
+    private func embedded(_ relative: String, in files: EmbeddedFiles, context: RequestContext) throws -> HandlerOutcome {
+        guard let (bytes, etag) = files.file(relative) else {
+            if files.isFolder(relative) { return try embedded(relative + "/index.html", in: files, context: context) }
             throw APIError.notFound("no such file: /\(relative)")
         }
         return .response(response(bytes, relative: relative, etag: etag).conditional(on: context.request))

@@ -67,7 +67,8 @@ struct ServeCommand: ParsableCommand {
             let library = loaded.library
             let diskCache = try config.cacheDir.map { try DiskTileCache(directory: $0, budget: config.diskCacheMB << 20) }
             let tiles = TileService(library: library, options: config.tileOptions, diskCache: diskCache)
-            let app = Application(options: config.api, tiles: tiles, logger: logger, viewer: try ViewerFiles.locate(config.publicDir))
+            let app = Application(options: config.api, tiles: tiles, logger: logger, 
+                                  viewer: try ViewerFiles.locate(config.publicDir, embedded: EmbeddedFiles(EmbeddedViewer.files)))
             let server = try HTTPServer(options: config.transport, responder: app, pools: app.pools, gauge: app.connections)
             server.start()
             let host = config.transport.host
