@@ -1,5 +1,9 @@
-import Foundation
+import FoundationEssentials
 import POSIXSupport
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Where a build writes: a hidden directory beside the final place, renamed into place only when complete,
 /// so a reader never sees half a pyramid. Replaces an earlier build of the same name.
@@ -24,11 +28,11 @@ struct OutputDirectory {
         }
         do {
             if layout == .dzi { try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true) }
-            Self.removeStale(in: (staging as NSString).deletingLastPathComponent)
+            Self.removeStale(in: PathText.parent(of: staging))
             try? FileManager.default.removeItem(atPath: staging)
             try FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: true)
         } catch {
-            throw BuildError.output(path: staging, reason: error.localizedDescription)
+            throw BuildError.output(path: staging, reason: "\(error)")
         }
     }
 
@@ -48,7 +52,7 @@ struct OutputDirectory {
             let dirs = layout == .dzi ? ["\(tilesDirectory)/\(level)"] : (0 ..< columns).map { "\(tilesDirectory)/\(level)/\($0)" }
             for dir in dirs {
                 do { try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) } catch {
-                    throw BuildError.output(path: dir, reason: error.localizedDescription)
+                    throw BuildError.output(path: dir, reason: "\(error)")
                 }
             }
         }
@@ -115,9 +119,8 @@ struct OutputDirectory {
     /// The PID in `.NAME.building-PID` or `NAME.old-PID`, or nil for any other name.
     static func builderPID(of entry: String) -> pid_t? {
         for marker in [".building-", ".old-"] {
-            guard let range = entry.range(of: marker, options: .backwards),
-                  marker == ".old-" || entry.hasPrefix(".") else { continue }
-            let digits = entry[range.upperBound...]
+            guard let found = entry.utf8.ranges(of: marker.utf8).last, marker == ".old-" || entry.hasPrefix(".") else { continue }
+            let digits = entry[found.upperBound...]
             guard !digits.isEmpty, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber), let pid = pid_t(digits), pid > 0 else { continue }
             return pid
         }

@@ -1,5 +1,9 @@
-import Foundation
+import FoundationEssentials
 import POSIXSupport
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Encoded tiles on disk, bounded by bytes with least-recently-used eviction, surviving restarts.
 ///
@@ -14,23 +18,33 @@ public final class DiskTileCache: Sendable {
     public init(directory: String, budget: Int) throws {
         self.directory = directory
         index = LRUCache(budget: budget, cost: { $0 })
-        let fm = FileManager.default
-        do { try fm.createDirectory(atPath: directory, withIntermediateDirectories: true) } catch {
-            throw ImageSourceError.cannotOpen(path: directory, reason: "cannot create the cache directory: \(error.localizedDescription)")
+        do { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) } catch {
+            throw ImageSourceError.cannotOpen(path: directory, reason: "cannot create the cache directory: \(error)")
         }
-        var found: [(path: String, size: Int, modified: Date)] = []
-        let walker = fm.enumerator(atPath: directory)
-        while let item = walker?.nextObject() as? String {
-            let full = directory + "/" + item
-            guard let attributes = try? fm.attributesOfItem(atPath: full), attributes[.type] as? FileAttributeType == .typeRegular else { continue }
-            if (item as NSString).lastPathComponent.hasPrefix(".tmp-") {
-                try? fm.removeItem(atPath: full)
-                continue
+        var found: [(path: String, size: Int, modified: Int64)] = []
+        Self.walk(directory, relative: "") { relative, status in
+            if PathText.lastComponent(of: relative).hasPrefix(".tmp-") {
+                unlink(directory + "/" + relative)
+            } else {
+                found.append((relative, Int(status.st_size), Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec)))
             }
-            found.append((item, (attributes[.size] as? Int) ?? 0, (attributes[.modificationDate] as? Date) ?? .distantPast))
         }
         for file in found.sorted(by: { $0.modified < $1.modified }) {
             for (evicted, _) in index.insert(file.size, for: file.path) { unlink(directory + "/" + evicted) }
+        }
+    }
+
+    /// Every regular file below `directory/relative`, with its `lstat`.
+    private static func walk(_ directory: String, relative: String, _ visit: (String, stat) -> Void) {
+        for entry in DirectoryEntries.list(relative.isEmpty ? directory : directory + "/" + relative) ?? [] {
+            let path = relative.isEmpty ? entry.name : relative + "/" + entry.name
+            var status = stat()
+            guard lstat(directory + "/" + path, &status) == 0 else { continue }
+            switch status.st_mode & S_IFMT {
+            case S_IFDIR: walk(directory, relative: path, visit)
+            case S_IFREG: visit(path, status)
+            default: continue
+            }
         }
     }
 
@@ -64,7 +78,7 @@ public final class DiskTileCache: Sendable {
     /// Writes the tile under a temporary name, renames it into place, then evicts over the budget.
     public func write(_ tile: EncodedTile, as name: String) {
         let final = directory + "/" + name
-        let folder = (final as NSString).deletingLastPathComponent
+        let folder = PathText.parent(of: final)
         let temporary = folder + "/.tmp-\(UUID().uuidString)"
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
