@@ -1,5 +1,5 @@
 /// Why a build could not finish. Nothing of a failed build is left in the output directory.
-public enum BuildError: Swift.Error, Sendable, CustomStringConvertible {
+enum BuildError: Swift.Error, Sendable, CustomStringConvertible {
     case output(path: String, reason: String)
 
     public var description: String {

@@ -9,12 +9,12 @@ public struct BuildOptions: Sendable, Hashable {
 
     public var layout: Layout
     public var tileSize: Int
-    public var overlap: Int
+    var overlap: Int
     public var format: ImageFormat
     public var quality: Int
-    public var pngLevel: Int
+    var pngLevel: Int
     /// Encoder threads; the decode runs on one more.
-    public var threads: Int
+    var threads: Int
 
     public init(layout: Layout = .dzi, tileSize: Int = 256, overlap: Int = 0, format: ImageFormat = .jpeg,
                 quality: Int = 85, pngLevel: Int = 3, threads: Int = 2) {

@@ -14,7 +14,7 @@ public struct PyramidBuilder: Sendable {
     }
 
     /// The DeepZoom descriptor, formatted as `vips dzsave` formats it.
-    public var dziDocument: String {
+    var dziDocument: String {
         DeepZoomDescriptor.xml(width: geometry.width, height: geometry.height, tileSize: options.tileSize,
                                overlap: options.overlap, format: options.format)
     }

@@ -12,7 +12,7 @@ import Glibc
 /// is written to a temporary name and renamed into place; at start the directory is scanned (oldest
 /// modification first) and leftover temporary files are removed.
 public final class DiskTileCache: Sendable {
-    public let directory: String
+    let directory: String
     private let index: LRUCache<String, Int>
 
     public init(directory: String, budget: Int) throws {
@@ -92,7 +92,7 @@ public final class DiskTileCache: Sendable {
     }
 
     /// Forgets and deletes every tile under the folder `prefix` (an image id, or one version of it).
-    public func purge(prefix: String) {
+    func purge(prefix: String) {
         index.removeAll { $0.hasPrefix(prefix + "/") }
         try? FileManager.default.removeItem(atPath: directory + "/" + prefix)
     }

@@ -15,5 +15,5 @@ public struct EncodedTile: Sendable, Equatable {
     }
 
     /// What the tile costs the cache: its bytes plus a fixed overhead for the entry.
-    public var cost: Int { bytes.count + 128 }
+    var cost: Int { bytes.count + 128 }
 }

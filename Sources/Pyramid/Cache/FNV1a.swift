@@ -9,13 +9,13 @@ public struct FNV1a: Sendable {
         add(bytes)
     }
 
-    public mutating func add(_ bytes: [UInt8]) {
+    mutating func add(_ bytes: [UInt8]) {
         for byte in bytes { value = (value ^ UInt64(byte)) &* 0x100_0000_01b3 }
     }
 
     /// The FNV-1a step over 64-bit little-endian words instead of bytes (a short tail word is zero-padded):
     /// eight times fewer multiplications for long samples (source versions), as well spread.
-    public mutating func add(words bytes: [UInt8]) {
+    mutating func add(words bytes: [UInt8]) {
         var hash = value
         bytes.withUnsafeBytes { raw in
             let whole = raw.count / 8
@@ -31,7 +31,7 @@ public struct FNV1a: Sendable {
         value = hash
     }
 
-    public mutating func add(_ number: Int64) {
+    mutating func add(_ number: Int64) {
         withUnsafeBytes(of: number.littleEndian) { add(Array($0)) }
     }
 
@@ -39,7 +39,7 @@ public struct FNV1a: Sendable {
     public var hex16: String { Self.padded(value, digits: 16) }
 
     /// The top 48 bits as twelve hex digits.
-    public var hex12: String { Self.padded(value >> 16, digits: 12) }
+    var hex12: String { Self.padded(value >> 16, digits: 12) }
 
     private static func padded(_ number: UInt64, digits: Int) -> String {
         let text = String(number, radix: 16)

@@ -96,7 +96,7 @@ public final class LRUCache<Key: Hashable & Sendable, Value: Sendable>: Sendable
     }
 
     /// Keys from most to least recently used (for tests and diagnostics).
-    public var keysByRecency: [Key] {
+    var keysByRecency: [Key] {
         state.withLock { s in
             var out: [Key] = []
             var i = s.head

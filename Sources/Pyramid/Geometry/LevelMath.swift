@@ -8,7 +8,7 @@ public enum LevelMath {
     }
 
     /// `ceil(size / 2^shift)`, halving with rounding up as libvips does.
-    public static func shrunk(_ size: Int, by shift: Int) -> Int {
+    static func shrunk(_ size: Int, by shift: Int) -> Int {
         guard shift > 0 else { return size }
         guard shift < Int.bitWidth - 1 else { return 1 }
         return (size + (1 << shift) - 1) >> shift

@@ -12,10 +12,10 @@ public struct PixelRect: Hashable, Sendable, CustomStringConvertible {
         self.height = height
     }
 
-    public var maxX: Int { x + width }
-    public var maxY: Int { y + height }
+    var maxX: Int { x + width }
+    var maxY: Int { y + height }
     public var isEmpty: Bool { width <= 0 || height <= 0 }
-    public var area: Int { width * height }
+    var area: Int { width * height }
 
     /// Whether this rectangle lies wholly inside a `width × height` image.
     public func fits(width limitW: Int, height limitH: Int) -> Bool {

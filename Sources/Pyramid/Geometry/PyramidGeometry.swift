@@ -7,7 +7,7 @@ public struct PyramidGeometry: Hashable, Sendable {
     public let width: Int
     public let height: Int
     public let tileSize: Int
-    public let overlap: Int
+    let overlap: Int
     public let maxLevel: Int
 
     public init(width: Int, height: Int, tileSize: Int = 256, overlap: Int = 0) {
@@ -19,13 +19,11 @@ public struct PyramidGeometry: Hashable, Sendable {
         self.maxLevel = LevelMath.maxLevel(width: width, height: height)
     }
 
-    public var levelCount: Int { maxLevel + 1 }
-
     /// Shrink factor of `level` against full resolution: `2^(maxLevel − level)`.
-    public func shrink(ofLevel level: Int) -> Int { 1 << (maxLevel - level) }
+    func shrink(ofLevel level: Int) -> Int { 1 << (maxLevel - level) }
 
     /// Screen pixels per image pixel at `level`: `2^(level − maxLevel)`.
-    public func scale(ofLevel level: Int) -> Double { 1.0 / Double(shrink(ofLevel: level)) }
+    func scale(ofLevel level: Int) -> Double { 1.0 / Double(shrink(ofLevel: level)) }
 
     public func levelSize(_ level: Int) -> (width: Int, height: Int) {
         let shift = maxLevel - level
@@ -38,11 +36,11 @@ public struct PyramidGeometry: Hashable, Sendable {
         return ((w + tileSize - 1) / tileSize, (h + tileSize - 1) / tileSize)
     }
 
-    public func validate(level: Int) throws(PyramidError) {
+    func validate(level: Int) throws(PyramidError) {
         guard (0 ... maxLevel).contains(level) else { throw .levelOutOfRange(level: level, maxLevel: maxLevel) }
     }
 
-    public func validate(_ tile: TileCoordinate) throws(PyramidError) {
+    func validate(_ tile: TileCoordinate) throws(PyramidError) {
         try validate(level: tile.level)
         let (columns, rows) = tileCount(tile.level)
         guard (0 ..< columns).contains(tile.x), (0 ..< rows).contains(tile.y) else {

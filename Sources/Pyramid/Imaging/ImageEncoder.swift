@@ -1,7 +1,7 @@
 import CImageIO
 
 /// Encodes pixel buffers to JPEG or PNG in memory.
-public enum ImageEncoder {
+enum ImageEncoder {
     /// `tsio_jpeg_encode`: quality 1…100, 4:2:0 chroma unless `subsample` is false. Alpha is flattened onto black.
     public static func jpeg(_ buffer: PixelBuffer, quality: Int = 85, subsample: Bool = true) throws -> [UInt8] {
         let pixels = buffer.flattened()

@@ -4,7 +4,7 @@ public enum ImageFormat: String, Sendable, CaseIterable {
     case png
 
     /// The format whose signature starts `bytes`, or nil: JPEG is FF D8 FF, PNG the 8-byte signature.
-    public static func detect(_ bytes: some Collection<UInt8>) -> ImageFormat? {
+    static func detect(_ bytes: some Collection<UInt8>) -> ImageFormat? {
         let head = Array(bytes.prefix(8))
         if head.count >= 3, head[0] == 0xFF, head[1] == 0xD8, head[2] == 0xFF { return .jpeg }
         if head == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] { return .png }

@@ -18,7 +18,7 @@ public struct ImageInfo: Hashable, Sendable {
     public var restartInterval: Int
     public var fileSize: Int64
     /// Modification time of the file, nanoseconds since 1970: with `fileSize`, tells when a source changed.
-    public var modified: Int64
+    var modified: Int64
 
     public init(format: ImageFormat, width: Int, height: Int, channels: Int, progressive: Bool, orientation: Orientation,
                 colorSpace: String, bitDepth: Int, restartInterval: Int, fileSize: Int64, modified: Int64) {
@@ -36,16 +36,16 @@ public struct ImageInfo: Hashable, Sendable {
     }
 
     /// Size as stored in the file, before orientation.
-    public var storedWidth: Int { orientation.swapsAxes ? height : width }
-    public var storedHeight: Int { orientation.swapsAxes ? width : height }
-    public var hasAlpha: Bool { channels == 4 }
+    var storedWidth: Int { orientation.swapsAxes ? height : width }
+    var storedHeight: Int { orientation.swapsAxes ? width : height }
+    var hasAlpha: Bool { channels == 4 }
     /// The file's size and modification time when the header was read.
-    public var stamp: FileStamp { FileStamp(size: fileSize, modified: modified) }
+    var stamp: FileStamp { FileStamp(size: fileSize, modified: modified) }
 
     /// Heap bytes a decode holds from its first row to its last when the file cannot stream rows: every DCT
     /// coefficient of a progressive JPEG (2 bytes a sample; 4:2:0 colour is 1.5 samples a pixel), or the
     /// whole decoded image of an Adam7 PNG. Zero for files that stream.
-    public var wholeDecodeBytes: Int {
+    var wholeDecodeBytes: Int {
         guard progressive else { return 0 }
         let pixels = width * height
         switch format {

@@ -11,7 +11,7 @@ protocol StoredImageSource: ImageSource {
 
 extension StoredImageSource {
     /// One `stat(2)`: the size and modification time the header was read with.
-    public func checkUnchanged() throws {
+    func checkUnchanged() throws {
         guard FileStamp.of(path) == info.stamp else {
             throw PyramidError.sourceChanged(path: path)
         }

@@ -57,7 +57,7 @@ public protocol ImageSource: Sendable {
 }
 
 extension ImageSource {
-    public var isRandomAccess: Bool { false }
+    var isRandomAccess: Bool { false }
     public func checkUnchanged() throws {}
     public var kind: String { info.format.rawValue }
 
@@ -88,7 +88,7 @@ extension ImageSource {
     }
 
     /// The whole upright image at `shrink`.
-    public func decodeAll(shrink: Int = 1) throws -> PixelBuffer {
+    func decodeAll(shrink: Int = 1) throws -> PixelBuffer {
         let (w, h) = size(shrink: shrink)
         return try decode(PixelRect(x: 0, y: 0, width: w, height: h), shrink: shrink)
     }

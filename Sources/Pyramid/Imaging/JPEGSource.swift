@@ -3,7 +3,7 @@ import POSIXSupport
 
 /// A JPEG file decoded on demand with libjpeg-turbo: DCT scaling for shrinks up to 8, box averaging beyond,
 /// `jpeg_crop_scanline`/`jpeg_skip_scanlines` so a region costs only the rows above and inside it.
-public struct JPEGSource: StoredImageSource {
+struct JPEGSource: StoredImageSource {
     public let path: String
     public let info: ImageInfo
     let limits: ImageLimits

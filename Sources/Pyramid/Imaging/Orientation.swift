@@ -14,10 +14,10 @@ public enum Orientation: Int, Sendable, CaseIterable {
     }
 
     /// 5 to 8 exchange width and height.
-    public var swapsAxes: Bool { rawValue >= 5 }
+    var swapsAxes: Bool { rawValue >= 5 }
 
     /// The stored rectangle holding the upright rectangle `rect`, in an image whose stored size is `storedW × storedH`.
-    public func storedRect(for rect: PixelRect, storedW: Int, storedH: Int) -> PixelRect {
+    func storedRect(for rect: PixelRect, storedW: Int, storedH: Int) -> PixelRect {
         let (x, y, w, h) = (rect.x, rect.y, rect.width, rect.height)
         switch self {
         case .up: return rect

@@ -3,7 +3,7 @@ import POSIXSupport
 
 /// A PNG file decoded on demand with libpng: rows stream top to bottom (Adam7 files are decoded whole once per
 /// pass, costing width × height × channels bytes), shrinks are box averages.
-public struct PNGSource: StoredImageSource {
+struct PNGSource: StoredImageSource {
     public let path: String
     public let info: ImageInfo
 

@@ -2,7 +2,7 @@
 extension PixelBuffer {
     /// Copies the part of `pixels` (which cover `rect` in some level's pixels) that lies inside `window` (this
     /// buffer's place in the same level).
-    public mutating func paste(_ pixels: PixelBuffer, at rect: PixelRect, window: PixelRect) {
+    mutating func paste(_ pixels: PixelBuffer, at rect: PixelRect, window: PixelRect) {
         precondition(pixels.channels == channels, "paste of \(pixels.channels) channels into \(channels)")
         let part = rect.intersection(window)
         guard !part.isEmpty else { return }
@@ -19,7 +19,7 @@ extension PixelBuffer {
     /// bilinearly at pixel centres.
     /// `rowOffset`: this buffer holds the rows of a larger picture from there on (one band of a view image);
     /// `originY` and `clip` stay in the larger picture's coordinates.
-    public mutating func paintBilinear(_ pixels: PixelBuffer, originX: Double, originY: Double, scale: Double, clip: ViewRect,
+    mutating func paintBilinear(_ pixels: PixelBuffer, originX: Double, originY: Double, scale: Double, clip: ViewRect,
                                        rowOffset: Int = 0) {
         precondition(channels == 3 && pixels.channels == 3, "bilinear painting works on RGB")
         let x0 = max(0, Int(clip.x.rounded(.down))), x1 = min(width, Int((clip.x + clip.width).rounded(.up)))

@@ -2,7 +2,7 @@
 extension PixelBuffer {
     /// This image halved `times` times with 2 × 2 averages (ceil sizes; a lone edge column or row averages
     /// what it has), as `vips dzsave` and the builder make each level from the one above.
-    public func halved(times: Int) -> PixelBuffer {
+    func halved(times: Int) -> PixelBuffer {
         var image = self
         for _ in 0 ..< times {
             let w = (image.width + 1) / 2, h = (image.height + 1) / 2
@@ -22,7 +22,7 @@ extension PixelBuffer {
     }
 
     /// This image shrunk by `factor` with area averaging: `ceil(width / factor) × ceil(height / factor)`.
-    public func boxShrunk(by factor: Int) -> PixelBuffer {
+    func boxShrunk(by factor: Int) -> PixelBuffer {
         guard factor > 1 else { return self }
         let w = (width + factor - 1) / factor, h = (height + factor - 1) / factor
         var out = [UInt8](repeating: 0, count: w * h * channels)

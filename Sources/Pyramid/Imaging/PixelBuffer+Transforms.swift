@@ -1,7 +1,7 @@
 /// Whole-image pixel operations for IIIF outputs: mirror, quarter turns, gray and bitonal.
 extension PixelBuffer {
     /// Left and right exchanged.
-    public func mirrored() -> PixelBuffer {
+    func mirrored() -> PixelBuffer {
         var out = self
         for y in 0 ..< height {
             for x in 0 ..< width {
@@ -13,7 +13,7 @@ extension PixelBuffer {
     }
 
     /// Turned clockwise by `quarterTurns` × 90°.
-    public func rotated(quarterTurns: Int) -> PixelBuffer {
+    func rotated(quarterTurns: Int) -> PixelBuffer {
         let turns = ((quarterTurns % 4) + 4) % 4
         guard turns != 0 else { return self }
         let (w, h) = turns == 2 ? (width, height) : (height, width)

@@ -18,10 +18,10 @@ public struct PixelBuffer: Sendable, Equatable {
                   bytes: [UInt8](repeating: fill, count: width * height * channels))
     }
 
-    public var rowBytes: Int { width * channels }
+    var rowBytes: Int { width * channels }
 
     /// A copy of `rect`, which must lie inside the buffer.
-    public func cropped(to rect: PixelRect) -> PixelBuffer {
+    func cropped(to rect: PixelRect) -> PixelBuffer {
         precondition(rect.fits(width: width, height: height), "crop \(rect) outside \(width)×\(height)")
         var out = [UInt8](repeating: 0, count: rect.area * channels)
         let rowLength = rect.width * channels
@@ -33,7 +33,7 @@ public struct PixelBuffer: Sendable, Equatable {
     }
 
     /// The same pixels without alpha, composited over `background` (vips flattens onto black by default).
-    public func flattened(background: UInt8 = 0) -> PixelBuffer {
+    func flattened(background: UInt8 = 0) -> PixelBuffer {
         guard channels == 4 else { return self }
         var out = [UInt8](repeating: 0, count: width * height * 3)
         let bg = Int(background)

@@ -3,13 +3,13 @@
 ///
 /// Weights are computed in the coordinates of the whole source window, for whichever output pixels are
 /// wanted, so an image made in bands (`Taps` for a range of rows) is bit for bit the image made whole.
-public enum Resampler {
+enum Resampler {
     /// For each output pixel of one axis: the first source index it reads and the normalised weights from there.
-    public struct Taps: Sendable {
-        public var taps: [(first: Int, weights: [Float])]
+    struct Taps: Sendable {
+        var taps: [(first: Int, weights: [Float])]
         /// The source span the taps read: `lower ..< upper`.
-        public var lower: Int { taps.map(\.first).min() ?? 0 }
-        public var upper: Int { taps.map { $0.first + $0.weights.count }.max() ?? 0 }
+        var lower: Int { taps.map(\.first).min() ?? 0 }
+        var upper: Int { taps.map { $0.first + $0.weights.count }.max() ?? 0 }
 
         /// Output pixels `range` of `count` covering `span` source pixels from `start` (fractional), reading
         /// source indices below `limit`.
@@ -19,7 +19,7 @@ public enum Resampler {
     }
 
     /// The source window (`x`, `y`, `width`, `height`, fractional, in `source` pixels) as `outWidth × outHeight`.
-    public static func resample(_ source: PixelBuffer, x: Double, y: Double, width: Double, height: Double,
+    static func resample(_ source: PixelBuffer, x: Double, y: Double, width: Double, height: Double,
                                 outWidth: Int, outHeight: Int) -> PixelBuffer {
         let columns = Taps(start: x, span: width, count: outWidth, limit: source.width, range: 0 ..< outWidth)
         let rows = Taps(start: y, span: height, count: outHeight, limit: source.height, range: 0 ..< outHeight)
@@ -28,7 +28,7 @@ public enum Resampler {
 
     /// One output pixel per column and row tap, reading `source`, whose first pixel is source index
     /// (`originX`, `originY`) of the axes the taps index.
-    public static func resample(_ source: PixelBuffer, originX: Int, originY: Int, columns: Taps, rows: Taps) -> PixelBuffer {
+    static func resample(_ source: PixelBuffer, originX: Int, originY: Int, columns: Taps, rows: Taps) -> PixelBuffer {
         let c = source.channels
         let outWidth = columns.taps.count, outHeight = rows.taps.count
         var result = PixelBuffer(width: outWidth, height: outHeight, channels: c)

@@ -8,8 +8,8 @@ import Glibc
 public enum FolderScanner {
     /// A folder's identity on disk.
     public struct FolderIdentity: Hashable, Sendable {
-        public let device: UInt64
-        public let inode: UInt64
+        let device: UInt64
+        let inode: UInt64
     }
 
     /// A folder met by a walk: its id prefix ("" at the top), path and identity.
@@ -28,7 +28,7 @@ public enum FolderScanner {
     }
 
     /// Folders deeper than this are not entered (a guard against pathological trees, not a real limit).
-    public static let maxDepth = 64
+    static let maxDepth = 64
 
     /// The identity of the folder at `path` (symbolic links followed), or nil when it is not a readable folder.
     public static func identity(of path: String) -> FolderIdentity? {

@@ -113,7 +113,7 @@ public final class ImageLibrary: Sendable {
 
     /// Installs the tile service's hooks: `configure` sees every image before it is shared (budgets, change
     /// handler), `removed` every image that left. Call once, before the library is served.
-    public func attach(configure: @escaping @Sendable (PyramidImage) -> Void, removed: @escaping @Sendable (PyramidImage) -> Void) {
+    func attach(configure: @escaping @Sendable (PyramidImage) -> Void, removed: @escaping @Sendable (PyramidImage) -> Void) {
         let existing = state.withLock { state in
             state.configure = configure
             state.removed = removed
@@ -143,7 +143,7 @@ public final class ImageLibrary: Sendable {
     public var firstID: String? { state.withLock { $0.order.first?.id } }
 
     /// All ids in order.
-    public var ids: [String] { state.withLock { $0.order.map(\.id) } }
+    var ids: [String] { state.withLock { $0.order.map(\.id) } }
 
     /// Makes the images under `root` in `scope` exactly `files` (id → file path, as the scanner named them).
     /// New ids become lazy images, vanished ones are removed (and released), a changed path replaces the image,

@@ -10,7 +10,7 @@
 ///   `.jpg`, `.jpeg` or `.png` extension (downloads in progress: `.part`, `.crdownload`, `.tmp`) are not images.
 public enum ImageNaming {
     /// One path component, cleaned.
-    public static func component(_ raw: some StringProtocol) -> String {
+    static func component(_ raw: some StringProtocol) -> String {
         let cleaned = String(raw.unicodeScalars.map { scalar -> Character in
             switch scalar {
             case "A" ... "Z", "a" ... "z", "0" ... "9", ".", "_", "-": Character(scalar)
@@ -33,7 +33,7 @@ public enum ImageNaming {
     }
 
     /// The id (one component) of each image file of one folder, by file name.
-    public static func ids(forFiles names: [String]) -> [String: String] {
+    static func ids(forFiles names: [String]) -> [String: String] {
         let rank = ["jpg": 0, "jpeg": 1, "png": 2]
         func ext(_ name: String) -> String { name.lastIndex(of: ".").map { name[name.index(after: $0)...].lowercased() } ?? "" }
         let ordered = names.map { (name: $0, rank: rank[ext($0)] ?? 3) }.sorted { a, b in
@@ -53,7 +53,7 @@ public enum ImageNaming {
     }
 
     /// The id component of each sub-folder of one folder, by folder name.
-    public static func ids(forFolders names: [String]) -> [String: String] {
+    static func ids(forFolders names: [String]) -> [String: String] {
         var taken: Set<String> = []
         var out: [String: String] = [:]
         for name in names.sorted(by: { $0 < $1 }) {
@@ -63,7 +63,7 @@ public enum ImageNaming {
     }
 
     /// `id`, or `id-2`, `id-3`, … when taken; marks the result taken.
-    public static func unique(_ id: String, _ taken: inout Set<String>) -> String {
+    static func unique(_ id: String, _ taken: inout Set<String>) -> String {
         var candidate = id, n = 2
         while !taken.insert(candidate).inserted {
             candidate = "\(id)-\(n)"

@@ -39,7 +39,7 @@ public struct LibraryRoots: Sendable {
 
     public struct RootError: Swift.Error, CustomStringConvertible {
         public let path: String
-        public let reason: String
+        let reason: String
         public var description: String { "\(path): \(reason)" }
     }
 

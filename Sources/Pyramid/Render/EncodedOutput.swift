@@ -6,7 +6,7 @@ public enum EncodedOutput: Sendable {
     case bytes([UInt8])
     case file(FileDescriptor, length: Int)
 
-    public var length: Int {
+    var length: Int {
         switch self {
         case let .bytes(bytes): bytes.count
         case let .file(_, length): length
@@ -14,7 +14,7 @@ public enum EncodedOutput: Sendable {
     }
 
     /// The bytes, read back from the file if spooled (for tests and small outputs).
-    public func readAll() throws -> [UInt8] {
+    func readAll() throws -> [UInt8] {
         switch self {
         case let .bytes(bytes): return bytes
         case let .file(fd, length): return try fd.read(count: length, at: 0)

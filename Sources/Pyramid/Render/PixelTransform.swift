@@ -5,7 +5,7 @@ public struct PixelTransform: Sendable, Equatable {
     public var mirror: Bool
     /// Clockwise quarter turns, 0 to 3.
     public var quarterTurns: Int
-    public var tone: Tone
+    var tone: Tone
 
     public init(mirror: Bool = false, quarterTurns: Int = 0, tone: Tone = .color) {
         self.mirror = mirror

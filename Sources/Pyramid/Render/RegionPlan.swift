@@ -4,8 +4,8 @@
 /// output larger than memory is made in bands.
 public struct RegionPlan: Sendable, Equatable {
     public let rect: PixelRect
-    public let outWidth: Int
-    public let outHeight: Int
+    let outWidth: Int
+    let outHeight: Int
     public let level: Int
     public let channels: Int
     let shrink: Int
@@ -58,5 +58,5 @@ public struct RegionPlan: Sendable, Equatable {
     }
 
     /// The whole output at once.
-    public var wholeBytes: Int { bytes(columns: outWidth, rows: outHeight) }
+    var wholeBytes: Int { bytes(columns: outWidth, rows: outHeight) }
 }

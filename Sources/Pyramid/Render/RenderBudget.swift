@@ -6,9 +6,9 @@ import POSIXSupport
 /// `maxWait` seconds is `RenderBudgetError.busy` (the server's 503), and a request larger than the whole
 /// budget is `tooLarge` (callers band such work so it fits, and refuse only what cannot be banded).
 public final class RenderBudget: @unchecked Sendable {
-    public let capacity: Int
-    public let queueLimit: Int
-    public let maxWait: Double
+    let capacity: Int
+    let queueLimit: Int
+    let maxWait: Double
     private let lock = ConditionLock()
     private var inUse = 0
     private var peak = 0
@@ -25,7 +25,7 @@ public final class RenderBudget: @unchecked Sendable {
     }
 
     /// Pixel memory a lease holds until it is released or dropped.
-    public final class Lease: @unchecked Sendable {
+    final class Lease: @unchecked Sendable {
         public let bytes: Int
         private weak var budget: RenderBudget?
         private var released = false
@@ -35,7 +35,7 @@ public final class RenderBudget: @unchecked Sendable {
             self.budget = budget
         }
 
-        public func release() {
+        func release() {
             guard !released else { return }
             released = true
             budget?.give(bytes)
@@ -52,12 +52,12 @@ public final class RenderBudget: @unchecked Sendable {
         public let refusals: Int
     }
 
-    public var usage: Usage {
+    var usage: Usage {
         lock.withLock { Usage(inUse: inUse, peak: peak, waiting: queue.count, refusals: refusals) }
     }
 
     /// Takes `bytes`, waiting for them if needed.
-    public func acquire(_ bytes: Int) throws(RenderBudgetError) -> Lease {
+    func acquire(_ bytes: Int) throws(RenderBudgetError) -> Lease {
         let bytes = max(0, bytes)
         let outcome: RenderBudgetError? = lock.withLock {
             guard bytes <= capacity else {

@@ -11,14 +11,14 @@ import Glibc
 /// 256 × 256 blocks (each block contiguous, so a tile is a few `pread`s); later tiles never decode the file
 /// again. The backing file is an unlinked `O_TMPFILE`: nothing is left behind, whatever happens to the
 /// process. Readers wait only until the rows they need are in, not for the whole pass.
-public final class DecodedRaster: @unchecked Sendable {
+final class DecodedRaster: @unchecked Sendable {
     public let width: Int
     public let height: Int
     public let channels: Int
-    public let shrink: Int
-    public let block = 256
+    let shrink: Int
+    let block = 256
     /// Bytes the backing file takes.
-    public let byteSize: Int
+    let byteSize: Int
 
     private let fd: FileDescriptor
     private let columns: Int
@@ -84,12 +84,12 @@ public final class DecodedRaster: @unchecked Sendable {
             + "image \(info.format == .png ? "without interlacing" : "as baseline JPEG")"
     }
 
-    public var isComplete: Bool { lock.withLock { finished } }
-    public var hasFailed: Bool { lock.withLock { failure != nil } }
-    public var progress: Int { lock.withLock { rowsDone } }
+    var isComplete: Bool { lock.withLock { finished } }
+    var hasFailed: Bool { lock.withLock { failure != nil } }
+    var progress: Int { lock.withLock { rowsDone } }
 
     /// Blocks until rows `0 ..< rows` are stored, or throws the error that stopped the pass.
-    public func waitForRows(_ rows: Int) throws {
+    func waitForRows(_ rows: Int) throws {
         try lock.withLock {
             while rowsDone < rows {
                 if let failure { throw failure }

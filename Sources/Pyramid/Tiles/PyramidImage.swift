@@ -126,16 +126,16 @@ public final class PyramidImage: @unchecked Sendable {
     }
 
     /// The snapshot if the header was read already; never reads or `stat`s anything.
-    public var opened: Snapshot? { lock.withLock { snapshot } }
+    var opened: Snapshot? { lock.withLock { snapshot } }
 
     /// Makes the next `current()` look at the file again, whenever it was last looked at: the library calls
     /// this when the folder watcher reports the file written or replaced.
-    public func recheck() {
+    func recheck() {
         lastCheck.store(Int64.min, ordering: .relaxed)
     }
 
     /// Forgets the decode passes (their files vanish once no reader holds them).
-    public func purgeRasters() {
+    func purgeRasters() {
         lock.withLock { rasters.removeAll() }
     }
 
@@ -146,7 +146,7 @@ public final class PyramidImage: @unchecked Sendable {
     }
 
     /// Bytes held on disk by this image's decode passes.
-    public var rasterBytes: Int { lock.withLock { rasters.values.reduce(0) { $0 + $1.byteSize } } }
+    var rasterBytes: Int { lock.withLock { rasters.values.reduce(0) { $0 + $1.byteSize } } }
 
     /// The decode pass at `shrink` for `snapshot`, started on first use; a failed pass is replaced.
     func raster(shrink: Int, for snapshot: Snapshot) throws -> DecodedRaster {

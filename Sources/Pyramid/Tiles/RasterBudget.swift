@@ -3,7 +3,7 @@ import POSIXSupport
 /// Bounds the disk space decode passes use across all images: admitting a new raster releases the least
 /// recently read finished ones until the total fits. Entries are weak, so a raster its image has dropped
 /// (file changed, purged) stops counting as soon as its last reader lets go and its file vanishes.
-public final class RasterBudget: Sendable {
+final class RasterBudget: Sendable {
     private struct Entry {
         weak var raster: DecodedRaster?
         let bytes: Int
@@ -24,7 +24,7 @@ public final class RasterBudget: Sendable {
     }
 
     /// Bytes of live rasters.
-    public var bytesInUse: Int {
+    var bytesInUse: Int {
         state.withLock { s in s.entries.values.reduce(0) { $0 + ($1.raster == nil ? 0 : $1.bytes) } }
     }
 

@@ -4,12 +4,12 @@ import POSIXSupport
 /// its modification time and an FNV-1a hash of its first and last 16 KiB. A replaced photo gets a new version
 /// even when a copy kept the old size and time (its first compressed rows differ). 32 KiB hash in about 30 µs, so
 /// listing 100,000 images is not bound by their versions.
-public enum SourceVersion {
+enum SourceVersion {
     /// Bytes hashed at each end of the file.
     static let sampleBytes = 16 << 10
 
     /// Twelve lowercase hex digits.
-    public static func of(path: String, fileSize: Int64, modified: Int64) throws -> String {
+    static func of(path: String, fileSize: Int64, modified: Int64) throws -> String {
         var hash = FNV1a()
         hash.add(fileSize)
         hash.add(modified)
@@ -24,7 +24,7 @@ public enum SourceVersion {
     }
 
     /// The version of a source with no file behind it (a synthetic image): its kind and size.
-    public static func of(synthetic source: any ImageSource) -> String {
+    static func of(synthetic source: any ImageSource) -> String {
         var hash = FNV1a()
         hash.add(Array(source.kind.utf8))
         hash.add(Int64(source.info.width))

@@ -1,26 +1,26 @@
 /// How tiles are cut, encoded and cached. The server fills this from its `ServerConfiguration`.
 public struct TileOptions: Sendable, Hashable {
     public var tileSize: Int
-    public var overlap: Int
+    var overlap: Int
     /// JPEG quality 1…100.
     public var quality: Int
     /// zlib level for PNG tiles.
-    public var pngLevel: Int
+    var pngLevel: Int
     /// Byte budget of the in-memory LRU of encoded tiles.
-    public var cacheBytes: Int
+    var cacheBytes: Int
     /// Where decode passes keep their pixels (anonymous files, gone when closed).
-    public var rasterDirectory: String
+    var rasterDirectory: String
     /// Disk bytes all decode passes together may hold (a full-resolution pass of a 20,000² photo takes 1.2 GB).
-    public var rasterBytes: Int
+    var rasterBytes: Int
     public var limits: ImageLimits
     /// Pixel memory all region renders, view images and whole-image decodes together may hold.
-    public var renderBytes: Int
+    var renderBytes: Int
     /// Requests that may wait for render memory; more get `RenderBudgetError.busy`.
     public var renderQueue: Int
     /// Seconds a request waits for render memory before it gets `RenderBudgetError.busy`.
     public var renderWait: Double
     /// Seconds between two `stat`s of a source file for changes; a replaced file is seen within this time.
-    public var changeCheckInterval: Double
+    var changeCheckInterval: Double
 
     public init(tileSize: Int = 256, overlap: Int = 0, quality: Int = 85, pngLevel: Int = 3,
                 cacheBytes: Int = 256 << 20, rasterDirectory: String = "/var/tmp", rasterBytes: Int = 8 << 30,

@@ -3,7 +3,7 @@ extension TileService {
     /// is one (PNG first: lossless), else produced through the coalesced tile path, which caches the encoded
     /// tile for the next request and hands back the pixels it rendered. Images with alpha use PNG tiles only,
     /// so every tile of a region has the source's channels.
-    public func pixels(of tile: TileCoordinate, in image: PyramidImage, snapshot: PyramidImage.Snapshot) throws -> PixelBuffer {
+    func pixels(of tile: TileCoordinate, in image: PyramidImage, snapshot: PyramidImage.Snapshot) throws -> PixelBuffer {
         let hasAlpha = snapshot.source.info.hasAlpha
         if !hasAlpha, case let .hit(png) = try lookup(image, snapshot: snapshot, tile: tile, format: .png, countingMiss: false) {
             return try ImageDecoder.decode(png.bytes)
@@ -46,7 +46,7 @@ extension TileService {
 
     /// The view `layout` describes as one `width × height` image, letterboxed on `background`: each visible
     /// tile, from the cache where it is, sampled bilinearly at the view's zoom. `rows` makes one band of it.
-    public func view(_ layout: ViewportLayout, of image: PyramidImage, in snapshot: PyramidImage.Snapshot,
+    func view(_ layout: ViewportLayout, of image: PyramidImage, in snapshot: PyramidImage.Snapshot,
                      width: Int, height: Int, background: UInt8, rows: Range<Int>? = nil) throws -> PixelBuffer {
         let rows = rows ?? 0 ..< height
         var canvas = PixelBuffer(width: width, height: rows.count, channels: 3, fill: background)

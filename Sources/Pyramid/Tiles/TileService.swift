@@ -12,7 +12,7 @@ public final class TileService: Sendable {
 
         public let tile: EncodedTile
         public let origin: Origin
-        public var cacheHit: Bool { origin != .rendered }
+        var cacheHit: Bool { origin != .rendered }
     }
 
     /// What a finished flight hands every waiter: the encoded tile, and its pixels when it rendered them.
@@ -30,8 +30,8 @@ public final class TileService: Sendable {
 
     public let options: TileOptions
     public let cache: LRUCache<TileKey, EncodedTile>
-    public let diskCache: DiskTileCache?
-    public let rasterBudget: RasterBudget
+    let diskCache: DiskTileCache?
+    let rasterBudget: RasterBudget
     public let renderBudget: RenderBudget
     /// The images served, live; its first image is the default one.
     public let library: ImageLibrary
@@ -169,7 +169,7 @@ public final class TileService: Sendable {
     }
 
     /// Drops every cached tile and decode pass of image `id`.
-    public func purge(image id: String) throws {
+    func purge(image id: String) throws {
         guard let image = library.image(id) else { throw TileServiceError.unknownImage(id) }
         cache.removeAll { $0.image == id }
         diskCache?.purge(prefix: DiskTileCache.folder(image: id))

@@ -22,9 +22,9 @@ public struct ScrollViewModel: Hashable, Sendable {
         self.minZoom = Swift.min(fitZoom, maxZoom)
     }
 
-    public var imageWidth: Double { Double(geometry.width) }
-    public var imageHeight: Double { Double(geometry.height) }
-    public var imageCenter: (x: Double, y: Double) { (imageWidth / 2, imageHeight / 2) }
+    var imageWidth: Double { Double(geometry.width) }
+    var imageHeight: Double { Double(geometry.height) }
+    var imageCenter: (x: Double, y: Double) { (imageWidth / 2, imageHeight / 2) }
 
     /// The zoom a request resolves to, clamped to `[minZoom, maxZoom]`.
     public func zoom(for request: ZoomRequest) -> Double {
@@ -35,17 +35,17 @@ public struct ScrollViewModel: Hashable, Sendable {
         }
     }
 
-    public func clamp(_ zoom: Double) -> Double { Swift.min(Swift.max(zoom, minZoom), maxZoom) }
+    func clamp(_ zoom: Double) -> Double { Swift.min(Swift.max(zoom, minZoom), maxZoom) }
 
     /// Half the leftover space on each side when the scaled image is narrower or shorter than the view.
-    public func insets(zoom: Double) -> EdgeInsets {
+    func insets(zoom: Double) -> EdgeInsets {
         let dx = Swift.max(0, (viewWidth - imageWidth * zoom) / 2)
         let dy = Swift.max(0, (viewHeight - imageHeight * zoom) / 2)
         return EdgeInsets(top: dy, left: dx, bottom: dy, right: dx)
     }
 
     /// The part of the image on screen at `zoom` around (cx, cy), never scrolled past an edge.
-    public func visibleRect(zoom: Double, centerX cx: Double, centerY cy: Double) -> ViewRect {
+    func visibleRect(zoom: Double, centerX cx: Double, centerY cy: Double) -> ViewRect {
         let w = Swift.min(imageWidth, viewWidth / zoom)
         let h = Swift.min(imageHeight, viewHeight / zoom)
         let x = Swift.min(Swift.max(cx - w / 2, 0), imageWidth - w)

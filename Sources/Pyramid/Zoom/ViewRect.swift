@@ -12,8 +12,8 @@ public struct ViewRect: Hashable, Sendable {
         self.height = height
     }
 
-    public var midX: Double { x + width / 2 }
-    public var midY: Double { y + height / 2 }
+    var midX: Double { x + width / 2 }
+    var midY: Double { y + height / 2 }
 }
 
 /// Space around the content when it is smaller than the view (UIScrollView's contentInset), in screen pixels.
