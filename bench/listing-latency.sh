@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Does a listing hold up tiles? One client fetches a cached tile over and over on its own keep-alive connection;
-# on a fresh server it does so alone for SECONDS, then on another fresh server (cold: no header read yet) while a
+# on a fresh server it does so alone for DURATION seconds, then on another fresh server (cold: no header read yet) while a
 # second client pages through the whole library of IMAGES images (limit LIMIT). Prints the tile p50/p99 of both
 # and their ratio (goal: p99 with the listing <= 2x without). Alternates the two ROUNDS times; medians.
-#   bench/listing-latency.sh     knobs: IMAGES (100000) FOLDERS (1000) LIMIT (1000) SECONDS (5) ROUNDS (3)
+#   bench/listing-latency.sh     knobs: IMAGES (100000) FOLDERS (1000) LIMIT (1000) DURATION (5) ROUNDS (3)
 #                                       EVENT_LOOPS (server default) BIN (release, else debug) PORT
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/lib.sh
-IMAGES=${IMAGES:-100000}; FOLDERS=${FOLDERS:-1000}; LIMIT=${LIMIT:-1000}; SECONDS_=${SECONDS:-5}; ROUNDS=${ROUNDS:-3}
+IMAGES=${IMAGES:-100000}; FOLDERS=${FOLDERS:-1000}; LIMIT=${LIMIT:-1000}; DURATION=${DURATION:-5}; ROUNDS=${ROUNDS:-3}
 PORT=${PORT:-18099}
 BIN=${BIN:-.build/release/tileserver}; [ -x "$BIN" ] || BIN=.build/debug/tileserver
 FIX=.build-fixtures/formats
@@ -20,6 +20,7 @@ make_library "$WORK/lib" "$IMAGES" "$FOLDERS" "$PWD/$FIX"
 echo "library: $IMAGES links in $FOLDERS folders; binary $BIN${EVENT_LOOPS:+, $EVENT_LOOPS event loops}"
 
 start_server() {
+  if curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null 2>&1; then echo "port $PORT is taken: set PORT" >&2; exit 1; fi
   "$BIN" serve "$WORK/lib" --host 127.0.0.1 --port "$PORT" --access-log off --raster-dir "$WORK" \
     ${EVENT_LOOPS:+--event-loops "$EVENT_LOOPS"} >"$WORK/server.log" 2>&1 &
   SERVER=$!
@@ -30,10 +31,10 @@ start_server() {
 }
 stop_server() { kill "$SERVER"; wait "$SERVER" 2>/dev/null || true; SERVER=; }
 
-# run MODE: prints "p50 p99 requests listing-seconds" (milliseconds) for the tile client.
+# run MODE: writes "p50 p99 requests listing-seconds" (milliseconds) for the tile client to $WORK/result.
 run() {
   start_server
-  python3 - "$PORT" "$1" "$SECONDS_" "$LIMIT" "$IMAGES" <<'PY'
+  python3 - "$PORT" "$1" "$DURATION" "$LIMIT" "$IMAGES" >"$WORK/result" <<'PY'
 import http.client, json, sys, threading, time
 port, mode, seconds, limit, expected = int(sys.argv[1]), sys.argv[2], float(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
 tile = "/tiles/0/0/0"
@@ -71,8 +72,8 @@ PY
 
 alone=(); listed=(); lseconds=()
 for round in $(seq "$ROUNDS"); do
-  read -r p50 p99 n _ < <(run alone); alone+=("$p99"); echo "round $round alone:   tile p50 $p50 ms p99 $p99 ms ($n requests)"
-  read -r p50 p99 n secs < <(run listing); listed+=("$p99"); lseconds+=("$secs")
+  run alone; read -r p50 p99 n _ <"$WORK/result"; alone+=("$p99"); echo "round $round alone:   tile p50 $p50 ms p99 $p99 ms ($n requests)"
+  run listing; read -r p50 p99 n secs <"$WORK/result"; listed+=("$p99"); lseconds+=("$secs")
   echo "round $round listing: tile p50 $p50 ms p99 $p99 ms ($n requests) while paging $IMAGES images took $secs s"
 done
 median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }

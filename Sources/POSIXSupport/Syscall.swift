@@ -20,8 +20,10 @@ public struct SyscallError: Swift.Error, CustomStringConvertible, Sendable {
 }
 
 /// Runs a system call, retrying on EINTR (not for `close`, whose descriptor is gone even then), and throws
-/// `SyscallError` with the errno text when it returns -1. Every syscall in the project goes through here (the
-/// swift-nio pattern); `Posix` wraps the event loop's.
+/// `SyscallError` with the errno text when it returns -1 (the swift-nio pattern). Calls that can fail in a way
+/// the caller acts on go through here or through `Posix`, which wraps the event loop's; calls whose failure
+/// changes nothing (`close`, `unlink` of a temporary, `epoll_ctl(DEL)`, `stat` answered by its result) are
+/// made directly.
 @inline(__always)
 @discardableResult
 public func syscall<T: FixedWidthInteger>(_ name: @autoclosure () -> String, retryingEINTR: Bool = true,

@@ -175,11 +175,7 @@ public final class ImageLibrary: Sendable {
             var taken: Set<String> = []
             adding.reserveCapacity(files.count - kept.count)
             for (scanned, path) in files where !kept.contains(scanned) {
-                var id = scanned, n = 2
-                while state.members[id] != nil || taken.contains(id) {
-                    id = "\(scanned)-\(n)"
-                    n += 1
-                }
+                let id = ImageNaming.unique(scanned) { state.members[$0] != nil || taken.contains($0) }
                 taken.insert(id)
                 adding.append(Member(key: LibraryKey(root: root, id: id), scanned: scanned, path: path))
                 if !change.replaced.contains(id) { change.added.append(id) }

@@ -64,8 +64,16 @@ public enum ImageNaming {
 
     /// `id`, or `id-2`, `id-3`, … when taken; marks the result taken.
     static func unique(_ id: String, _ taken: inout Set<String>) -> String {
+        let chosen = unique(id) { taken.contains($0) }
+        taken.insert(chosen)
+        return chosen
+    }
+
+    /// The first of `id`, `id-2`, `id-3`, … that `isTaken` does not claim: the clash rule, for names of one
+    /// folder and for ids across the whole library alike.
+    static func unique(_ id: String, isTaken: (String) -> Bool) -> String {
         var candidate = id, n = 2
-        while !taken.insert(candidate).inserted {
+        while isTaken(candidate) {
             candidate = "\(id)-\(n)"
             n += 1
         }

@@ -1,3 +1,5 @@
+import POSIXSupport
+
 /// Where an image stands in the library's order: the command-line path it came from (in the order given), then
 /// its id. With one folder that is simply the order of paths, which is what `/api/images` pages through.
 public struct LibraryKey: Hashable, Comparable, Sendable {
@@ -17,7 +19,7 @@ public struct LibraryKey: Hashable, Comparable, Sendable {
 
     /// The folder an id sits in: everything before its last `/`, or "" at the top.
     public static func folder(of id: String) -> String {
-        id.utf8.lastIndex(of: UInt8(ascii: "/")).map { String(id[..<$0]) } ?? ""
+        PathText.parent(of: id) // ids never start with "/"
     }
 
     /// An opaque cursor for "the images after this one" (`?after=` of a `next` URL): URL-safe base64 of

@@ -12,7 +12,6 @@ public final class TileService: Sendable {
 
         public let tile: EncodedTile
         public let origin: Origin
-        var cacheHit: Bool { origin != .rendered }
     }
 
     /// What a finished flight hands every waiter: the encoded tile, and its pixels when it rendered them.

@@ -1,6 +1,8 @@
 /// The scroll-view maths of a zoomable image in a `viewWidth × viewHeight` view, as a value type with no I/O:
 /// zoom bounds (fit as the minimum, native or `maxZoom` as the maximum), centring insets, the visible
-/// rectangle, the pyramid level a zoom needs, double-tap and zoom-to-rectangle.
+/// rectangle, the pyramid level a zoom needs, double-tap and zoom-to-rectangle. Named after the scroll view that
+/// mobile toolkits zoom photos with (UIScrollView's zoomScale, contentInset and zoom(to:)), whose behaviour
+/// this reproduces, so readers who know one recognise the other.
 public struct ScrollViewModel: Hashable, Sendable {
     public let geometry: PyramidGeometry
     public let viewWidth: Double

@@ -1,4 +1,5 @@
 import HTTPTransport
+
 /// A JSON document built by hand so that keys keep the order we write them in and numbers print exactly.
 public enum JSONValue: Sendable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral {
     case object([(String, JSONValue)])

@@ -1,4 +1,5 @@
 import HTTPTransport
+
 /// Every response may be read by any origin: tiles and JSON are public, and viewers on other sites use them.
 struct CORSMiddleware: Middleware {
     static let header = HTTPHeader(name: "Access-Control-Allow-Origin", value: "*")

@@ -1,4 +1,5 @@
 import HTTPTransport
+
 /// GET and HEAD go on to the routes; OPTIONS is a CORS preflight answered here; anything else is 405.
 struct MethodMiddleware: Middleware {
     static let allowed = "GET, HEAD, OPTIONS"

@@ -1,7 +1,7 @@
-import HTTPTransport
 /// What the responder chain learns about one request on its way through, for metrics and the access log:
-/// which route took it and whether the tile cache answered. Written by the router and handlers (on the event
-/// loop or the render pool) before the response is observed, read once after.
+/// which route took it and whether a stored tile answered (`hit`: from memory or disk; `miss`: rendered).
+/// Written by the router and handlers (on the event loop or a pool) before the response is observed, read once
+/// after.
 final class RequestNotes: @unchecked Sendable {
     enum Cache: String, Sendable {
         case hit, miss, none = "-"

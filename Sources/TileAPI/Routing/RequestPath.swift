@@ -1,4 +1,5 @@
 import HTTPTransport
+
 /// A request target split into percent-decoded path segments and query parameters. Decoding happens once,
 /// here: a segment that decodes to NUL, or that is `.` or `..`, is refused. A segment with an encoded slash
 /// (`%2F`, how IIIF writes ids like `2024/iceland/glacier`) is kept, marked, and only an identifier capture of a

@@ -1,6 +1,6 @@
+import HTTPTransport
 import Pyramid
 
-import HTTPTransport
 /// Escaping for ids placed in URL paths.
 enum URLPath {
     static func escape(_ segment: String) -> String {

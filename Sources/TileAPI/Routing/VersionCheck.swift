@@ -1,4 +1,5 @@
 import HTTPTransport
+
 /// What a request's `?v=` (the image version the API handed out) means for its answer. A URL with the current
 /// version never changes, so it may be cached for a year; one with an old version is sent to the current one,
 /// so a replaced photo is never shown as a mix of old and new tiles; one with none gets the short max-age.

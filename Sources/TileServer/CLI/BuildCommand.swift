@@ -53,7 +53,7 @@ struct BuildCommand: ParsableCommand {
 
     func run() throws {
         let started = MonotonicClock.seconds()
-        do {
+        try reportingFailure {
             let source = try ImageOpener.open(image)
             let options = BuildOptions(layout: layout, tileSize: tileSize, overlap: overlap, format: format,
                                        quality: quality, threads: threads)
@@ -65,9 +65,6 @@ struct BuildCommand: ParsableCommand {
                 let seconds = ((MonotonicClock.seconds() - started) * 10).rounded() / 10
                 printError("wrote \(builder.geometry.totalTiles) tiles of \(name) to \(out) in \(seconds) s")
             }
-        } catch {
-            printError("tileserver: \(error)")
-            throw ExitCode(1)
         }
     }
 }

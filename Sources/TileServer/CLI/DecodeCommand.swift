@@ -20,7 +20,7 @@ struct DecodeCommand: ParsableCommand {
     var bandRows: Int = 64
 
     func run() throws {
-        do {
+        try reportingFailure {
             let source = try ImageOpener.open(image)
             let (w, h) = source.size(shrink: shrink)
             var sum: UInt64 = 0
@@ -35,9 +35,6 @@ struct DecodeCommand: ParsableCommand {
                 ("warnings", .int(warnings.count)), ("firstWarning", warnings.first.map(JSONValue.string) ?? .null),
             ])
             print(result.serialized)
-        } catch {
-            printError("tileserver: \(error)")
-            throw ExitCode(1)
         }
     }
 }

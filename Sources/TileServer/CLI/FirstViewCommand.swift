@@ -32,7 +32,7 @@ struct FirstViewCommand: ParsableCommand {
     var rasterDirectory: String = "/var/tmp"
 
     func run() throws {
-        do {
+        try reportingFailure {
             let started = MonotonicClock.seconds()
             let options = TileOptions(rasterDirectory: rasterDirectory)
             let image = try PyramidImage(id: "image", path: self.image, options: options)
@@ -59,9 +59,6 @@ struct FirstViewCommand: ParsableCommand {
                 ("tiles", .int(tiles.count)), ("level", .int(tiles[0].level)),
                 ("seconds", .double((elapsed * 1000).rounded() / 1000)),
             ]).serialized)
-        } catch {
-            printError("tileserver: \(error)")
-            throw ExitCode(1)
         }
     }
 }

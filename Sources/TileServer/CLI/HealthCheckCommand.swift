@@ -20,7 +20,7 @@ struct HealthCheckCommand: ParsableCommand {
     var timeout: Double = 5
 
     func run() throws {
-        do {
+        try reportingFailure("tileserver healthcheck") {
             let target: HealthProbe.Target
             if let url {
                 target = try HealthProbe.Target(url: url)
@@ -33,11 +33,6 @@ struct HealthCheckCommand: ParsableCommand {
                 printError("tileserver healthcheck: \(target.description) answered \(status)")
                 throw ExitCode(1)
             }
-        } catch let error as ExitCode {
-            throw error
-        } catch {
-            printError("tileserver healthcheck: \(error)")
-            throw ExitCode(1)
         }
     }
 }

@@ -1,3 +1,5 @@
+import ArgumentParser
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -7,5 +9,18 @@ func printError(_ message: String) {
     var line = message + "\n"
     line.withUTF8 { bytes in
         _ = write(STDERR_FILENO, bytes.baseAddress, bytes.count)
+    }
+}
+
+/// Runs a command's work; any failure but an exit code becomes one line `PREFIX: error` on standard error and
+/// exit status 1, the same for every command.
+func reportingFailure(_ prefix: String = "tileserver", _ body: () throws -> Void) throws {
+    do {
+        try body()
+    } catch let exit as ExitCode {
+        throw exit
+    } catch {
+        printError("\(prefix): \(error)")
+        throw ExitCode(1)
     }
 }

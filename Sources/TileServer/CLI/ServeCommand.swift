@@ -54,7 +54,7 @@ struct ServeCommand: ParsableCommand {
     func run() throws {
         HTTPServer.prepareSignals()
         System.mapLargeAllocations(from: 4 << 20)
-        do {
+        try reportingFailure {
             let (paths, flags) = try Self.split(arguments)
             let config = try ServerConfiguration.resolve(environment: Environment.variables, flags: flags)
             LoggingSystem.bootstrap { label in
@@ -63,7 +63,7 @@ struct ServeCommand: ParsableCommand {
                 return handler
             }
             let logger = Logger(label: "tileserver")
-            let loaded = try ImageCatalog.load(paths, options: config.tileOptions, logger: logger)
+            let loaded = try LibraryLoader.load(paths, options: config.tileOptions, logger: logger)
             let library = loaded.library
             let diskCache = try config.cacheDir.map { try DiskTileCache(directory: $0, budget: config.diskCacheMB << 20) }
             let tiles = TileService(library: library, options: config.tileOptions, diskCache: diskCache)
@@ -85,9 +85,6 @@ struct ServeCommand: ParsableCommand {
             server.waitForShutdown { signal in logger.notice("signal \(signal): finishing requests in flight, then exiting") }
             app.accessLog?.flush()
             logger.notice("stopped")
-        } catch {
-            printError("tileserver: \(error)")
-            throw ExitCode(1)
         }
     }
 }

@@ -85,7 +85,7 @@ final class FolderWatcher: @unchecked Sendable {
             let later = MonotonicClock.seconds()
             for (path, last) in writing where later - last > writeQuiet {
                 writing[path] = nil
-                markDirty(parent(of: path))
+                markDirty(PathText.parent(of: path))
             }
             if fullRescan || later >= nextRescan {
                 rescanEverything()
@@ -162,7 +162,7 @@ final class FolderWatcher: @unchecked Sendable {
         }
         var change = library.apply(root: folder.root, scope: .folder(folder.id), files: listing.files)
         let current = Dictionary(listing.folders.map { ($0.path, $0.id) }, uniquingKeysWith: { first, _ in first })
-        for (childPath, child) in folders where parent(of: childPath) == path && current[childPath] != child.id {
+        for (childPath, child) in folders where PathText.parent(of: childPath) == path && current[childPath] != child.id {
             let gone = library.apply(root: folder.root, scope: .subtree(child.id), files: [:])
             change.removed += gone.removed
             forget(below: childPath)
@@ -218,10 +218,6 @@ final class FolderWatcher: @unchecked Sendable {
             }
             folders[known] = nil
         }
-    }
-
-    private func parent(of path: String) -> String {
-        path.lastIndex(of: "/").map { String(path[..<$0]) } ?? ""
     }
 
     private func report(_ change: ImageLibrary.Change) {

@@ -10,7 +10,7 @@ import Glibc
 /// (`ImageNaming`). Folder contents are not opened at start (a tree of 100,000 scans starts at once); files named
 /// directly are, so a broken one is reported now. No path, or only folders without any image file (a container's
 /// empty `/images` volume): the built-in landscape, until images appear.
-enum ImageCatalog {
+enum LibraryLoader {
     struct Loaded {
         let library: ImageLibrary
         let roots: LibraryRoots
