@@ -44,6 +44,24 @@ final class HandlerTests: XCTestCase {
 
     private let jpeg: [UInt8] = [0xFF, 0xD8, 0xFF], png: [UInt8] = [0x89, 0x50, 0x4E, 0x47]
 
+    /// Where each kind of answer runs: a listing, a manifest or a collection walks the library and reads
+    /// headers, so it goes to the I/O pool; a cached tile of an image whose header is known is answered on the
+    /// event loop; a miss goes to the render pool.
+    func testListingsAndDocumentsNeverRunOnTheLoop() throws {
+        func lane(_ target: String) -> WorkLane? {
+            let request = HTTPRequest(method: "GET", target: target, versionMinor: 1, headers: [HTTPHeader(name: "host", value: "t")], keepAlive: true)
+            if case let .deferred(lane, _) = Self.app.respond(to: request, notes: RequestNotes(started: 0)) { return lane }
+            return nil
+        }
+        for target in ["/api/images", "/api/images?folder=album", "/api/images/photo", "/iiif/manifest/photo", "/iiif/collection",
+                       "/iiif/collection/album", "/index.html"] {
+            XCTAssertEqual(lane(target), .io, target)
+        }
+        _ = get("/images/photo/tiles/0/0/0.jpg")
+        XCTAssertNil(lane("/images/photo/tiles/0/0/0.jpg"), "a cached tile is answered on the loop")
+        XCTAssertEqual(lane("/images/photo/tiles/1/0/0.png"), .render, "a miss renders on the render pool")
+    }
+
     func testOperations() throws {
         let (health, notes) = request("/healthz")
         XCTAssertEqual(String(decoding: health.body, as: UTF8.self), "ok\n")

@@ -1,0 +1,159 @@
+import HTTPTransport
+import POSIXSupport
+import XCTest
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The transport on a real socket on 127.0.0.1 with a stub responder: no images, no routes. Order of answers,
+/// HEAD, deferred work on both lanes (and from one lane to the other), failures the transport finds itself,
+/// and that work held on a pool never holds the event loop.
+final class ServerTests: XCTestCase {
+    /// Answers `/fast` at once, `/held` on the I/O pool once the test opens `gate`, `/chain` on the render pool
+    /// and then the I/O pool.
+    private final class Stub: HTTPResponder, @unchecked Sendable {
+        let gate = ConditionLock()
+        var open = false
+        var failures: [TransportFailure] = []
+
+        func respond(to request: HTTPRequest, started: Double) -> HandlerOutcome {
+            switch request.path {
+            case "/held":
+                return .work(on: .io) { [self] in
+                    gate.withLock { while !open { gate.wait() } }
+                    return .text("held\n")
+                }
+            case "/chain":
+                return .deferred(.render) { .work(on: .io) { .text("chained\n") } }
+            default:
+                return .response(.text("fast\n"))
+            }
+        }
+
+        func respond(to failure: TransportFailure, started: Double) -> HTTPResponse {
+            gate.withLock { failures.append(failure) }
+            return .text(failure.description + "\n", status: failure.status)
+        }
+
+        func report(_ problem: String) {}
+
+        func release() {
+            gate.withLock {
+                open = true
+                gate.broadcast()
+            }
+        }
+    }
+
+    private static let stub = Stub()
+    private static let server: HTTPServer = {
+        var options = TransportOptions()
+        options.host = "127.0.0.1"
+        options.port = 0
+        options.eventLoops = 1 // one loop: anything that blocked it would block every connection
+        options.headerTimeout = 0.5
+        let server = try! HTTPServer(options: options, responder: stub, pools: WorkerPools(renderThreads: 1, ioThreads: 1, lowPriorityLimit: 4),
+                                     gauge: ConnectionGauge())
+        server.start()
+        return server
+    }()
+
+    /// A blocking client socket with a 5 s receive timeout.
+    private func connect() throws -> CInt {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(Self.server.port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let rc = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        XCTAssertEqual(rc, 0, "connect")
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        return fd
+    }
+
+    private func send(_ fd: CInt, _ text: String) {
+        var bytes = Array(text.utf8)
+        XCTAssertEqual(write(fd, &bytes, bytes.count), bytes.count)
+    }
+
+    /// Reads until `count` responses (by their status lines and Content-Length) have arrived, or EOF, or timeout.
+    private func receive(_ fd: CInt, responses count: Int) -> String {
+        var received = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while Self.complete(received) < count {
+            let n = read(fd, &buffer, buffer.count)
+            if n <= 0 { break }
+            received += buffer[0 ..< n]
+        }
+        return String(decoding: received, as: UTF8.self)
+    }
+
+    /// How many whole responses `bytes` holds, by Content-Length (a HEAD answer looks incomplete: read those to EOF).
+    private static func complete(_ bytes: [UInt8]) -> Int {
+        let text = String(decoding: bytes, as: UTF8.self)
+        var count = 0, rest = Substring(text)
+        while let end = rest.range(of: "\r\n\r\n") {
+            let head = rest[..<end.lowerBound]
+            let length = head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
+                .flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) } ?? 0
+            guard rest[end.upperBound...].utf8.count >= length else { break }
+            rest = rest[rest.utf8.index(end.upperBound, offsetBy: length)...]
+            count += 1
+        }
+        return count
+    }
+
+    func testPipelinedAnswersKeepTheirOrderAcrossLanes() throws {
+        let fd = try connect()
+        defer { close(fd) }
+        send(fd, "GET /chain HTTP/1.1\r\nHost: t\r\n\r\nGET /fast HTTP/1.1\r\nHost: t\r\n\r\nGET /chain HTTP/1.1\r\nHost: t\r\n\r\n")
+        let text = receive(fd, responses: 3)
+        let bodies = text.components(separatedBy: "\r\n\r\n").dropFirst().map { $0.prefix { $0 != "\n" } }
+        XCTAssertEqual(bodies, ["chained", "fast", "chained"], text)
+        XCTAssertEqual(text.components(separatedBy: "Connection: keep-alive").count - 1, 3)
+    }
+
+    func testHeadAnnouncesTheBodyItDoesNotSend() throws {
+        let fd = try connect()
+        defer { close(fd) }
+        send(fd, "HEAD /fast HTTP/1.1\r\nHost: t\r\n\r\nGET /fast HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+        let text = receive(fd, responses: .max) // to EOF
+        let parts = text.components(separatedBy: "HTTP/1.1 200 OK")
+        XCTAssertEqual(parts.count, 3, text)
+        XCTAssertTrue(parts[1].contains("Content-Length: 5") && parts[1].hasSuffix("\r\n\r\n"), "HEAD: length, no body: \(parts[1])")
+        XCTAssertTrue(parts[2].contains("Connection: close") && parts[2].hasSuffix("fast\n"), parts[2])
+        var byte: UInt8 = 0
+        XCTAssertEqual(read(fd, &byte, 1), 0, "closed after Connection: close")
+    }
+
+    /// A request held on a pool must not hold the loop: another connection on the same (only) loop is answered
+    /// while it waits; the held one is answered once released.
+    func testWorkOnAPoolNeverHoldsTheLoop() throws {
+        let held = try connect(), other = try connect()
+        defer { close(held); close(other) }
+        send(held, "GET /held HTTP/1.1\r\nHost: t\r\n\r\n")
+        send(other, "GET /fast HTTP/1.1\r\nHost: t\r\n\r\n")
+        let fast = receive(other, responses: 1)
+        XCTAssertTrue(fast.hasSuffix("fast\n"), "answered while /held waits: \(fast)")
+        Self.stub.release()
+        XCTAssertTrue(receive(held, responses: 1).hasSuffix("held\n"))
+    }
+
+    func testFailuresTheTransportFindsAreAnsweredByTheResponderThenClosed() throws {
+        let fd = try connect()
+        defer { close(fd) }
+        send(fd, "GET /fast HTTP/1.1\r\n\r\n")
+        let text = receive(fd, responses: 2)
+        XCTAssertTrue(text.hasPrefix("HTTP/1.1 400 Bad Request"), text)
+        XCTAssertTrue(text.contains("Connection: close") && text.hasSuffix("HTTP/1.1 requests need a Host header\n"), text)
+        let slow = try connect()
+        defer { close(slow) }
+        send(slow, "GET /fast HTTP/1.1\r\nHost: t\r\n") // never finished: the header timeout answers
+        XCTAssertTrue(receive(slow, responses: 2).hasPrefix("HTTP/1.1 408 Request Timeout"))
+        XCTAssertTrue(Self.stub.gate.withLock { Self.stub.failures.contains(.headerTimeout(0.5)) })
+    }
+}
