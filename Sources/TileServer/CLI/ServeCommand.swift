@@ -75,8 +75,9 @@ struct ServeCommand: ParsableCommand {
             let shown = host == "0.0.0.0" || host == "::" || host.isEmpty ? "127.0.0.1" : host
             let url = shown.contains(":") ? "http://[\(shown)]:\(server.port)/" : "http://\(shown):\(server.port)/"
             if !loaded.roots.roots.isEmpty {
-                FolderWatcher(roots: loaded.roots, library: library, logger: logger, inotify: config.watch,
-                              rescanInterval: config.rescanInterval).start(folders: loaded.folders)
+                let sync = LibrarySync(roots: loaded.roots, library: library, entered: loaded.folders)
+                FolderWatcher(sync: sync, library: library, logger: logger, inotify: config.watch,
+                              rescanInterval: config.rescanInterval).start()
             }
             let count = library.count
             print("tileserver: serving \(count) image\(count == 1 ? "" : "s") (default: \(library.firstID ?? "none")) on \(host):\(server.port)")
