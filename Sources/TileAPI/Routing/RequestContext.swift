@@ -14,6 +14,11 @@ struct RequestContext: Sendable {
 
     func capture(_ name: String) -> String { captures[name] ?? "" }
 
+    /// The same request, to be answered on a pool.
+    var offLoop: RequestContext {
+        RequestContext(request: request, path: path, captures: captures, notes: notes, onLoop: false)
+    }
+
     /// A required integer query parameter within `range`.
     func integer(_ name: String, _ range: ClosedRange<Int>, default fallback: Int? = nil) throws(APIError) -> Int {
         guard let text = path.query[name] else {

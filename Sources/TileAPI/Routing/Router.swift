@@ -46,16 +46,15 @@ struct Router: Sendable {
             let path = try RequestPath(request)
             let (route, captures) = try route(path.segments, slashed: path.slashed)
             notes.route = route.name
-            @Sendable func run(onLoop: Bool) throws -> HandlerOutcome {
-                try route.handler(RequestContext(request: request, path: path, captures: captures, notes: notes, onLoop: onLoop))
-            }
+            let context = RequestContext(request: request, path: path, captures: captures, notes: notes, onLoop: route.lane == nil)
             if let lane = route.lane {
-                return .deferred(lane) { Self.outcome { try run(onLoop: false) } }
+                return .deferred(lane) { Self.outcome { try route.handler(context) } }
             }
             do {
-                return try run(onLoop: true)
+                return try route.handler(context)
             } catch is NeedsFile {
-                return .deferred(.io) { Self.outcome { try run(onLoop: false) } }
+                let moved = context.offLoop
+                return .deferred(.io) { Self.outcome { try route.handler(moved) } }
             }
         } catch {
             return .response(APIError.response(for: error))
