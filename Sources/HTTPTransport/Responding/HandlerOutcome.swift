@@ -21,10 +21,10 @@ public enum HandlerOutcome: Sendable {
 
     /// The response, running deferred work on the calling thread: for tests and tools that answer in process.
     public func wait() -> HTTPResponse {
-        var outcome = self
-        while case let .deferred(_, work) = outcome { outcome = work() }
-        guard case let .response(response) = outcome else { fatalError("unreachable") }
-        return response
+        switch self {
+        case let .response(response): response
+        case let .deferred(_, work): work().wait()
+        }
     }
 }
 

@@ -79,9 +79,9 @@ public final class LibrarySync {
     /// Events were lost: everything is read again at the next step.
     public func eventsLost() { fullRescan = true }
 
-    /// Whether a change is gathered and should be applied within `settle` seconds (a burst is one listing, but
-    /// no change waits longer than a quarter second).
+    /// Whether a folder change waits for the next `step` (the watcher then wakes sooner, gathering a burst).
     public var hasPendingChange: Bool { !dirty.isEmpty }
+    /// Seconds the oldest waiting folder change has waited (0 when none).
     public var pendingFor: Double { dirty.isEmpty ? 0 : MonotonicClock.seconds() - dirtySince }
 
     // MARK: Applying

@@ -10,6 +10,13 @@ struct Route: Sendable {
     let lane: WorkLane?
     let handler: @Sendable (RequestContext) throws -> HandlerOutcome
 
+    init(name: String, pattern: [String], lane: WorkLane? = nil, handler: @escaping @Sendable (RequestContext) throws -> HandlerOutcome) {
+        self.name = name
+        self.pattern = pattern
+        self.lane = lane
+        self.handler = handler
+    }
+
     /// The captured segments if `segments` match, else nil; `slashed` marks segments that held an encoded `/`.
     func match(_ segments: [String], slashed: Set<Int> = []) -> [String: String]? {
         guard segments.count == pattern.count else { return nil }

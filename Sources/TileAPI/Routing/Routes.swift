@@ -14,24 +14,24 @@ enum Routes {
         let presentation = PresentationHandler(services)
         let files = StaticFileHandler(viewer: services.viewer)
         return Router(routes: [
-            Route(name: "healthz", pattern: ["healthz"], lane: nil, handler: operations.health),
-            Route(name: "metrics", pattern: ["metrics"], lane: nil, handler: operations.metrics),
+            Route(name: "healthz", pattern: ["healthz"], handler: operations.health),
+            Route(name: "metrics", pattern: ["metrics"], handler: operations.metrics),
             Route(name: "api_images", pattern: ["api", "images"], lane: .io, handler: api.list),
             Route(name: "api_image", pattern: ["api", "images", "*id"], lane: .io, handler: api.one),
-            Route(name: "viewport", pattern: ["api", "images", "*id", "viewport"], lane: nil, handler: viewport.viewport),
-            Route(name: "zoomrect", pattern: ["api", "images", "*id", "zoomrect"], lane: nil, handler: viewport.zoomRect),
-            Route(name: "viewport_image", pattern: ["api", "images", "*id", "viewport.jpg"], lane: nil, handler: viewImage.jpeg),
-            Route(name: "viewport_image", pattern: ["api", "images", "*id", "viewport.png"], lane: nil, handler: viewImage.png),
-            Route(name: "tile", pattern: ["tiles", ":z", ":x", ":y"], lane: nil, handler: tiles.defaultImage),
-            Route(name: "tile", pattern: ["images", "*id", "tiles", ":z", ":x", ":y"], lane: nil, handler: tiles.anyImage),
-            Route(name: "dzi", pattern: ["images", "*file"], lane: nil, handler: deepZoom.descriptor),
-            Route(name: "tile", pattern: ["images", "*files", ":z", ":xy"], lane: nil, handler: deepZoom.tile),
+            Route(name: "viewport", pattern: ["api", "images", "*id", "viewport"], handler: viewport.viewport),
+            Route(name: "zoomrect", pattern: ["api", "images", "*id", "zoomrect"], handler: viewport.zoomRect),
+            Route(name: "viewport_image", pattern: ["api", "images", "*id", "viewport.jpg"], handler: viewImage.jpeg),
+            Route(name: "viewport_image", pattern: ["api", "images", "*id", "viewport.png"], handler: viewImage.png),
+            Route(name: "tile", pattern: ["tiles", ":z", ":x", ":y"], handler: tiles.defaultImage),
+            Route(name: "tile", pattern: ["images", "*id", "tiles", ":z", ":x", ":y"], handler: tiles.anyImage),
+            Route(name: "dzi", pattern: ["images", "*file"], handler: deepZoom.descriptor),
+            Route(name: "tile", pattern: ["images", "*files", ":z", ":xy"], handler: deepZoom.tile),
             Route(name: "iiif_manifest", pattern: ["iiif", "manifest", "*id"], lane: .io, handler: presentation.manifest),
             Route(name: "iiif_collection", pattern: ["iiif", "collection"], lane: .io, handler: presentation.collection),
             Route(name: "iiif_collection", pattern: ["iiif", "collection", "*path"], lane: .io, handler: presentation.collection),
-            Route(name: "iiif_redirect", pattern: ["iiif", "3", "*id"], lane: nil, handler: iiif.redirect),
-            Route(name: "iiif_info", pattern: ["iiif", "3", "*id", "info.json"], lane: nil, handler: iiif.info),
-            Route(name: "iiif_image", pattern: ["iiif", "3", "*id", ":region", ":size", ":rotation", ":qf"], lane: nil, handler: iiif.image),
+            Route(name: "iiif_redirect", pattern: ["iiif", "3", "*id"], handler: iiif.redirect),
+            Route(name: "iiif_info", pattern: ["iiif", "3", "*id", "info.json"], handler: iiif.info),
+            Route(name: "iiif_image", pattern: ["iiif", "3", "*id", ":region", ":size", ":rotation", ":qf"], handler: iiif.image),
         ], fallback: Route(name: "static", pattern: [], lane: files.readsFiles ? .io : nil, handler: files.serve))
     }
 }
