@@ -2,8 +2,10 @@
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
+import tempfile
 import time
 import http.client
 from pathlib import Path
@@ -25,6 +27,11 @@ class Server:
     """A running `tileserver serve` with its port and output."""
 
     def __init__(self, args, env=None, cwd=None, executable=None):
+        # Every server gets a tile store of its own unless the test names one: tests never share tiles.
+        self.store = None
+        if "--store-dir" not in args and "TILESERVER_STORE_DIR" not in (env or {}):
+            self.store = tempfile.mkdtemp(prefix="tileserver-store-")
+            args = [*args, "--store-dir", self.store]
         self.process = subprocess.Popen(
             [executable or binary(), "serve", "--host", "127.0.0.1", "--port", "0", *args],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
@@ -67,6 +74,8 @@ class Server:
             except subprocess.TimeoutExpired:
                 self.process.kill()
         rest = self.process.stdout.read() if self.process.stdout else ""
+        if self.store:
+            shutil.rmtree(self.store, ignore_errors=True)
         return self.process.returncode, "".join(self.lines) + (rest or "")
 
 

@@ -1,5 +1,6 @@
-"""Faults: SIGKILL during `build` and during disk-cache writes, then a restart, never leave a partial tile or
-output visible; a source file replaced while it is served never gives a response that mixes its two versions."""
+"""Faults: SIGKILL during `build`, during tile-store writes and in the middle of a pyramid's pass, then a restart,
+never leave a partial tile or output visible, and the restarted server finishes the pyramid; a source file
+replaced while it is served never gives a response that mixes its two versions."""
 import io
 import os
 import random
@@ -48,9 +49,9 @@ def test_kill_9_during_build_leaves_nothing_visible_and_the_next_build_cleans_up
     assert all(complete_image(p) for p in tiles)
 
 
-def test_kill_9_during_disk_cache_writes_then_restart_serves_whole_tiles(tmp_path):
+def test_kill_9_during_tile_store_writes_then_restart_serves_whole_tiles(tmp_path):
     cache = tmp_path / "cache"
-    args = [str(LARGE), "--cache-dir", str(cache), "--access-log", "off", "--raster-dir", str(tmp_path)]
+    args = [str(LARGE), "--store-dir", str(cache), "--access-log", "off", "--raster-dir", str(tmp_path)]
     server = Server(args)
     urls = [f"/images/large/tiles/{level}/{x}/{y}.jpg" for level, cols, rows in ((12, 16, 11), (11, 8, 6))
             for x in range(cols) for y in range(rows)]
@@ -83,6 +84,9 @@ def test_kill_9_during_disk_cache_writes_then_restart_serves_whole_tiles(tmp_pat
 
     again = Server(args)
     try:
+        deadline = time.monotonic() + 10  # the store is scanned in the background while the server answers
+        while [p for p in cache.rglob(".tmp-*")] and time.monotonic() < deadline:
+            time.sleep(0.05)
         assert not [p for p in cache.rglob(".tmp-*")], "leftover temporary files are removed at start"
         fresh = Server([str(LARGE), "--access-log", "off", "--raster-dir", str(tmp_path)])
         try:
@@ -97,6 +101,57 @@ def test_kill_9_during_disk_cache_writes_then_restart_serves_whole_tiles(tmp_pat
                 assert diff < 2, (url, diff)
         finally:
             fresh.stop()
+    finally:
+        code, log = again.stop()
+    assert code == 0, log[-2000:]
+
+
+def metric(server, name):
+    _, body = server.get("/metrics")
+    for line in body.decode().splitlines():
+        if line.startswith(name + " ") or line.startswith(name + "{"):
+            return float(line.rsplit(" ", 1)[1])
+    raise KeyError(name)
+
+
+def test_kill_9_in_the_middle_of_a_pyramid_then_restart_finishes_it(tmp_path):
+    folder = tmp_path / "images"
+    folder.mkdir()
+    master = folder / "big.jpg"
+    subprocess.run(["vips", "resize", str(LARGE), f"{master}[Q=90,strip]", "3"], check=True)  # 11,988 x 7,746
+    store = tmp_path / "store"
+    args = [str(folder), "--store-dir", str(store), "--access-log", "off", "--raster-dir", str(tmp_path)]
+    server = Server(args)
+    version = server.json("/api/images/big")["version"]
+    response, _ = server.get("/images/big/tiles/14/0/0.jpg")  # a full-resolution tile: the full pass starts
+    assert response.status == 200
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        folders = list(store.glob(f"big/{version}-*"))
+        if folders and (folders[0] / "pass-1.started").exists() and len(list((folders[0] / "13").glob("*.jpg"))) > 20:
+            break
+        time.sleep(0.01)
+    pyramid = folders[0]
+    assert not (pyramid / "pass-1.done").exists(), "the pass finished before the kill: make the master larger"
+    server.process.send_signal(signal.SIGKILL)
+    server.process.wait()
+    tiles = [p for p in pyramid.rglob("*.jpg")]
+    assert tiles and all(complete_image(p) for p in tiles), "a tile under its final name is always whole"
+
+    again = Server(args)
+    try:
+        deadline = time.monotonic() + 120
+        while not (pyramid / "pass-1.done").exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert (pyramid / "pass-1.done").exists(), "the interrupted pass was run again to the end"
+        assert metric(again, 'tileserver_passes_started_total{pass="full"}') == 1
+        for level, columns, rows in ((14, 47, 31), (13, 24, 16), (12, 12, 8)):
+            for x in range(columns):
+                for y in range(rows):
+                    assert complete_image(pyramid / str(level) / f"{x}_{y}.jpg"), (level, x, y)
+        response, body = again.get(f"/images/big/tiles/14/46/30.jpg?v={version}")
+        assert response.status == 200 and body == (pyramid / "14" / "46_30.jpg").read_bytes()
+        assert metric(again, "tileserver_store_hits_total") >= 1
     finally:
         code, log = again.stop()
     assert code == 0, log[-2000:]

@@ -3,12 +3,7 @@ import Synchronization
 
 /// A bounded queue of tiles to encode and write, drained by a few threads, so the decoding thread never holds
 /// more than `capacity` cut tiles in memory.
-final class EncodeQueue: @unchecked Sendable {
-    struct Job {
-        let path: String
-        let pixels: PixelBuffer
-    }
-
+final class EncodeQueue<Job: Sendable>: @unchecked Sendable {
     private let lock = ConditionLock()
     private var jobs: [Job?] = []
     private var head = 0
@@ -18,12 +13,14 @@ final class EncodeQueue: @unchecked Sendable {
     private let capacity: Int
     let written = Atomic<Int>(0)
 
-    /// Starts `threads` workers, each running `work` on jobs until the queue is closed and empty.
-    init(threads: Int, capacity: Int, work: @escaping @Sendable (Job) throws -> Void) {
+    /// Starts `threads` workers, each running `work` on jobs until the queue is closed and empty; `background`
+    /// workers run at a lower priority than request threads.
+    init(threads: Int, capacity: Int, background: Bool = false, work: @escaping @Sendable (Job) throws -> Void) {
         self.capacity = max(1, capacity)
         running = threads
         for _ in 0 ..< threads {
             startDetachedThread { [self] in
+                if background { lowerCurrentThreadPriority() }
                 while let job = pop() {
                     do {
                         try work(job)

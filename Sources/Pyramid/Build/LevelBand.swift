@@ -1,10 +1,14 @@
 /// The rows of one pyramid level that are still needed while a build streams through the image: it cuts
 /// tile rows as soon as their last row (plus overlap) has arrived and hands every pair of rows, averaged
-/// 2 × 2, to the level below.
+/// 2 × 2, to the level below. A band may hold a window of the level: columns from `originX` and rows from
+/// `originRow` (a tile row's first), with `height` the absolute row where the window ends.
 struct LevelBand {
     let level: Int
+    /// Pixels a row holds (the window's width).
     let width: Int
     let height: Int
+    /// Level column of the rows' first pixel.
+    let originX: Int
     let channels: Int
     let tileSize: Int
     let overlap: Int
@@ -17,10 +21,14 @@ struct LevelBand {
     /// An even row waiting for its partner before going down a level.
     private var pendingPair: [UInt8]?
 
-    init(level: Int, width: Int, height: Int, channels: Int, tileSize: Int, overlap: Int) {
+    init(level: Int, width: Int, height: Int, channels: Int, tileSize: Int, overlap: Int, originX: Int = 0, originRow: Int = 0) {
         self.level = level
         self.width = width
         self.height = height
+        self.originX = originX
+        firstRow = originRow
+        received = originRow
+        nextTileRow = originRow / tileSize
         self.channels = channels
         self.tileSize = tileSize
         self.overlap = overlap
@@ -62,7 +70,7 @@ struct LevelBand {
         rows.withUnsafeBufferPointer { src in
             out.withUnsafeMutableBufferPointer { dst in
                 for r in 0 ..< rect.height {
-                    let from = src.baseAddress! + (rect.y + r - firstRow) * rowBytes + rect.x * channels
+                    let from = src.baseAddress! + (rect.y + r - firstRow) * rowBytes + (rect.x - originX) * channels
                     (dst.baseAddress! + r * length).update(from: from, count: length)
                 }
             }

@@ -36,7 +36,7 @@ public struct PyramidBuilder: Sendable {
     private func stream(_ out: OutputDirectory, progress: (@Sendable (Int, Int) -> Void)?) throws {
         let options = self.options
         let ext = options.format.fileExtension
-        let queue = EncodeQueue(threads: options.threads, capacity: 2 * max(8, geometry.tileCount(geometry.maxLevel).columns)) { job in
+        let queue = EncodeQueue<BuildJob>(threads: options.threads, capacity: 2 * max(8, geometry.tileCount(geometry.maxLevel).columns)) { job in
             let bytes: [UInt8] = switch options.format {
             case .jpeg: try ImageEncoder.jpeg(job.pixels, quality: options.quality)
             case .png: try ImageEncoder.png(job.pixels, level: options.pngLevel)
@@ -54,7 +54,7 @@ public struct PyramidBuilder: Sendable {
                 for x in 0 ..< geometry.tileCount(level).columns {
                     let tile = TileCoordinate(level: level, x: x, y: tileRow)
                     let pixels = bands[level].crop(try geometry.rect(of: tile))
-                    try queue.push(.init(path: out.tilePath(level: level, x: x, y: tileRow, ext: ext), pixels: pixels))
+                    try queue.push(BuildJob(path: out.tilePath(level: level, x: x, y: tileRow, ext: ext), pixels: pixels))
                 }
                 bands[level].finishTileRow()
             }
@@ -82,4 +82,10 @@ public struct PyramidBuilder: Sendable {
         try queue.finish()
         progress?(queue.written.load(ordering: .relaxed), total)
     }
+}
+
+/// A cut tile of a build and the file it goes to.
+struct BuildJob: Sendable {
+    let path: String
+    let pixels: PixelBuffer
 }

@@ -85,6 +85,16 @@ public final class LRUCache<Key: Hashable & Sendable, Value: Sendable>: Sendable
         }
     }
 
+    /// Removes the entry for `key`; returns whether there was one.
+    @discardableResult
+    public func remove(_ key: Key) -> Bool {
+        state.withLock { s in
+            guard let i = s.index[key] else { return false }
+            Self.remove(i, &s)
+            return true
+        }
+    }
+
     /// Removes every entry whose key matches; returns how many went.
     @discardableResult
     public func removeAll(where predicate: (Key) -> Bool) -> Int {

@@ -7,9 +7,9 @@ import Glibc
 
 /// One served image: its source, pyramid geometry and decode passes, renewed when the file changes.
 ///
-/// Levels with a shrink of 8 or more come from one pass at 1/8 (libjpeg's DCT scaling: the fastest way to
-/// the whole photo on screen); the levels above from one pass at full resolution. Each pass runs at most once
-/// per version of the file, on demand, and tiles are box-averaged from its raster.
+/// Tiles of a file come from its decode passes (`PassPlan`: one at 1/8 for the small levels, one at full
+/// resolution for the rest), each run at most once per version of the file, on demand; the tile service
+/// starts them and stores what they cut. A changed file cancels the passes of the old version.
 public final class PyramidImage: @unchecked Sendable {
     /// What a request works with: one version of the file, never mixed with another.
     public struct Snapshot: Sendable {
@@ -29,17 +29,19 @@ public final class PyramidImage: @unchecked Sendable {
     /// Why the file could not be opened, with the size and modification time it had then: asked again while the
     /// file is unchanged, the same error comes back without reading it again.
     private var failure: (error: any Swift.Error, stamp: FileStamp?)?
-    private var rasters: [Int: DecodedRaster] = [:]
-    /// Shared by every image of a service; set once before the image is shared.
-    var budget: RasterBudget?
-    /// Pixel memory for whole decodes; set once before the image is shared.
-    var renderBudget: RenderBudget?
+    /// The decode passes of the current version, by shrink.
+    private var passes: [Int: PyramidPass] = [:]
+    /// Region passes of the current version running now, by level and window.
+    private var regions: [RegionKey: PyramidPass] = [:]
+
+    private struct RegionKey: Hashable {
+        let level: Int
+        let window: PassWindow
+    }
     /// Told the old and the new version when the file changed; set once before the image is shared.
     var onChange: (@Sendable (_ old: Snapshot?, _ new: Snapshot) -> Void)?
 
     private static let generations = Atomic<Int>(0)
-    /// At most one direct region decode per image runs beside its full-resolution pass.
-    private let directDecodeBusy = Atomic<Bool>(false)
 
     /// Whether the source is a file to watch for changes.
     private let watchesFile: Bool
@@ -94,7 +96,7 @@ public final class PyramidImage: @unchecked Sendable {
             if let snapshot, let stamp, stamp == snapshot.source.info.stamp { return (snapshot, nil) }
             if let failure, let stamp, stamp == failure.stamp { throw failure.error }
             let old = snapshot
-            rasters.removeAll()
+            dropPasses()
             do {
                 let opened = try Self.open(path, options)
                 snapshot = opened
@@ -134,63 +136,72 @@ public final class PyramidImage: @unchecked Sendable {
         lastCheck.store(Int64.min, ordering: .relaxed)
     }
 
-    /// Forgets the decode passes (their files vanish once no reader holds them).
-    func purgeRasters() {
-        lock.withLock { rasters.removeAll() }
+    /// Cancels and forgets the decode passes (the file changed, or the image left the library).
+    func purgePasses() {
+        lock.withLock { dropPasses() }
     }
 
-    /// Forgets `raster` if it is still one of this image's passes (the budget needs its space).
-    private func drop(_ raster: DecodedRaster?) {
-        guard let raster else { return }
-        lock.withLock { rasters = rasters.filter { $0.value !== raster } }
+    private func dropPasses() {
+        passes.values.forEach { $0.cancel() }
+        passes.removeAll()
+        regions.values.forEach { $0.cancel() }
+        regions.removeAll()
     }
 
-    /// Bytes held on disk by this image's decode passes.
-    var rasterBytes: Int { lock.withLock { rasters.values.reduce(0) { $0 + $1.byteSize } } }
+    /// Tile columns and rows of a region pass: a block of 16 × 4 tiles of one level, aligned to that grid, so
+    /// the tiles a viewer shows come from one or two of them.
+    static let regionColumns = 16
+    static let regionRows = 4
 
-    /// The decode pass at `shrink` for `snapshot`, started on first use; a failed pass is replaced.
-    func raster(shrink: Int, for snapshot: Snapshot) throws -> DecodedRaster {
-        let (raster, created) = try lock.withLock { () throws -> (DecodedRaster, Bool) in
-            guard snapshot.generation == self.snapshot?.generation else {
-                throw PyramidError.sourceChanged(path: path)
+    /// The running region pass that makes `tile`, or a new one from `make` (then `created`): one decode of the
+    /// block of tiles around it at the level's shrink, for tiles far ahead of the image's full pass.
+    func region(for tile: TileCoordinate, in snapshot: Snapshot,
+                make: (PassPlan, PassWindow) -> PyramidPass) throws -> (pass: PyramidPass, created: Bool) {
+        let c = tile.x / Self.regionColumns * Self.regionColumns, r = tile.y / Self.regionRows * Self.regionRows
+        let key = RegionKey(level: tile.level, window: PassWindow(columns: c ..< c + Self.regionColumns, rows: r ..< r + Self.regionRows))
+        return try lock.withLock {
+            guard snapshot.generation == self.snapshot?.generation else { throw PyramidError.sourceChanged(path: path) }
+            if let existing = regions[key], existing.state != .failed, !existing.isCancelled, !existing.isDone {
+                return (existing, false)
             }
-            if let existing = rasters[shrink], !existing.hasFailed { return (existing, false) }
-            let (w, h) = snapshot.source.size(shrink: shrink)
-            let raster = try DecodedRaster(width: w, height: h, channels: snapshot.source.info.channels,
-                                           shrink: shrink, directory: options.rasterDirectory)
-            rasters[shrink] = raster
-            raster.start(from: snapshot.source, memory: renderBudget)
-            return (raster, true)
+            let plan = PassPlan(shrink: snapshot.geometry.shrink(ofLevel: tile.level), levels: tile.level ... tile.level)
+            let pass = make(plan, key.window)
+            regions[key] = pass
+            return (pass, true)
         }
-        if created {
-            budget?.admit(raster) { [weak self, weak raster] in self?.drop(raster) }
-        } else {
-            budget?.touch(raster)
-        }
-        return raster
     }
 
-    /// The pixels of `tile`: its rectangle at the level's scale, area-averaged from the nearest pass.
+    /// Forgets a region pass that has finished.
+    func regionFinished(_ pass: PyramidPass) {
+        lock.withLock { regions = regions.filter { $0.value !== pass } }
+    }
+
+    /// The pass of `plan` for `snapshot`: the one already made, or a new one from `make` (then `created`).
+    /// A failed or cancelled pass is replaced; a snapshot that is no longer current throws `sourceChanged`.
+    func pass(_ plan: PassPlan, for snapshot: Snapshot, make: () -> PyramidPass) throws -> (pass: PyramidPass, created: Bool) {
+        try lock.withLock {
+            guard snapshot.generation == self.snapshot?.generation else { throw PyramidError.sourceChanged(path: path) }
+            if let existing = passes[plan.shrink], existing.state != .failed, !existing.isCancelled { return (existing, false) }
+            let pass = make()
+            passes[plan.shrink] = pass
+            return (pass, true)
+        }
+    }
+
+    /// The pixels of `tile` decoded on their own, as its pass would cut them: the tile's rectangle at the
+    /// pass's shrink (a crop and a skip: only the rows above and inside it are read), halved down to the
+    /// level as the pass cascades. Random-access sources are decoded at the level's shrink directly.
     public func render(_ tile: TileCoordinate, in snapshot: Snapshot) throws -> PixelBuffer {
         let geometry = snapshot.geometry
         let rect = try geometry.rect(of: tile)
         let shrink = geometry.shrink(ofLevel: tile.level)
         if snapshot.source.isRandomAccess { return try snapshot.source.decode(rect, shrink: shrink) }
-        let base = shrink >= 8 ? 8 : 1
+        let base = PassPlan.covering(tile.level, in: geometry).shrink
         let factor = shrink / base
-        let raster = try raster(shrink: base, for: snapshot)
+        let (width, height) = snapshot.source.size(shrink: base)
         let region = PixelRect(x: rect.x * factor, y: rect.y * factor,
-                               width: min(rect.maxX * factor, raster.width) - rect.x * factor,
-                               height: min(rect.maxY * factor, raster.height) - rect.y * factor)
-        // The full-resolution pass writes ~3 bytes a pixel and runs slower than a bare decode. A tile far below
-        // its progress is decoded directly (crop + skip: one partial sequential pass) on the other core, one
-        // at a time; every other tile waits for the rows it needs.
-        if base == 1, factor == 1, !snapshot.source.info.progressive, raster.progress * 5 < region.maxY * 4,
-           directDecodeBusy.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged {
-            defer { directDecodeBusy.store(false, ordering: .releasing) }
-            return try snapshot.source.decode(rect, shrink: 1)
-        }
-        // Levels below a pass are cascaded 2 × 2 halvings of it, as the builder and vips dzsave make them.
-        return try raster.read(region).halved(times: factor.trailingZeroBitCount)
+                               width: min(rect.maxX * factor, width) - rect.x * factor,
+                               height: min(rect.maxY * factor, height) - rect.y * factor)
+        return try snapshot.source.decode(region, shrink: base).halved(times: factor.trailingZeroBitCount)
     }
 }

@@ -8,10 +8,12 @@ public struct TileOptions: Sendable, Hashable {
     var pngLevel: Int
     /// Byte budget of the in-memory LRU of encoded tiles.
     var cacheBytes: Int
-    /// Where decode passes keep their pixels (anonymous files, gone when closed).
+    /// Where outputs too large for memory are spooled (anonymous files, gone when closed).
     var rasterDirectory: String
-    /// Disk bytes all decode passes together may hold (a full-resolution pass of a 20,000² photo takes 1.2 GB).
-    var rasterBytes: Int
+    /// Decode passes of different images that run at once (each on a thread of its own, below request priority).
+    var passes: Int
+    /// Encoder threads of each running pass.
+    var passEncoders: Int
     public var limits: ImageLimits
     /// Pixel memory all region renders, view images and whole-image decodes together may hold.
     var renderBytes: Int
@@ -23,14 +25,15 @@ public struct TileOptions: Sendable, Hashable {
     var changeCheckInterval: Double
 
     public init(tileSize: Int = 256, overlap: Int = 0, quality: Int = 85, pngLevel: Int = 3,
-                cacheBytes: Int = 256 << 20, rasterDirectory: String = "/var/tmp", rasterBytes: Int = 8 << 30,
+                cacheBytes: Int = 256 << 20, rasterDirectory: String = "/var/tmp", passes: Int = 2, passEncoders: Int = 2,
                 limits: ImageLimits = ImageLimits(), changeCheckInterval: Double = 1,
                 renderBytes: Int = 512 << 20, renderQueue: Int = 64, renderWait: Double = 10) {
         self.renderBytes = renderBytes
         self.renderQueue = renderQueue
         self.renderWait = renderWait
         self.changeCheckInterval = changeCheckInterval
-        self.rasterBytes = rasterBytes
+        self.passes = passes
+        self.passEncoders = passEncoders
         self.tileSize = tileSize
         self.overlap = overlap
         self.quality = quality

@@ -1,8 +1,9 @@
 import POSIXSupport
 import Synchronization
 
-/// The one tile path every protocol handler calls: cache lookup, coalesced rendering, encoding, caching.
-/// Regions and view images are assembled from the same cached tiles (`TileService+Region`).
+/// The one tile path every protocol handler calls: memory cache, then the persistent tile store, then the
+/// image's decode pass (coalesced: one producer per tile), encoding and caching. Regions and view images are
+/// assembled from the same tiles (`TileService+Region`); passes are run and stored in `TileService+Passes`.
 public final class TileService: Sendable {
     /// A tile and where it came from.
     public struct Answer: Sendable {
@@ -29,8 +30,10 @@ public final class TileService: Sendable {
 
     public let options: TileOptions
     public let cache: LRUCache<TileKey, EncodedTile>
-    let diskCache: DiskTileCache?
-    let rasterBudget: RasterBudget
+    /// Where every tile a pass cuts is kept across restarts; nil: tiles live in the memory cache only.
+    let store: TileStore?
+    let scheduler: PassScheduler
+    let passCounters = Locked(PassStatistics())
     public let renderBudget: RenderBudget
     /// The images served, live; its first image is the default one.
     public let library: ImageLibrary
@@ -38,36 +41,34 @@ public final class TileService: Sendable {
     private let renderCounter = Atomic<Int>(0)
 
     /// A service over a fixed set of images, in the order given.
-    public convenience init(images: [PyramidImage], options: TileOptions, diskCache: DiskTileCache? = nil) {
-        self.init(library: ImageLibrary(images: images, options: options), options: options, diskCache: diskCache)
+    public convenience init(images: [PyramidImage], options: TileOptions, store: TileStore? = nil) {
+        self.init(library: ImageLibrary(images: images, options: options), options: options, store: store)
     }
 
     /// A service over `library`: every image it holds or gains shares this service's budgets, and every image it
-    /// loses has its cached tiles and decode passes released.
-    public init(library: ImageLibrary, options: TileOptions, diskCache: DiskTileCache? = nil) {
-        self.diskCache = diskCache
+    /// loses has its cached tiles, stored tiles and decode passes released. Starts the store's scan, and runs
+    /// again the passes a crash interrupted once the scan has found them.
+    public init(library: ImageLibrary, options: TileOptions, store: TileStore? = nil) {
+        self.store = store
         self.options = options
         self.library = library
         let cache = LRUCache<TileKey, EncodedTile>(budget: options.cacheBytes, cost: { $0.cost })
         self.cache = cache
-        let rasterBudget = RasterBudget(budget: options.rasterBytes)
-        let renderBudget = RenderBudget(capacity: options.renderBytes, queueLimit: options.renderQueue, maxWait: options.renderWait)
-        self.rasterBudget = rasterBudget
-        self.renderBudget = renderBudget
+        renderBudget = RenderBudget(capacity: options.renderBytes, queueLimit: options.renderQueue, maxWait: options.renderWait)
+        scheduler = PassScheduler(slots: options.passes)
         library.attach(configure: { image in
-            image.budget = rasterBudget
-            image.renderBudget = renderBudget
             image.onChange = { [id = image.id] old, new in
                 cache.removeAll { $0.image == id && $0.generation != new.generation }
-                if let old { diskCache?.purge(prefix: DiskTileCache.folder(image: id, info: old.source.info, options: options)) }
+                if let old { store?.purge(prefix: TileStore.folder(image: id, version: old.version, options: options)) }
             }
         }, removed: { image in
+            image.purgePasses()
             cache.removeAll { $0.image == image.id }
-            if let info = image.opened?.source.info {
-                diskCache?.purge(prefix: DiskTileCache.folder(image: image.id, info: info, options: options))
+            if let version = image.opened?.version {
+                store?.purge(prefix: TileStore.folder(image: image.id, version: version, options: options))
             }
-            image.purgeRasters()
         })
+        store?.startScan { [weak self] interrupted in self?.resume(interrupted) }
     }
 
     public func image(_ id: String) -> PyramidImage? { library.image(id) }
@@ -77,8 +78,10 @@ public final class TileService: Sendable {
 
     /// What the service counts, read now.
     public func statistics() -> TileStatistics {
-        TileStatistics(cache: cache.statistics, tilesRendered: tilesRendered, renderMemory: renderBudget.usage,
-                       renderBudget: renderBudget.capacity, images: library.count, decodePassBytes: rasterBudget.bytesInUse)
+        var passes = passCounters.withLock { $0 }
+        (passes.running, passes.queued) = scheduler.counts
+        return TileStatistics(cache: cache.statistics, tilesRendered: tilesRendered, renderMemory: renderBudget.usage,
+                              renderBudget: renderBudget.capacity, images: library.count, store: store?.statistics, passes: passes)
     }
 
     /// The one look at the cache a tile request makes: the hit, or a miss that carries the key and snapshot on
@@ -134,16 +137,20 @@ public final class TileService: Sendable {
             let produced = try result.get()
             return Produced(tile: produced.tile, origin: .memory, pixels: produced.pixels)
         }
-        let diskName = DiskTileCache.name(image: key.image, info: miss.snapshot.source.info, options: options,
-                                          tile: key.tile, format: key.format)
         let result = Result { () throws -> Produced in
-            if let stored = diskCache?.read(diskName, format: key.format, version: miss.snapshot.version) {
-                return Produced(tile: stored, origin: .disk, pixels: nil)
-            }
+            if let stored = stored(miss) { return Produced(tile: stored, origin: .disk, pixels: nil) }
             // A file rewritten while its pass ran may have given rows of two versions, or failed half-way: never
             // cache or serve those; a failure on a changed file is the change (503, ask again), not a broken file.
             let pixels: PixelBuffer
-            do { pixels = try miss.image.render(key.tile, in: miss.snapshot) } catch {
+            do {
+                if let made = try self.pixels(for: miss) {
+                    pixels = made
+                } else if let stored = stored(miss) { // cut and stored by its pass before this request asked
+                    return Produced(tile: stored, origin: .disk, pixels: nil)
+                } else {
+                    pixels = try direct(miss)
+                }
+            } catch {
                 try miss.snapshot.source.checkUnchanged()
                 throw error
             }
@@ -156,7 +163,7 @@ public final class TileService: Sendable {
             cache.insert(produced.tile, for: key)
             if produced.origin == .rendered {
                 renderCounter.add(1, ordering: .relaxed)
-                diskCache?.write(produced.tile, as: diskName)
+                store?.write(produced.tile, as: storeName(miss))
             }
         }
         pending.withLock { $0[key] = nil }
@@ -167,12 +174,12 @@ public final class TileService: Sendable {
         return try result.get()
     }
 
-    /// Drops every cached tile and decode pass of image `id`.
+    /// Drops every cached and stored tile and every decode pass of image `id`.
     func purge(image id: String) throws {
         guard let image = library.image(id) else { throw TileServiceError.unknownImage(id) }
+        image.purgePasses()
         cache.removeAll { $0.image == id }
-        diskCache?.purge(prefix: DiskTileCache.folder(image: id))
-        image.purgeRasters()
+        store?.purge(prefix: TileStore.folder(image: id))
     }
 }
 

@@ -8,6 +8,7 @@ public struct TileStatistics: Sendable {
     public let renderBudget: Int
     /// Images in the library now.
     public let images: Int
-    /// Disk held by decode passes.
-    public let decodePassBytes: Int
+    /// The persistent tile store's counters; nil when there is none.
+    public let store: TileStore.Statistics?
+    public let passes: PassStatistics
 }

@@ -72,10 +72,42 @@ final class Metrics: Sendable {
             out += "# TYPE tileserver_render_queue gauge\ntileserver_render_queue \(renderMemory.waiting)\n"
             out += "# TYPE tileserver_render_refused_total counter\ntileserver_render_refused_total \(renderMemory.refusals)\n"
             out += "# HELP tileserver_images Images in the library now.\n# TYPE tileserver_images gauge\ntileserver_images \(tiles.images)\n"
-            out += "# HELP tileserver_decode_pass_bytes Disk held by decode passes.\n"
-            out += "# TYPE tileserver_decode_pass_bytes gauge\ntileserver_decode_pass_bytes \(tiles.decodePassBytes)\n"
+            out += Self.render(tiles.store)
+            out += Self.render(tiles.passes)
             out += "# TYPE tileserver_open_connections gauge\ntileserver_open_connections \(openConnections)\n"
             return out
         }
+    }
+
+    /// The persistent tile store's lines (none when it is off).
+    private static func render(_ store: TileStore.Statistics?) -> String {
+        guard let store else { return "" }
+        var out = "# HELP tileserver_store_bytes Bytes of tiles in the persistent tile store.\n"
+        out += "# TYPE tileserver_store_bytes gauge\ntileserver_store_bytes \(store.bytes)\n"
+        out += "# TYPE tileserver_store_budget_bytes gauge\ntileserver_store_budget_bytes \(store.budget)\n"
+        out += "# TYPE tileserver_store_entries gauge\ntileserver_store_entries \(store.entries)\n"
+        out += "# TYPE tileserver_store_hits_total counter\ntileserver_store_hits_total \(store.hits)\n"
+        out += "# TYPE tileserver_store_misses_total counter\ntileserver_store_misses_total \(store.misses)\n"
+        out += "# TYPE tileserver_store_evictions_total counter\ntileserver_store_evictions_total \(store.evictions)\n"
+        out += "# TYPE tileserver_store_writes_total counter\ntileserver_store_writes_total \(store.writes)\n"
+        return out
+    }
+
+    /// Decode passes: how many ran and finished of each kind, repeats (a master read twice), pyramids complete.
+    private static func render(_ passes: PassStatistics) -> String {
+        var out = "# HELP tileserver_passes_started_total Decode passes started, by kind (1/8, full resolution, or a region of one level ahead of its full pass).\n"
+        out += "# TYPE tileserver_passes_started_total counter\n"
+        for name in ["1/8", "full", "region"] { out += "tileserver_passes_started_total{pass=\"\(name)\"} \(passes.started[name] ?? 0)\n" }
+        out += "# TYPE tileserver_passes_completed_total counter\n"
+        for name in ["1/8", "full"] { out += "tileserver_passes_completed_total{pass=\"\(name)\"} \(passes.completed[name] ?? 0)\n" }
+        out += "# HELP tileserver_passes_repeated_total Passes run again for a version of an image already passed: masters read twice.\n"
+        out += "# TYPE tileserver_passes_repeated_total counter\ntileserver_passes_repeated_total \(passes.repeated)\n"
+        out += "# HELP tileserver_pyramids_completed_total Images whose every level was stored.\n"
+        out += "# TYPE tileserver_pyramids_completed_total counter\ntileserver_pyramids_completed_total \(passes.pyramidsCompleted)\n"
+        out += "# HELP tileserver_direct_decodes_total Tiles decoded on their own (pass queued or far behind, or tile evicted).\n"
+        out += "# TYPE tileserver_direct_decodes_total counter\ntileserver_direct_decodes_total \(passes.directDecodes)\n"
+        out += "# TYPE tileserver_passes_running gauge\ntileserver_passes_running \(passes.running)\n"
+        out += "# TYPE tileserver_passes_queued gauge\ntileserver_passes_queued \(passes.queued)\n"
+        return out
     }
 }

@@ -65,8 +65,8 @@ struct ServeCommand: ParsableCommand {
             let logger = Logger(label: "tileserver")
             let loaded = try LibraryLoader.load(paths, options: config.tileOptions, logger: logger)
             let library = loaded.library
-            let diskCache = try config.cacheDir.map { try DiskTileCache(directory: $0, budget: config.diskCacheMB << 20) }
-            let tiles = TileService(library: library, options: config.tileOptions, diskCache: diskCache)
+            let store = try config.storeDirectory.map { try TileStore(directory: $0, budget: config.storeMB << 20) }
+            let tiles = TileService(library: library, options: config.tileOptions, store: store)
             let app = Application(options: config.api, tiles: tiles, logger: logger, 
                                   viewer: try ViewerFiles.locate(config.publicDir, embedded: EmbeddedFiles(EmbeddedViewer.files)))
             let server = try HTTPServer(options: config.transport, responder: app, pools: app.pools, gauge: app.connections)
@@ -81,6 +81,7 @@ struct ServeCommand: ParsableCommand {
             }
             let count = library.count
             print("tileserver: serving \(count) image\(count == 1 ? "" : "s") (default: \(library.firstID ?? "none")) on \(host):\(server.port)")
+            print("tileserver: tile store \(store.map { "\($0.directory) (\(config.storeMB) MiB)" } ?? "off")")
             print("tileserver: open \(url)")
             fflush(nil)
             server.waitForShutdown { signal in logger.notice("signal \(signal): finishing requests in flight, then exiting") }

@@ -15,15 +15,14 @@ struct ServerConfiguration: Sendable {
     var tileSize = 256
     var quality = 85
     var cacheMB = 256
-    /// Directory for the disk tile cache; nil: no disk cache.
-    var cacheDir: String?
-    var diskCacheMB = 4096
+    /// Directory of the persistent tile store; `off`: none.
+    var storeDir = ServerConfiguration.defaultStoreDirectory
+    var storeMB = 10240
     /// The viewer folder; nil: the bundled `public/`.
     var publicDir: String?
     var logLevel = Logger.Level.info
     var maxPixels = ImageLimits.defaultMaxPixels
     var rasterDir = "/var/tmp"
-    var rasterGB = 8
     var renderMemoryMB = 512
     var renderQueue = 64
     var renderWait = 10.0
@@ -39,8 +38,9 @@ struct ServerConfiguration: Sendable {
         .integer("tile-size", \.tileSize, 16 ... 4096, "Tile edge in pixels."),
         .integer("quality", \.quality, 1 ... 100, "JPEG quality of tiles."),
         .integer("cache-mb", \.cacheMB, 0 ... 1 << 20, "In-memory tile cache budget in MiB."),
-        .optionalText("cache-dir", \.cacheDir, "Directory for a disk tile cache."),
-        .integer("disk-cache-mb", \.diskCacheMB, 1 ... 1 << 24, "Disk tile cache budget in MiB."),
+        .text("store-dir", \.storeDir,
+              "Directory of the persistent tile store, where every tile a decode pass cuts is kept across restarts; off: none (tiles then live in the memory cache only and are decoded again when evicted)."),
+        .integer("store-mb", \.storeMB, 1 ... 1 << 30, "Tile store budget in MiB; least recently used tiles go first."),
         .number("max-zoom", \.api.maxZoom, 0.01 ... 64, "Largest zoom, in screen pixels per image pixel (1: native)."),
         .integer("workers", \.api.workers, 1 ... 256, "Render threads (default: CPU count)."),
         .integer("event-loops", \.transport.eventLoops, 1 ... 64, "Event loop threads (default: 2, at most the CPU count)."),
@@ -52,8 +52,7 @@ struct ServerConfiguration: Sendable {
         .number("header-timeout", \.transport.headerTimeout, 0.1 ... 3600, "Seconds for a complete request head before 408."),
         .number("idle-timeout", \.transport.idleTimeout, 0.1 ... 86400, "Seconds an idle keep-alive connection stays open."),
         .integer("max-pixels", \.maxPixels, 1 ... 1 << 40, "Refuse images with more pixels."),
-        .text("raster-dir", \.rasterDir, "Directory for decode passes."),
-        .integer("raster-gb", \.rasterGB, 1 ... 1 << 16, "Disk budget of decode passes in GiB."),
+        .text("raster-dir", \.rasterDir, "Directory for scratch files (outputs too large for memory are spooled there, unlinked)."),
         .integer("render-memory-mb", \.renderMemoryMB, 16 ... 1 << 20,
                  "Pixel memory in MiB for region, view and IIIF images and whole decodes together; larger outputs are made in bands."),
         .integer("render-queue", \.renderQueue, 0 ... 100_000, "Requests that may wait for render memory; more get 503."),
@@ -65,8 +64,19 @@ struct ServerConfiguration: Sendable {
 
     var tileOptions: TileOptions {
         TileOptions(tileSize: tileSize, quality: quality, cacheBytes: cacheMB << 20, rasterDirectory: rasterDir,
-                    rasterBytes: rasterGB << 30, limits: ImageLimits(maxPixels: maxPixels),
+                    passes: api.workers, passEncoders: min(2, api.workers), limits: ImageLimits(maxPixels: maxPixels),
                     renderBytes: renderMemoryMB << 20, renderQueue: renderQueue, renderWait: renderWait)
+    }
+
+    /// The store's directory, or nil when it is off.
+    var storeDirectory: String? { storeDir == "off" ? nil : storeDir }
+
+    /// `$XDG_CACHE_HOME/tileserver`, else `$HOME/.cache/tileserver`, else `/var/tmp/tileserver-store`.
+    static var defaultStoreDirectory: String {
+        let variables = Environment.variables
+        if let cache = variables["XDG_CACHE_HOME"], cache.hasPrefix("/") { return cache + "/tileserver" }
+        if let home = variables["HOME"], home.hasPrefix("/"), home != "/" { return home + "/.cache/tileserver" }
+        return "/var/tmp/tileserver-store"
     }
 
     /// Applies `TILESERVER_*` variables, then the flags that were given (by setting name, without `--`).

@@ -4,19 +4,24 @@ import XCTest
 final class ServerConfigurationTests: XCTestCase {
     func testFlagsWinOverEnvironmentWhichWinsOverDefaults() throws {
         let config = try ServerConfiguration.resolve(environment: ["TILESERVER_PORT": "9000", "TILESERVER_QUALITY": "70", "TILESERVER_ACCESS_LOG": "off"],
-                                                     flags: ["port": "9001", "cache-dir": "/tmp/c"])
+                                                     flags: ["port": "9001", "store-dir": "/tmp/c"])
         XCTAssertEqual(config.transport.port, 9001)
         XCTAssertEqual(config.quality, 70)
         XCTAssertFalse(config.api.accessLog)
-        XCTAssertEqual(config.cacheDir, "/tmp/c")
+        XCTAssertEqual(config.storeDirectory, "/tmp/c")
         XCTAssertEqual(config.tileSize, 256)
     }
 
     func testEverySettingHasOneFlagAndVariable() {
         let names = ServerConfiguration.settings.map(\.name)
         XCTAssertEqual(Set(names).count, names.count)
-        XCTAssertEqual(ServerConfiguration.settings.first { $0.name == "disk-cache-mb" }?.variable, "TILESERVER_DISK_CACHE_MB")
+        XCTAssertEqual(ServerConfiguration.settings.first { $0.name == "store-mb" }?.variable, "TILESERVER_STORE_MB")
         XCTAssertEqual(ServerConfiguration.settings.first { $0.name == "access-log" }?.defaultText, "on")
+    }
+
+    func testTheTileStoreIsOnByDefaultInTheUsersCacheAndOffSaysNone() throws {
+        XCTAssertTrue(ServerConfiguration().storeDirectory?.hasSuffix("/tileserver") ?? false, "\(String(describing: ServerConfiguration().storeDirectory))")
+        XCTAssertNil(try ServerConfiguration.resolve(environment: ["TILESERVER_STORE_DIR": "off"], flags: [:]).storeDirectory)
     }
 
     func testErrorsSayWhatIsAccepted() {

@@ -1,0 +1,18 @@
+/// What the decode passes have done, for `/metrics`.
+public struct PassStatistics: Sendable, Equatable {
+    /// Passes started, by `PassPlan.name` ("1/8", "full").
+    public var started: [String: Int] = [:]
+    /// Passes that cut and delivered every tile of their levels, by name.
+    public var completed: [String: Int] = [:]
+    /// Passes started again for a version of an image whose pass of the same kind had run in this process
+    /// (a store too small for the collection, or a crash of the pass): a master read more than once.
+    public var repeated = 0
+    /// Images whose every level is stored (all their passes completed).
+    public var pyramidsCompleted = 0
+    /// Tiles decoded on their own because their pass was queued or far behind, or its tiles were evicted.
+    public var directDecodes = 0
+    public var running = 0
+    public var queued = 0
+    /// Keys of passes started (`image/version/shrink`), to count repeats.
+    var seen: Set<String> = []
+}

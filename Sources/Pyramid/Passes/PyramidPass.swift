@@ -1,0 +1,187 @@
+import POSIXSupport
+import Synchronization
+
+/// One sequential decode of one version of a master, emitting every tile of the levels its plan covers as the
+/// rows stream in, the way `tileserver build` and `vips dzsave` do: each level keeps only the rows its next
+/// tile row needs and hands 2 × 2 averages to the level below, so the memory a pass holds is a few hundred rows
+/// of each level, never the image. Cut tiles go to `deliver` (encode and store) on background encoder threads;
+/// a request waiting for a tile gets its pixels the moment it is cut, without waiting for the encoders.
+final class PyramidPass: @unchecked Sendable {
+    enum Phase: Equatable {
+        case queued, running, finished, failed
+    }
+
+    /// A tile cut by the pass, on its way to `deliver`.
+    struct Cut: Sendable {
+        let tile: TileCoordinate
+        let pixels: PixelBuffer
+    }
+
+    let plan: PassPlan
+    /// Tile columns and rows of the plan's top level the pass makes (and what lies under them below); nil: all.
+    let window: PassWindow?
+    let snapshot: PyramidImage.Snapshot
+    /// Encoder threads beside the decoding thread.
+    let encoders: Int
+    /// When the pass was queued (monotonic), for first-come order among equals.
+    let queuedAt = MonotonicClock.nanoseconds()
+
+    private let lock = ConditionLock()
+    private var phase = Phase.queued
+    private var failure: (any Swift.Error)?
+    private var cancelled = false
+    /// Rows of the decode (at `plan.shrink`) received so far.
+    private var inputRows = 0
+    /// Tile rows cut so far, by level.
+    private var rowsCut: [Int: Int] = [:]
+    /// Tiles requests wait for: how many wait, and the pixels once cut (kept until the last has taken them).
+    private var wanted: [TileCoordinate: (waiting: Int, pixels: PixelBuffer?)] = [:]
+    /// Tiles cut and still with the encoders, with their pixels.
+    private var inFlight: [TileCoordinate: PixelBuffer] = [:]
+    private let waiting = Atomic<Int>(0)
+
+    init(plan: PassPlan, window: PassWindow? = nil, snapshot: PyramidImage.Snapshot, encoders: Int) {
+        self.plan = plan
+        self.window = window
+        self.snapshot = snapshot
+        self.encoders = max(1, encoders)
+    }
+
+    /// Requests waiting on this pass now: the scheduler runs passes someone waits for first.
+    var demand: Int { waiting.load(ordering: .relaxed) }
+
+    var state: Phase { lock.withLock { phase } }
+    var isDone: Bool { lock.withLock { phase == .finished || phase == .failed } }
+
+    /// True while the pass runs and has decoded at least four fifths of the rows `tile` needs: waiting for
+    /// it is then about as quick as decoding the tile alone.
+    func isNear(_ tile: TileCoordinate) -> Bool {
+        let needed = plan.inputRows(toCut: tile.y, ofLevel: tile.level, in: snapshot.geometry)
+        return lock.withLock { phase == .running && inputRows * 5 >= needed * 4 }
+    }
+
+    /// Stops the pass at its next band (the file changed, or the image left the library); nothing more it
+    /// cuts is delivered.
+    func cancel() {
+        lock.withLock {
+            cancelled = true
+            lock.broadcast()
+        }
+    }
+
+    var isCancelled: Bool { lock.withLock { cancelled } }
+
+    /// Waits for `tile` to be cut and returns its pixels; nil when it was cut and delivered before this call
+    /// (it is then wherever `deliver` put it). Throws the error that stopped the pass.
+    func pixels(of tile: TileCoordinate) throws -> PixelBuffer? {
+        try lock.withLock {
+            if let pixels = inFlight[tile] { return pixels }
+            if (rowsCut[tile.level] ?? 0) > tile.y { return nil }
+            wanted[tile, default: (0, nil)].waiting += 1
+            waiting.add(1, ordering: .relaxed)
+            defer {
+                waiting.subtract(1, ordering: .relaxed)
+                wanted[tile]!.waiting -= 1
+                if wanted[tile]!.waiting == 0 { wanted[tile] = nil }
+            }
+            while true {
+                if let pixels = wanted[tile]!.pixels { return pixels }
+                if let failure { throw failure }
+                if cancelled || phase == .finished { throw PyramidError.sourceChanged(path: snapshot.source.path) }
+                lock.wait()
+            }
+        }
+    }
+
+    /// Runs the pass on the calling thread: decode, cut, hand each tile to `deliver` on `encoders` threads of
+    /// background priority; a `background` pass decodes at that priority too. `deliver` is not called for tiles
+    /// cut after a cancel.
+    func run(background: Bool = true, deliver: @escaping @Sendable (Cut) throws -> Void) {
+        if background { lowerCurrentThreadPriority() }
+        lock.withLock { phase = .running }
+        let geometry = snapshot.geometry
+        let top = plan.levels.upperBound
+        let (topWidth, topHeight) = geometry.levelSize(top)
+        let ts = geometry.tileSize
+        let x0 = (window?.columns.lowerBound ?? 0) * ts, y0 = (window?.rows.lowerBound ?? 0) * ts
+        let x1 = window.map { min(topWidth, $0.columns.upperBound * ts) } ?? topWidth
+        let y1 = window.map { min(topHeight, $0.rows.upperBound * ts) } ?? topHeight
+        let capacity = window.map { $0.columns.count * $0.rows.count + 1 } ?? 48
+        let queue = EncodeQueue<Cut>(threads: encoders, capacity: capacity, background: true) { [self] cut in
+            guard !isCancelled else { return }
+            try deliver(cut)
+            lock.withLock { inFlight[cut.tile] = nil }
+        }
+        var bands = plan.levels.map { level -> LevelBand in
+            let f = 1 << (top - level)
+            return LevelBand(level: level, width: (x1 + f - 1) / f - x0 / f, height: (y1 + f - 1) / f,
+                             channels: snapshot.source.info.channels, tileSize: ts, overlap: geometry.overlap,
+                             originX: x0 / f, originRow: y0 / f)
+        }
+        let low = plan.levels.lowerBound
+        func cutReadyTiles(_ level: Int) throws {
+            let i = level - low
+            let f = 1 << (top - level)
+            let columns = window.map { $0.columns.lowerBound / f ..< min(geometry.tileCount(level).columns, ($0.columns.upperBound + f - 1) / f) }
+                ?? 0 ..< geometry.tileCount(level).columns
+            while let tileRow = bands[i].readyTileRow {
+                for x in columns {
+                    let tile = TileCoordinate(level: level, x: x, y: tileRow)
+                    let pixels = bands[i].crop(try geometry.rect(of: tile))
+                    lock.withLock {
+                        if wanted[tile] != nil {
+                            wanted[tile]!.pixels = pixels
+                            lock.broadcast()
+                        }
+                        inFlight[tile] = pixels
+                    }
+                    try queue.push(Cut(tile: tile, pixels: pixels))
+                }
+                bands[i].finishTileRow()
+                lock.withLock { rowsCut[level] = tileRow + 1 }
+            }
+        }
+        do {
+            try snapshot.source.decode(PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0), shrink: plan.shrink, bandRows: 64) { band in
+                let rowBytes = band.width * band.channels
+                for r in 0 ..< band.rows {
+                    var level = plan.levels.upperBound
+                    var down = bands[level - low].append(UnsafeBufferPointer(rebasing: band.bytes[r * rowBytes ..< (r + 1) * rowBytes]))
+                    try cutReadyTiles(level)
+                    while let row = down, level > low {
+                        level -= 1
+                        down = row.withUnsafeBufferPointer { bands[level - low].append($0) }
+                        try cutReadyTiles(level)
+                    }
+                }
+                // A master rewritten while it streams may give rows of two versions: stop at the next band.
+                try snapshot.source.checkUnchanged()
+                try lock.withLock {
+                    if cancelled { throw PyramidError.sourceChanged(path: snapshot.source.path) }
+                    inputRows = y0 + band.y + band.rows
+                    lock.broadcast()
+                }
+            }
+            try queue.finish()
+            lock.withLock {
+                phase = .finished
+                inFlight.removeAll()
+                lock.broadcast()
+            }
+        } catch {
+            queue.abandon()
+            lock.withLock {
+                failure = error
+                phase = .failed
+                inFlight.removeAll()
+                lock.broadcast()
+            }
+        }
+    }
+}
+
+/// A block of tile columns and rows of a pass's top level.
+struct PassWindow: Sendable, Hashable {
+    let columns: Range<Int>
+    let rows: Range<Int>
+}

@@ -1,0 +1,122 @@
+import POSIXSupport
+
+/// How a missed tile is made from its image's decode passes, and where passes put what they cut.
+extension TileService {
+    /// The store folder of one version of an image.
+    func folder(_ image: String, _ snapshot: PyramidImage.Snapshot) -> String {
+        TileStore.folder(image: image, version: snapshot.version, options: options)
+    }
+
+    func storeName(_ miss: TileMiss) -> String {
+        TileStore.name(folder: folder(miss.image.id, miss.snapshot), tile: miss.key.tile, format: miss.key.format)
+    }
+
+    /// The missed tile from the store, or (with no store) from the memory cache a pass put it in.
+    func stored(_ miss: TileMiss) -> EncodedTile? {
+        guard let store else { return cache.value(for: miss.key, countingMiss: false, countingHit: false) }
+        return store.read(storeName(miss), format: miss.key.format, version: miss.snapshot.version)
+    }
+
+    /// The format a pass stores tiles in: JPEG, or PNG for images with alpha (regions of those read PNG tiles).
+    func passFormat(_ snapshot: PyramidImage.Snapshot) -> ImageFormat {
+        snapshot.source.info.hasAlpha ? .png : .jpeg
+    }
+
+    /// The pixels of a missed tile: from its pass, started if it is not running; decoded on their own when the
+    /// pass is queued or far behind (a baseline file can be cropped: only the rows above and inside the tile are
+    /// read), or when the store holds the finished pass but lost this tile. Nil when the pass cut the tile
+    /// before this request asked (it is then stored).
+    func pixels(for miss: TileMiss) throws -> PixelBuffer? {
+        let snapshot = miss.snapshot, tile = miss.key.tile
+        if snapshot.source.isRandomAccess { return try miss.image.render(tile, in: snapshot) }
+        let plan = PassPlan.covering(tile.level, in: snapshot.geometry)
+        if let store, store.has(StoredPass.doneMarker(folder: folder(miss.image.id, snapshot), shrink: plan.shrink)) {
+            return try direct(miss)
+        }
+        let pass = try self.pass(plan, of: miss.image, snapshot)
+        if plan.shrink == 1, snapshot.source.info.wholeDecodeBytes == 0, snapshot.geometry.overlap == 0, !pass.isNear(tile) {
+            return try region(for: tile, of: miss.image, snapshot).pixels(of: tile)
+        }
+        return try pass.pixels(of: tile)
+    }
+
+    /// The region pass for a tile far ahead of its full pass: started now, at request priority, on a thread
+    /// of its own (its encoders run in the background like a full pass's).
+    private func region(for tile: TileCoordinate, of image: PyramidImage, _ snapshot: PyramidImage.Snapshot) throws -> PyramidPass {
+        let (pass, created) = try image.region(for: tile, in: snapshot) { plan, window in
+            PyramidPass(plan: plan, window: window, snapshot: snapshot, encoders: 1)
+        }
+        guard created else { return pass }
+        passCounters.withLock { $0.started["region", default: 0] += 1 }
+        let format = passFormat(snapshot), folder = folder(image.id, snapshot)
+        startDetachedThread { [self] in
+            pass.run(background: false) { [self] cut in try deliver(cut, format: format, folder: folder, image: image, snapshot) }
+            image.regionFinished(pass)
+        }
+        return pass
+    }
+
+    /// Encodes a cut tile and keeps it: in the store, or with no store in the memory cache. The file is
+    /// `stat`ed first: pixels cut before a look that finds it unchanged are of this version; a change fails the
+    /// pass, so no tile of a file rewritten under a pass is ever kept under the old version's name.
+    private func deliver(_ cut: PyramidPass.Cut, format: ImageFormat, folder: String, image: PyramidImage,
+                         _ snapshot: PyramidImage.Snapshot) throws {
+        try snapshot.source.checkUnchanged()
+        let tile = EncodedTile(bytes: try ImageEncoder.encode(cut.pixels, as: format, options: options), format: format,
+                               version: snapshot.version)
+        if let store {
+            store.write(tile, as: TileStore.name(folder: folder, tile: cut.tile, format: format))
+        } else {
+            cache.insert(tile, for: TileKey(image: image.id, generation: snapshot.generation, tile: cut.tile, format: format))
+        }
+    }
+
+    /// The tile decoded on its own.
+    func direct(_ miss: TileMiss) throws -> PixelBuffer {
+        passCounters.withLock { $0.directDecodes += 1 }
+        return try miss.image.render(miss.key.tile, in: miss.snapshot)
+    }
+
+    /// The pass of `plan` for this version of `image`, queued on the scheduler if new.
+    @discardableResult
+    func pass(_ plan: PassPlan, of image: PyramidImage, _ snapshot: PyramidImage.Snapshot) throws -> PyramidPass {
+        let (pass, created) = try image.pass(plan, for: snapshot) {
+            PyramidPass(plan: plan, snapshot: snapshot, encoders: options.passEncoders)
+        }
+        if created { scheduler.submit(pass) { [self] in run(pass, of: image) } }
+        return pass
+    }
+
+    /// Runs a pass: marks it started in the store, delivers every tile it cuts (to the store, or with no store
+    /// to the memory cache), marks it done when all are delivered.
+    private func run(_ pass: PyramidPass, of image: PyramidImage) {
+        let snapshot = pass.snapshot, plan = pass.plan
+        let folder = folder(image.id, snapshot)
+        let key = "\(folder)/\(plan.shrink)"
+        passCounters.withLock { counters in
+            counters.started[plan.name, default: 0] += 1
+            if !counters.seen.insert(key).inserted { counters.repeated += 1 }
+        }
+        store?.mark(StoredPass.startedMarker(folder: folder, shrink: plan.shrink))
+        let format = passFormat(snapshot)
+        pass.run { [self] cut in try deliver(cut, format: format, folder: folder, image: image, snapshot) }
+        guard pass.state == .finished, !pass.isCancelled else { return }
+        store?.mark(StoredPass.doneMarker(folder: folder, shrink: plan.shrink))
+        let plans = PassPlan.plans(for: snapshot.geometry)
+        passCounters.withLock { counters in
+            counters.completed[plan.name, default: 0] += 1
+            counters.seen.insert("\(key).done")
+            if plans.allSatisfy({ counters.seen.contains("\(folder)/\($0.shrink).done") }) { counters.pyramidsCompleted += 1 }
+        }
+    }
+
+    /// Queues again the passes a crash or a kill interrupted, for the images still in the library at the
+    /// version the passes were cutting; runs on the store's scan thread.
+    func resume(_ interrupted: [StoredPass]) {
+        for stored in interrupted {
+            guard let image = library.image(stored.image), let snapshot = try? image.current(), snapshot.version == stored.version,
+                  let plan = PassPlan.plans(for: snapshot.geometry).first(where: { $0.shrink == stored.shrink }) else { continue }
+            _ = try? pass(plan, of: image, snapshot)
+        }
+    }
+}

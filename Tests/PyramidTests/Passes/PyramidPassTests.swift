@@ -1,0 +1,147 @@
+import Foundation
+import POSIXSupport
+import XCTest
+@testable import Pyramid
+
+final class PyramidPassTests: XCTestCase {
+    private let large = Fixtures.directory.appendingPathComponent("gallery/large.jpg").path
+
+    private func temporaryDirectory() -> String {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("passes-\(UUID().uuidString)").path
+        try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        return dir
+    }
+
+    private func service(_ path: String, store: String?) throws -> TileService {
+        let options = TileOptions(rasterDirectory: NSTemporaryDirectory())
+        return TileService(images: [try PyramidImage(id: "large", path: path, options: options)], options: options,
+                           store: try store.map { try TileStore(directory: $0, budget: 1 << 30) })
+    }
+
+    private func waitFor(_ condition: () -> Bool, seconds: Double = 60) {
+        let end = Date().addingTimeInterval(seconds)
+        while !condition() && Date() < end { usleep(5000) }
+        XCTAssertTrue(condition(), "timed out")
+    }
+
+    /// The two passes store every tile of every level, once each; the full pass's levels are byte for byte what
+    /// `tileserver build` writes (the same cascade of 2 × 2 averages, the same encoder), and a second service on
+    /// the same store answers from it without decoding anything.
+    func testPassesStoreTheWholePyramidAsTheBuilderCutsIt() throws {
+        let dir = temporaryDirectory()
+        let s = try service(large, store: dir + "/store")
+        let image = try XCTUnwrap(s.image("large"))
+        let snapshot = try image.current()
+        let geometry = snapshot.geometry
+        XCTAssertEqual(geometry.maxLevel, 12)
+        _ = try s.tile(image: "large", tile: TileCoordinate(level: 5, x: 0, y: 0), format: .jpeg)    // the 1/8 pass
+        _ = try s.tile(image: "large", tile: TileCoordinate(level: 12, x: 0, y: 0), format: .jpeg)   // the full pass
+        waitFor { s.statistics().passes.pyramidsCompleted == 1 }
+        let stats = s.statistics().passes
+        XCTAssertEqual(stats.started["1/8"], 1)
+        XCTAssertEqual(stats.started["full"], 1)
+        XCTAssertEqual(stats.repeated, 0)
+
+        try PyramidBuilder(source: snapshot.source, options: BuildOptions()).build(into: dir + "/built", name: "large")
+        let folder = dir + "/store/" + TileStore.folder(image: "large", version: snapshot.version, options: s.options)
+        for level in 0 ... geometry.maxLevel {
+            let (columns, rows) = geometry.tileCount(level)
+            for y in 0 ..< rows { for x in 0 ..< columns {
+                let stored = try Data(contentsOf: URL(fileURLWithPath: "\(folder)/\(level)/\(x)_\(y).jpg"))
+                if level >= geometry.maxLevel - 2 {
+                    let built = try Data(contentsOf: URL(fileURLWithPath: "\(dir)/built/large_files/\(level)/\(x)_\(y).jpg"))
+                    XCTAssertEqual(stored, built, "tile \(level)/\(x)_\(y)")
+                } else {
+                    let rect = try geometry.rect(of: TileCoordinate(level: level, x: x, y: y))
+                    let pixels = try ImageDecoder.decode([UInt8](stored))
+                    XCTAssertEqual([pixels.width, pixels.height], [rect.width, rect.height])
+                }
+            } }
+        }
+        XCTAssertTrue(FileManager.default.fileExists(atPath: folder + "/pass-1.done"))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: folder + "/pass-8.done"))
+
+        let again = try service(large, store: dir + "/store")
+        for tile in [TileCoordinate(level: 12, x: 15, y: 10), TileCoordinate(level: 3, x: 0, y: 0), TileCoordinate(level: 11, x: 4, y: 2)] {
+            XCTAssertEqual(try again.tile(image: "large", tile: tile, format: .jpeg).origin, .disk)
+        }
+        XCTAssertEqual(again.statistics().passes.started, [:], "nothing decoded after a restart")
+    }
+
+    /// A tile far below the full pass comes from a region pass (16 × 4 tiles of its level), at once; its
+    /// neighbours in the block are stored by it.
+    func testATileFarAheadOfTheFullPassComesFromARegionPass() throws {
+        let dir = temporaryDirectory()
+        let s = try service(large, store: dir)
+        let tile = TileCoordinate(level: 12, x: 14, y: 9)
+        let answer = try s.tile(image: "large", tile: tile, format: .png)
+        let image = try XCTUnwrap(s.image("large"))
+        let snapshot = try image.current()
+        // The region's decode skips the rows above it and crops: libjpeg upsamples chroma at the crop's edges
+        // from what it has, so a pixel may differ from the single tile's decode by a step or two.
+        XCTAssertLessThanOrEqual(PixelCompare.maxDifference(try ImageDecoder.decode(answer.tile.bytes), try image.render(tile, in: snapshot)), 3)
+        XCTAssertEqual(s.statistics().passes.started["region"], 1)
+        let neighbour = TileStore.name(folder: TileStore.folder(image: "large", version: snapshot.version, options: s.options),
+                                       tile: TileCoordinate(level: 12, x: 13, y: 8), format: .jpeg)
+        waitFor { FileManager.default.fileExists(atPath: dir + "/" + neighbour) }
+    }
+
+    /// With the store off, what passes cut lives in the memory cache.
+    func testWithoutAStorePassesFillTheMemoryCache() throws {
+        let s = try service(large, store: nil)
+        _ = try s.tile(image: "large", tile: TileCoordinate(level: 4, x: 0, y: 0), format: .jpeg)
+        waitFor { s.statistics().passes.completed["1/8"] == 1 }
+        XCTAssertEqual(try s.tile(image: "large", tile: TileCoordinate(level: 9, x: 1, y: 1), format: .jpeg).origin, .memory)
+    }
+
+    /// Passes nobody waits for go after those a request waits for; small passes before full ones.
+    func testTheQueueRunsWhatViewersWaitForFirst() throws {
+        let options = TileOptions(rasterDirectory: NSTemporaryDirectory())
+        let snapshot = try PyramidImage(id: "x", path: large, options: options).current()
+        let full = PyramidPass(plan: PassPlan(shrink: 1, levels: 10 ... 12), snapshot: snapshot, encoders: 1)
+        let small = PyramidPass(plan: PassPlan(shrink: 8, levels: 0 ... 9), snapshot: snapshot, encoders: 1)
+        XCTAssertTrue(PassScheduler.precedes(small, full))
+        XCTAssertFalse(PassScheduler.precedes(full, small))
+        let waiter = Thread { _ = try? full.pixels(of: TileCoordinate(level: 12, x: 0, y: 0)) }
+        waiter.start()
+        waitFor { full.demand == 1 }
+        XCTAssertTrue(PassScheduler.precedes(full, small), "a pass a request waits for goes first")
+        full.cancel()
+        waitFor { full.demand == 0 }
+    }
+
+    /// A master replaced while its pass runs: the pass stops, the old version's stored tiles go, and every
+    /// tile served afterwards is cut from the new file.
+    func testAMasterReplacedMidPassNeverShowsOldTilesUnderTheNewVersion() throws {
+        let dir = temporaryDirectory()
+        let path = dir + "/photo.jpg"
+        try FileManager.default.copyItem(atPath: large, toPath: path)
+        let options = TileOptions(rasterDirectory: NSTemporaryDirectory(), changeCheckInterval: 0)
+        let s = TileService(images: [try PyramidImage(id: "photo", path: path, options: options)], options: options,
+                            store: try TileStore(directory: dir + "/store", budget: 1 << 30))
+        let image = try XCTUnwrap(s.image("photo"))
+        let old = try image.current()
+        _ = try s.tile(image: "photo", tile: TileCoordinate(level: 12, x: 0, y: 0), format: .jpeg)
+        let oldFolder = dir + "/store/" + TileStore.folder(image: "photo", version: old.version, options: options)
+        waitFor { FileManager.default.fileExists(atPath: oldFolder + "/pass-1.started") }
+
+        let checked = [TileCoordinate(level: 12, x: 0, y: 0), TileCoordinate(level: 12, x: 15, y: 10), TileCoordinate(level: 6, x: 0, y: 0)]
+        let oldPixels = try checked.map { try image.render($0, in: old) }
+        let flipped = try old.source.decodeAll().rotated(quarterTurns: 2)
+        try Data(try ImageEncoder.jpeg(flipped, quality: 90)).write(to: URL(fileURLWithPath: dir + "/next.jpg"))
+        XCTAssertEqual(rename(dir + "/next.jpg", path), 0)
+        let new = try image.current()
+        XCTAssertNotEqual(new.version, old.version)
+        waitFor { !FileManager.default.fileExists(atPath: oldFolder) }
+        for (tile, oldTile) in zip(checked, oldPixels) {
+            let answer = try s.tile(image: "photo", tile: tile, format: .png)
+            XCTAssertEqual(answer.tile.version, new.version)
+            let served = try ImageDecoder.decode(answer.tile.bytes)
+            XCTAssertLessThan(PixelCompare.meanAbsoluteDifference(served, try image.render(tile, in: new)), 1, "\(tile) is cut from the new file")
+            XCTAssertGreaterThan(PixelCompare.meanAbsoluteDifference(served, oldTile), 10, "\(tile) is not the old one")
+        }
+        // The old pass may still be stopping; nothing it cuts may land under either version.
+        waitFor { s.statistics().passes.running == 0 }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: oldFolder + "/pass-1.done"))
+    }
+}
