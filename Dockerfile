@@ -34,7 +34,7 @@ COPY --from=build /out/tileserver /usr/local/bin/tileserver
 USER 10001:10001
 ENV TILESERVER_HOST=0.0.0.0 \
     TILESERVER_PORT=8080 \
-    TILESERVER_CACHE_DIR=/cache/tiles \
+    TILESERVER_STORE_DIR=/cache/tiles \
     TILESERVER_RASTER_DIR=/cache
 VOLUME ["/images", "/cache"]
 EXPOSE 8080

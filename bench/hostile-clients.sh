@@ -10,7 +10,7 @@ IMAGE=${1:-.build-fixtures/gallery/large.jpg}
 PORT=${PORT:-18098}
 if [ -z "${BIN:-}" ]; then swift build -c release --product tileserver >/dev/null; BIN=$PWD/.build/release/tileserver; fi
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
-"$BIN" serve "$IMAGE" --host 127.0.0.1 --port "$PORT" --access-log off --header-timeout "${HEADER_TIMEOUT:-10}" >/dev/null 2>&1 &
+"$BIN" serve "$IMAGE" --host 127.0.0.1 --port "$PORT" --store-dir off --access-log off --header-timeout "${HEADER_TIMEOUT:-10}" >/dev/null 2>&1 &
 SERVER=$!
 trap 'kill $SERVER 2>/dev/null; wait 2>/dev/null || true' EXIT
 until curl -fs "http://127.0.0.1:$PORT/healthz" >/dev/null; do sleep 0.1; done

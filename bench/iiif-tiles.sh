@@ -16,7 +16,7 @@ WORK=$(mktemp -d /var/tmp/tileserver-iiif-bench.XXXX)
 PID=
 cleanup() { [ -n "$PID" ] && kill "$PID" 2>/dev/null; wait 2>/dev/null; rm -rf "$WORK"; }
 trap cleanup EXIT
-"$BIN" serve "$PHOTO" --host 127.0.0.1 --port "$PORT" --access-log off --cache-mb 512 > "$WORK/server.log" 2>&1 &
+"$BIN" serve "$PHOTO" --host 127.0.0.1 --store-dir "$WORK/store" --port "$PORT" --access-log off --cache-mb 512 > "$WORK/server.log" 2>&1 &
 PID=$!
 for _ in $(seq 100); do curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null && break; sleep 0.1; done
 INFO=$(curl -sf "http://127.0.0.1:$PORT/api/images")

@@ -18,7 +18,7 @@ make_library "$WORK/lib" "$IMAGES" "$FOLDERS" "$PWD/$FIX"
 echo "library: $IMAGES links in $FOLDERS folders under $WORK/lib; binary $BIN"
 
 started=$(date +%s.%N)
-"$BIN" serve "$WORK/lib" --host 127.0.0.1 --port "$PORT" --access-log off --raster-dir "$WORK" >"$WORK/server.log" 2>&1 &
+"$BIN" serve "$WORK/lib" --host 127.0.0.1 --store-dir "$WORK/store" --port "$PORT" --access-log off --raster-dir "$WORK" >"$WORK/server.log" 2>&1 &
 SERVER=$!
 until curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null; do
   kill -0 "$SERVER" 2>/dev/null || { cat "$WORK/server.log"; exit 1; }

@@ -21,7 +21,7 @@ echo "library: $IMAGES links in $FOLDERS folders; binary $BIN${EVENT_LOOPS:+, $E
 
 start_server() {
   if curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null 2>&1; then echo "port $PORT is taken: set PORT" >&2; exit 1; fi
-  "$BIN" serve "$WORK/lib" --host 127.0.0.1 --port "$PORT" --access-log off --raster-dir "$WORK" \
+  "$BIN" serve "$WORK/lib" --host 127.0.0.1 --store-dir "$WORK/store" --port "$PORT" --access-log off --raster-dir "$WORK" \
     ${EVENT_LOOPS:+--event-loops "$EVENT_LOOPS"} >"$WORK/server.log" 2>&1 &
   SERVER=$!
   until curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null; do

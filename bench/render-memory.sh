@@ -17,7 +17,7 @@ cleanup() { [ -n "${SERVER:-}" ] && kill "$SERVER" 2>/dev/null; wait 2>/dev/null
 trap cleanup EXIT
 
 ln -s "$PNG" "$WORK/big-20000-png.png"   # its own id beside the JPEG of the same name
-"$BIN" serve "$JPG" "$WORK/big-20000-png.png" --host 127.0.0.1 --port "$PORT" --cache-mb 64 --access-log off --raster-dir "$WORK" >"$WORK/log" 2>&1 &
+"$BIN" serve "$JPG" "$WORK/big-20000-png.png" --host 127.0.0.1 --store-dir "$WORK/store" --port "$PORT" --cache-mb 64 --access-log off --raster-dir "$WORK" >"$WORK/log" 2>&1 &
 SERVER=$!
 until curl -fs "http://127.0.0.1:$PORT/healthz" >/dev/null; do sleep 0.1; done
 sample_rss "$SERVER" "$WORK/rss" 0.5 &

@@ -56,7 +56,7 @@ http {
 }
 NGINX
 nginx -c "$WORK/nginx.conf" -p "$WORK"
-"$BIN" serve "$JPG" --host 127.0.0.1 --port "$OURS_PORT" --access-log "$LOG" > "$WORK/ours.log" 2>&1 &
+"$BIN" serve "$JPG" --host 127.0.0.1 --store-dir "$WORK/store" --port "$OURS_PORT" --access-log "$LOG" > "$WORK/ours.log" 2>&1 &
 PIDS+=($!)
 for _ in $(seq 100); do curl -sf "http://127.0.0.1:$OURS_PORT/healthz" >/dev/null && break; sleep 0.1; done
 

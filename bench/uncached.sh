@@ -78,7 +78,8 @@ start_iip() {
   wait_up "$IIP_PORT" "/fcgi-bin/iipsrv.fcgi?DeepZoom=$WORK/pyr.tif.dzi"
 }
 start_ours() {
-  "$BIN" serve "$JPG" --host 127.0.0.1 --port "$OURS_PORT" --access-log off > "$WORK/ours.log" 2>&1 & PIDS+=($!)
+  rm -rf "$WORK/store"  # uncached: every start without the tiles of the last
+  "$BIN" serve "$JPG" --host 127.0.0.1 --store-dir "$WORK/store" --port "$OURS_PORT" --access-log off > "$WORK/ours.log" 2>&1 & PIDS+=($!)
   wait_up "$OURS_PORT" /healthz
 }
 RSS_ours=0; RSS_iip=0

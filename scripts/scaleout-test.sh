@@ -30,7 +30,7 @@ mkdir -p "$WORK/photos"
 cp .build-fixtures/gallery/large.jpg "$WORK/photos/large.jpg"
 cp .build-fixtures/formats/q100-444.jpg "$WORK/photos/second.jpg"
 for port in $R1 $R2; do
-  "$BIN" serve "$WORK/photos" --host 127.0.0.1 --port "$port" --access-log off > "$WORK/replica-$port.log" 2>&1 &
+  "$BIN" serve "$WORK/photos" --host 127.0.0.1 --port "$port" --store-dir "$WORK/store-$port" --access-log off > "$WORK/replica-$port.log" 2>&1 &
   PIDS+=($!)
 done
 for port in $R1 $R2; do

@@ -21,7 +21,7 @@ cleanup() { [ -n "${SERVER:-}" ] && kill "$SERVER" 2>/dev/null; wait 2>/dev/null
 trap cleanup EXIT
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 
-"$BIN" serve "$IMAGE" --host 127.0.0.1 --port "$PORT" --cache-mb "$CACHE_MB" --access-log off --raster-dir "$WORK" \
+"$BIN" serve "$IMAGE" --host 127.0.0.1 --store-dir "$WORK/store" --port "$PORT" --cache-mb "$CACHE_MB" --access-log off --raster-dir "$WORK" \
   >"$WORK/server.log" 2>&1 &
 SERVER=$!
 for _ in $(seq 300); do curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null && break; sleep 0.1; done

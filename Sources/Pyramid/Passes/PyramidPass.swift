@@ -96,7 +96,7 @@ final class PyramidPass: @unchecked Sendable {
     /// Runs the pass on the calling thread: decode, cut, hand each tile to `deliver` on `encoders` threads of
     /// background priority; a `background` pass decodes at that priority too. `deliver` is not called for tiles
     /// cut after a cancel.
-    func run(background: Bool = true, deliver: @escaping @Sendable (Cut) throws -> Void) {
+    func run(background: Bool = true, memory: RenderBudget? = nil, deliver: @escaping @Sendable (Cut) throws -> Void) {
         if background { lowerCurrentThreadPriority() }
         lock.withLock { phase = .running }
         let geometry = snapshot.geometry
@@ -142,6 +142,11 @@ final class PyramidPass: @unchecked Sendable {
             }
         }
         do {
+            // A source that must decode whole first (progressive JPEG, Adam7 PNG) holds a lease of that memory for
+            // the whole pass, or fails naming the limit.
+            let whole = snapshot.source.info.wholeDecodeBytes
+            let lease = whole > 0 ? try memory.map { try Self.lease(whole, from: $0, for: snapshot.source) } : nil
+            defer { lease?.release() }
             try snapshot.source.decode(PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0), shrink: plan.shrink, bandRows: 64) { band in
                 let rowBytes = band.width * band.channels
                 for r in 0 ..< band.rows {
@@ -176,6 +181,21 @@ final class PyramidPass: @unchecked Sendable {
                 inFlight.removeAll()
                 lock.broadcast()
             }
+        }
+    }
+}
+
+extension PyramidPass {
+    /// `bytes` of `memory` for a whole decode; a decode larger than the whole budget fails saying what to change.
+    static func lease(_ bytes: Int, from memory: RenderBudget, for source: any ImageSource) throws -> RenderBudget.Lease {
+        do { return try memory.acquire(bytes) } catch let error as RenderBudgetError {
+            guard case let .tooLarge(bytes, capacity) = error else { throw error } // busy: 503, try again
+            let info = source.info
+            let kind = info.format == .png ? "an interlaced (Adam7) PNG" : "a progressive JPEG"
+            throw ImageSourceError.outOfMemory(path: source.path, message:
+                "\(kind) of \(info.width)×\(info.height) must be decoded whole, which takes \(RenderBudgetError.megabytes(bytes)) MB; "
+                    + "the render budget is \(RenderBudgetError.megabytes(capacity)) MB (--render-memory-mb): raise it, or save the "
+                    + "image \(info.format == .png ? "without interlacing" : "as baseline JPEG")")
         }
     }
 }

@@ -30,11 +30,12 @@ extension TileService {
         let snapshot = miss.snapshot, tile = miss.key.tile
         if snapshot.source.isRandomAccess { return try miss.image.render(tile, in: snapshot) }
         let plan = PassPlan.covering(tile.level, in: snapshot.geometry)
-        if let store, store.has(StoredPass.doneMarker(folder: folder(miss.image.id, snapshot), shrink: plan.shrink)) {
+        let croppable = snapshot.source.info.wholeDecodeBytes == 0
+        if croppable, let store, store.has(StoredPass.doneMarker(folder: folder(miss.image.id, snapshot), shrink: plan.shrink)) {
             return try direct(miss)
         }
         let pass = try self.pass(plan, of: miss.image, snapshot)
-        if plan.shrink == 1, snapshot.source.info.wholeDecodeBytes == 0, snapshot.geometry.overlap == 0, !pass.isNear(tile) {
+        if plan.shrink == 1, croppable, snapshot.geometry.overlap == 0, !pass.isNear(tile) {
             return try region(for: tile, of: miss.image, snapshot).pixels(of: tile)
         }
         return try pass.pixels(of: tile)
@@ -99,7 +100,7 @@ extension TileService {
         }
         store?.mark(StoredPass.startedMarker(folder: folder, shrink: plan.shrink))
         let format = passFormat(snapshot)
-        pass.run { [self] cut in try deliver(cut, format: format, folder: folder, image: image, snapshot) }
+        pass.run(memory: renderBudget) { [self] cut in try deliver(cut, format: format, folder: folder, image: image, snapshot) }
         guard pass.state == .finished, !pass.isCancelled else { return }
         store?.mark(StoredPass.doneMarker(folder: folder, shrink: plan.shrink))
         let plans = PassPlan.plans(for: snapshot.geometry)

@@ -196,7 +196,7 @@ public enum TileStoreError: Swift.Error, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case let .cannotCreate(directory, reason):
-            "cannot use the tile store directory \(directory): \(reason); choose another with --cache-dir, or --cache-dir off"
+            "cannot use the tile store directory \(directory): \(reason); choose another with --store-dir, or --store-dir off"
         }
     }
 }

@@ -64,9 +64,7 @@ public final class TileService: Sendable {
         }, removed: { image in
             image.purgePasses()
             cache.removeAll { $0.image == image.id }
-            if let version = image.opened?.version {
-                store?.purge(prefix: TileStore.folder(image: image.id, version: version, options: options))
-            }
+            store?.purge(prefix: TileStore.folder(image: image.id))
         })
         store?.startScan { [weak self] interrupted in self?.resume(interrupted) }
     }
