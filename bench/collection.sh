@@ -67,7 +67,7 @@ start_ours() {  # STORE [extra flags]
   "$BIN" serve "$MASTERS" --host 127.0.0.1 --port "$PORT" --store-dir "$store" --cache-mb "$CACHE_MB" --access-log off \
     --raster-dir "$RUN" "$@" > "$RUN/ours.log" 2>&1 &
   OURS=$!
-  for _ in $(seq 200); do curl -sf "127.0.0.1:$PORT/health" >/dev/null && return 0; sleep 0.05; done
+  for _ in $(seq 200); do curl -sf "127.0.0.1:$PORT/healthz" >/dev/null && return 0; sleep 0.05; done
   log "our server did not start"; cat "$RUN/ours.log" >&2; return 1
 }
 stop_ours() { kill "$OURS" 2>/dev/null; wait "$OURS" 2>/dev/null; }

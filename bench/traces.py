@@ -98,7 +98,9 @@ def make(sizes_path, outdir, seed=7):
             rx, ry = rnd.randrange(max(1, w - rw)), rnd.randrange(max(1, h - rh))
             rw, rh = min(rw, w - rx), min(rh, h - ry)
             out = rnd.choice([256, 400, 512, 800, 1024])
-            size = f"!{out},{out}" if rnd.random() < 0.5 else f"{min(out, rw)},"
+            # IIIF 3 refuses upscaling without "^": "!w,h" must not exceed the region's larger side
+            box = min(out, max(rw, rh))
+            size = f"!{box},{box}" if rnd.random() < 0.5 else f"{min(out, rw)},"
             mixed.append(f"{ident}/{rx},{ry},{rw},{rh}/{size}/0/default.jpg")
         else:  # the whole image at a small size
             mixed.append(f"{ident}/full/{rnd.choice(['!200,200', '400,', ',300', '!1024,1024'])}/0/default.jpg")

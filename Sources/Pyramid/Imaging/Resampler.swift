@@ -43,31 +43,72 @@ enum Resampler {
             }
             return result
         }
-        // Horizontal pass into floats, only for the source rows the vertical pass will read.
+        // Horizontal pass into floats, only for the source rows the vertical pass will read. The taps are laid out
+        // flat first, so the loops touch no reference-counted storage.
         let firstRow = rows.lower, lastRow = rows.upper
-        var middle = [Float](repeating: 0, count: (lastRow - firstRow) * outWidth * c)
+        let cols = Flat(columns), rowTaps = Flat(rows)
+        let stride = outWidth * c
+        var middle = [Float](repeating: 0, count: (lastRow - firstRow) * stride)
         source.bytes.withUnsafeBufferPointer { src in
-            for sy in firstRow ..< lastRow {
-                let line = (sy - originY) * source.width * c
-                let out = (sy - firstRow) * outWidth * c
-                for (ox, w) in columns.taps.enumerated() {
-                    let base = line + (w.first - originX) * c
-                    for ch in 0 ..< c {
-                        var sum: Float = 0
-                        for (k, weight) in w.weights.enumerated() { sum += weight * Float(src[base + k * c + ch]) }
-                        middle[out + ox * c + ch] = sum
+            middle.withUnsafeMutableBufferPointer { mid in
+                cols.weights.withUnsafeBufferPointer { weights in
+                    for sy in firstRow ..< lastRow {
+                        let line = (sy - originY) * source.width * c
+                        let out = (sy - firstRow) * stride
+                        for ox in 0 ..< outWidth {
+                            let base = line + (cols.first[ox] - originX) * c
+                            let w0 = cols.offset[ox], n = cols.offset[ox + 1] - w0
+                            for ch in 0 ..< c {
+                                var sum: Float = 0
+                                for k in 0 ..< n { sum += weights[w0 + k] * Float(src[base + k * c + ch]) }
+                                mid[out + ox * c + ch] = sum
+                            }
+                        }
                     }
                 }
             }
         }
-        for (oy, w) in rows.taps.enumerated() {
-            for i in 0 ..< outWidth * c {
-                var sum: Float = 0
-                for (k, weight) in w.weights.enumerated() { sum += weight * middle[(w.first + k - firstRow) * outWidth * c + i] }
-                result.bytes[oy * outWidth * c + i] = UInt8(max(0, min(255, sum.rounded())))
+        middle.withUnsafeBufferPointer { mid in
+            rowTaps.weights.withUnsafeBufferPointer { weights in
+                result.bytes.withUnsafeMutableBufferPointer { dst in
+                    // Row by row (the sums add in the same order as pixel by pixel, so the result is the same), which
+                    // the compiler vectorises; rounding half up after clamping is `rounded()` for these values.
+                    var sums = [Float](repeating: 0, count: stride)
+                    sums.withUnsafeMutableBufferPointer { acc in
+                        for oy in 0 ..< outHeight {
+                            let w0 = rowTaps.offset[oy], n = rowTaps.offset[oy + 1] - w0
+                            let top = (rowTaps.first[oy] - firstRow) * stride
+                            for i in 0 ..< stride { acc[i] = 0 }
+                            for k in 0 ..< n {
+                                let weight = weights[w0 + k], from = top + k * stride
+                                for i in 0 ..< stride { acc[i] += weight * mid[from + i] }
+                            }
+                            let out = oy * stride
+                            for i in 0 ..< stride { dst[out + i] = UInt8(max(0, min(255, acc[i])) + 0.5) }
+                        }
+                    }
+                }
             }
         }
         return result
+    }
+
+    /// Taps laid out flat: output pixel `i` reads from source index `first[i]` with
+    /// `weights[offset[i] ..< offset[i + 1]]`.
+    private struct Flat {
+        var first: [Int] = []
+        var offset: [Int] = [0]
+        var weights: [Float] = []
+
+        init(_ taps: Taps) {
+            first.reserveCapacity(taps.taps.count)
+            offset.reserveCapacity(taps.taps.count + 1)
+            for tap in taps.taps {
+                first.append(tap.first)
+                weights += tap.weights
+                offset.append(weights.count)
+            }
+        }
     }
 
     /// For output pixels `range` of `count`: the first source index each reads and the normalised weights.

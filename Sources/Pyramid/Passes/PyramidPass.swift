@@ -188,7 +188,7 @@ final class PyramidPass: @unchecked Sendable {
 extension PyramidPass {
     /// `bytes` of `memory` for a whole decode; a decode larger than the whole budget fails saying what to change.
     static func lease(_ bytes: Int, from memory: RenderBudget, for source: any ImageSource) throws -> RenderBudget.Lease {
-        do { return try memory.acquire(bytes) } catch let error as RenderBudgetError {
+        do { return try memory.acquire(bytes) } catch {
             guard case let .tooLarge(bytes, capacity) = error else { throw error } // busy: 503, try again
             let info = source.info
             let kind = info.format == .png ? "an interlaced (Adam7) PNG" : "a progressive JPEG"

@@ -57,16 +57,19 @@ extension TileService {
         return pass
     }
 
-    /// Encodes a cut tile and keeps it: in the store, or with no store in the memory cache. The file is
+    /// Encodes a cut tile and keeps it: in the store (unless it is there already), or with no store in the
+    /// memory cache. The file is
     /// `stat`ed first: pixels cut before a look that finds it unchanged are of this version; a change fails the
     /// pass, so no tile of a file rewritten under a pass is ever kept under the old version's name.
     private func deliver(_ cut: PyramidPass.Cut, format: ImageFormat, folder: String, image: PyramidImage,
                          _ snapshot: PyramidImage.Snapshot) throws {
+        let name = TileStore.name(folder: folder, tile: cut.tile, format: format)
+        if let store, store.has(name) { return } // a region pass or a request stored it already: no second encode
         try snapshot.source.checkUnchanged()
         let tile = EncodedTile(bytes: try ImageEncoder.encode(cut.pixels, as: format, options: options), format: format,
                                version: snapshot.version)
         if let store {
-            store.write(tile, as: TileStore.name(folder: folder, tile: cut.tile, format: format))
+            store.write(tile, as: name)
         } else {
             cache.insert(tile, for: TileKey(image: image.id, generation: snapshot.generation, tile: cut.tile, format: format))
         }

@@ -148,10 +148,11 @@ public final class PyramidImage: @unchecked Sendable {
         regions.removeAll()
     }
 
-    /// Tile columns and rows of a region pass: a block of 16 × 4 tiles of one level, aligned to that grid, so
-    /// the tiles a viewer shows come from one or two of them.
+    /// Tile columns and rows of a region pass: a block of 16 × 8 tiles of one level (4096 × 2048 pixels), aligned
+    /// to that grid, so the tiles a 1280 × 800 viewer shows come from one or two of them. Rows cost a decode of
+    /// the whole width (entropy-coded data has no columns), columns only their own: the block is wide.
     static let regionColumns = 16
-    static let regionRows = 4
+    static let regionRows = 8
 
     /// The running region pass that makes `tile`, or a new one from `make` (then `created`): one decode of the
     /// block of tiles around it at the level's shrink, for tiles far ahead of the image's full pass.

@@ -68,7 +68,7 @@ final class PyramidPassTests: XCTestCase {
         XCTAssertEqual(again.statistics().passes.started, [:], "nothing decoded after a restart")
     }
 
-    /// A tile far below the full pass comes from a region pass (16 × 4 tiles of its level), at once; its
+    /// A tile far below the full pass comes from a region pass (16 × 8 tiles of its level), at once; its
     /// neighbours in the block are stored by it.
     func testATileFarAheadOfTheFullPassComesFromARegionPass() throws {
         let dir = temporaryDirectory()
