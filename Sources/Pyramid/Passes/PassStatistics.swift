@@ -12,6 +12,8 @@ public struct PassStatistics: Sendable, Equatable {
     /// Tiles decoded on their own because their pass was queued or far behind, or its tiles were evicted.
     public var directDecodes = 0
     public var running = 0
+    /// Region passes running now.
+    public var regionsRunning = 0
     public var queued = 0
     /// Keys of passes started (`image/version/shrink`), to count repeats.
     var seen: Set<String> = []

@@ -35,24 +35,34 @@ extension TileService {
             return try direct(miss)
         }
         let pass = try self.pass(plan, of: miss.image, snapshot)
-        if plan.shrink == 1, croppable, snapshot.geometry.overlap == 0, !pass.isNear(tile) {
-            return try region(for: tile, of: miss.image, snapshot).pixels(of: tile)
+        if plan.shrink == 1, croppable, snapshot.geometry.overlap == 0, !pass.isNear(tile),
+           let region = try region(for: tile, of: miss.image, snapshot) {
+            return try region.pixels(of: tile)
         }
         return try pass.pixels(of: tile)
     }
 
-    /// The region pass for a tile far ahead of its full pass: started now, at request priority, on a thread
-    /// of its own (its encoders run in the background like a full pass's).
-    private func region(for tile: TileCoordinate, of image: PyramidImage, _ snapshot: PyramidImage.Snapshot) throws -> PyramidPass {
-        let (pass, created) = try image.region(for: tile, in: snapshot) { plan, window in
-            PyramidPass(plan: plan, window: window, snapshot: snapshot, encoders: 1)
-        }
+    /// The region pass for a tile far ahead of its full pass: the one running for its block, or one started now,
+    /// at request priority, on a thread of its own (its encoders run in the background like a full pass's). A
+    /// region pass pays a skip through every row above it, work the full pass does once: while another runs,
+    /// none is started (nil), and the request waits for the full pass instead, which its waiting moves up the
+    /// queue. One viewer zooming gets its region at once; many requests over many images share the full passes.
+    private func region(for tile: TileCoordinate, of image: PyramidImage, _ snapshot: PyramidImage.Snapshot) throws -> PyramidPass? {
+        guard let (pass, created) = try image.region(for: tile, in: snapshot, make: { plan, window in
+            let admitted = passCounters.withLock { counters -> Bool in
+                guard counters.regionsRunning < 1 else { return false }
+                counters.regionsRunning += 1
+                counters.started["region", default: 0] += 1
+                return true
+            }
+            return admitted ? PyramidPass(plan: plan, window: window, snapshot: snapshot, encoders: 1) : nil
+        }) else { return nil }
         guard created else { return pass }
-        passCounters.withLock { $0.started["region", default: 0] += 1 }
         let format = passFormat(snapshot), folder = folder(image.id, snapshot)
         startDetachedThread { [self] in
             pass.run(background: false) { [self] cut in try deliver(cut, format: format, folder: folder, image: image, snapshot) }
             image.regionFinished(pass)
+            passCounters.withLock { $0.regionsRunning -= 1 }
         }
         return pass
     }

@@ -155,9 +155,10 @@ public final class PyramidImage: @unchecked Sendable {
     static let regionRows = 8
 
     /// The running region pass that makes `tile`, or a new one from `make` (then `created`): one decode of the
-    /// block of tiles around it at the level's shrink, for tiles far ahead of the image's full pass.
+    /// block of tiles around it at the level's shrink, for tiles far ahead of the image's full pass. Nil when
+    /// none runs and `make` declines to start one.
     func region(for tile: TileCoordinate, in snapshot: Snapshot,
-                make: (PassPlan, PassWindow) -> PyramidPass) throws -> (pass: PyramidPass, created: Bool) {
+                make: (PassPlan, PassWindow) -> PyramidPass?) throws -> (pass: PyramidPass, created: Bool)? {
         let c = tile.x / Self.regionColumns * Self.regionColumns, r = tile.y / Self.regionRows * Self.regionRows
         let key = RegionKey(level: tile.level, window: PassWindow(columns: c ..< c + Self.regionColumns, rows: r ..< r + Self.regionRows))
         return try lock.withLock {
@@ -166,7 +167,7 @@ public final class PyramidImage: @unchecked Sendable {
                 return (existing, false)
             }
             let plan = PassPlan(shrink: snapshot.geometry.shrink(ofLevel: tile.level), levels: tile.level ... tile.level)
-            let pass = make(plan, key.window)
+            guard let pass = make(plan, key.window) else { return nil }
             regions[key] = pass
             return (pass, true)
         }
