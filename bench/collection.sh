@@ -159,7 +159,7 @@ fi
 if has soak; then
   store_mb=${SOAK_STORE_MB:-$(( $(du -sm "$RUN/store-warm" 2>/dev/null | cut -f1 || echo 1000) / 2 + 1 ))}
   log "soak: ${SOAK}s of the mixed trace, store budget $store_mb MiB"
-  rm -rf "$RUN/store-soak"
+  rm -rf "$RUN/store-soak"; : > "$RUN/soak.txt"
   start_ours "$RUN/store-soak" --store-mb "$store_mb" || exit 1
   end=$(( $(date +%s) + SOAK )); max_rss=0; max_store=0
   ( while [ "$(date +%s)" -lt "$end" ]; do python3 "$ROOT/bench/traces.py" replay 127.0.0.1 "$PORT" /iiif/3/ "$TRACES/mixed.txt" >> "$RUN/soak.txt"; done ) &

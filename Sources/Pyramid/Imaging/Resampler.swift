@@ -33,12 +33,24 @@ enum Resampler {
         let outWidth = columns.taps.count, outHeight = rows.taps.count
         var result = PixelBuffer(width: outWidth, height: outHeight, channels: c)
         if columns.taps.allSatisfy({ $0.weights.count == 1 }) && rows.taps.allSatisfy({ $0.weights.count == 1 }) {
-            // One source pixel per output pixel (same scale, or nearest at a boundary): copy.
-            for (oy, row) in rows.taps.enumerated() {
-                let line = (row.first - originY) * source.width
-                for (ox, column) in columns.taps.enumerated() {
-                    let from = (line + column.first - originX) * c, to = (oy * outWidth + ox) * c
-                    for ch in 0 ..< c { result.bytes[to + ch] = source.bytes[from + ch] }
+            // One source pixel per output pixel (same scale, or nearest at a boundary): copy, a whole row at once
+            // where the columns are consecutive (the usual case: a region at a level's own scale).
+            let firsts = columns.taps.map(\.first)
+            let consecutive = firsts.last.map { $0 - firsts[0] == outWidth - 1 } ?? true
+            source.bytes.withUnsafeBufferPointer { src in
+                result.bytes.withUnsafeMutableBufferPointer { dst in
+                    for (oy, row) in rows.taps.enumerated() {
+                        let line = (row.first - originY) * source.width
+                        if consecutive, let first = firsts.first {
+                            (dst.baseAddress! + oy * outWidth * c).update(from: src.baseAddress! + (line + first - originX) * c,
+                                                                         count: outWidth * c)
+                            continue
+                        }
+                        for (ox, first) in firsts.enumerated() {
+                            let from = (line + first - originX) * c, to = (oy * outWidth + ox) * c
+                            for ch in 0 ..< c { dst[to + ch] = src[from + ch] }
+                        }
+                    }
                 }
             }
             return result

@@ -108,6 +108,7 @@ final class Metrics: Sendable {
         out += "# TYPE tileserver_direct_decodes_total counter\ntileserver_direct_decodes_total \(passes.directDecodes)\n"
         out += "# TYPE tileserver_passes_running gauge\ntileserver_passes_running \(passes.running)\n"
         out += "# TYPE tileserver_passes_queued gauge\ntileserver_passes_queued \(passes.queued)\n"
+        out += "# TYPE tileserver_region_passes_running gauge\ntileserver_region_passes_running \(passes.regionsRunning)\n"
         return out
     }
 }
