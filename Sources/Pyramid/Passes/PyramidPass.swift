@@ -34,6 +34,8 @@ final class PyramidPass: @unchecked Sendable {
     private var inputRows = 0
     /// Tile rows cut so far, by level.
     private var rowsCut: [Int: Int] = [:]
+    /// Tiles of the rows being cut now (their row is not in `rowsCut` yet).
+    private var cutInRow: Set<TileCoordinate> = []
     /// Tiles requests wait for: how many wait, and the pixels once cut (kept until the last has taken them).
     private var wanted: [TileCoordinate: (waiting: Int, pixels: PixelBuffer?)] = [:]
     /// Tiles cut and still with the encoders, with their pixels.
@@ -76,7 +78,7 @@ final class PyramidPass: @unchecked Sendable {
     func pixels(of tile: TileCoordinate) throws -> PixelBuffer? {
         try lock.withLock {
             if let pixels = inFlight[tile] { return pixels }
-            if (rowsCut[tile.level] ?? 0) > tile.y { return nil }
+            if (rowsCut[tile.level] ?? 0) > tile.y || cutInRow.contains(tile) { return nil }
             wanted[tile, default: (0, nil)].waiting += 1
             waiting.add(1, ordering: .relaxed)
             defer {
@@ -134,11 +136,15 @@ final class PyramidPass: @unchecked Sendable {
                             lock.broadcast()
                         }
                         inFlight[tile] = pixels
+                        cutInRow.insert(tile)
                     }
                     try queue.push(Cut(tile: tile, pixels: pixels))
                 }
                 bands[i].finishTileRow()
-                lock.withLock { rowsCut[level] = tileRow + 1 }
+                lock.withLock {
+                    rowsCut[level] = tileRow + 1
+                    cutInRow = cutInRow.filter { $0.level != level }
+                }
             }
         }
         do {

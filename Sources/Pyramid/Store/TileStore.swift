@@ -16,15 +16,11 @@ import Glibc
 /// crash or a full disk is never served. Reads need no index: a restarted server serves what it finds at once,
 /// while a background scan rebuilds the byte count and the eviction order (oldest modification first).
 public final class TileStore: Sendable {
-    /// What the store counts, read together.
+    /// What the store counts, read together: its tiles as a cache counts them (hits and misses are reads of
+    /// the store), and the tiles written.
     public struct Statistics: Sendable, Equatable {
-        public var bytes = 0
-        public var budget = 0
-        public var entries = 0
-        public var hits = 0
-        public var misses = 0
-        public var evictions = 0
-        public var writes = 0
+        public var tiles: CacheStatistics
+        public var writes: Int
     }
 
     public let directory: String
@@ -76,9 +72,10 @@ public final class TileStore: Sendable {
     }
 
     public var statistics: Statistics {
-        let s = index.statistics
-        return Statistics(bytes: s.bytes, budget: s.budget, entries: s.entries, hits: hits.load(ordering: .relaxed),
-                          misses: misses.load(ordering: .relaxed), evictions: s.evictions, writes: writes.load(ordering: .relaxed))
+        var tiles = index.statistics
+        tiles.hits = hits.load(ordering: .relaxed)
+        tiles.misses = misses.load(ordering: .relaxed)
+        return Statistics(tiles: tiles, writes: writes.load(ordering: .relaxed))
     }
 
     /// The folder of one version of an image's tiles under one setting.

@@ -80,8 +80,9 @@ final class Metrics: Sendable {
     }
 
     /// The persistent tile store's lines (none when it is off).
-    private static func render(_ store: TileStore.Statistics?) -> String {
-        guard let store else { return "" }
+    private static func render(_ statistics: TileStore.Statistics?) -> String {
+        guard let statistics else { return "" }
+        let store = statistics.tiles
         var out = "# HELP tileserver_store_bytes Bytes of tiles in the persistent tile store.\n"
         out += "# TYPE tileserver_store_bytes gauge\ntileserver_store_bytes \(store.bytes)\n"
         out += "# TYPE tileserver_store_budget_bytes gauge\ntileserver_store_budget_bytes \(store.budget)\n"
@@ -89,7 +90,7 @@ final class Metrics: Sendable {
         out += "# TYPE tileserver_store_hits_total counter\ntileserver_store_hits_total \(store.hits)\n"
         out += "# TYPE tileserver_store_misses_total counter\ntileserver_store_misses_total \(store.misses)\n"
         out += "# TYPE tileserver_store_evictions_total counter\ntileserver_store_evictions_total \(store.evictions)\n"
-        out += "# TYPE tileserver_store_writes_total counter\ntileserver_store_writes_total \(store.writes)\n"
+        out += "# TYPE tileserver_store_writes_total counter\ntileserver_store_writes_total \(statistics.writes)\n"
         return out
     }
 

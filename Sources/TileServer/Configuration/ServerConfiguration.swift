@@ -42,7 +42,7 @@ struct ServerConfiguration: Sendable {
               "Directory of the persistent tile store, where every tile a decode pass cuts is kept across restarts; off: none (tiles then live in the memory cache only and are decoded again when evicted)."),
         .integer("store-mb", \.storeMB, 1 ... 1 << 30, "Tile store budget in MiB; least recently used tiles go first."),
         .number("max-zoom", \.api.maxZoom, 0.01 ... 64, "Largest zoom, in screen pixels per image pixel (1: native)."),
-        .integer("workers", \.api.workers, 1 ... 256, "Render threads (default: CPU count)."),
+        .integer("workers", \.api.workers, 1 ... 256, "Render threads, and decode passes of different images that run at once (default: CPU count)."),
         .integer("event-loops", \.transport.eventLoops, 1 ... 64, "Event loop threads (default: 2, at most the CPU count)."),
         .optionalText("public", \.publicDir, "Viewer folder served instead of the copy compiled into the binary (for working on the viewer)."),
         .logLevel("log-level", \.logLevel, "trace, debug, info, notice, warning, error or critical."),

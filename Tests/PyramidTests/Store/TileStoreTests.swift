@@ -24,7 +24,8 @@ final class TileStoreTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/a/2.jpg"))
         XCTAssertNil(store.read("a/2.jpg", format: .jpeg))
         let stats = store.statistics
-        XCTAssertEqual([stats.bytes, stats.entries, stats.evictions, stats.hits, stats.misses, stats.writes], [3000, 3, 1, 1, 1, 4])
+        XCTAssertEqual([stats.tiles.bytes, stats.tiles.entries, stats.tiles.evictions, stats.tiles.hits, stats.tiles.misses, stats.writes],
+                       [3000, 3, 1, 1, 1, 4])
         let names = try FileManager.default.contentsOfDirectory(atPath: dir + "/a").sorted()
         XCTAssertEqual(names, ["1.jpg", "3.jpg", "4.jpg"], "no temporary files left behind")
     }
@@ -60,11 +61,11 @@ final class TileStoreTests: XCTestCase {
         again.startScan { passes in found.withLock { $0 = passes } }
         again.waitUntilScanned()
         XCTAssertEqual(found.withLock { $0 }, [StoredPass(image: "img/a", version: "0123456789ab", folder: "img%2Fa/0123456789ab-t256o0q85", shrink: 1)])
-        XCTAssertEqual(again.statistics.bytes, 500)
+        XCTAssertEqual(again.statistics.tiles.bytes, 500)
         XCTAssertFalse(FileManager.default.fileExists(atPath: dead), "a dead writer's temporary file is removed")
         XCTAssertTrue(FileManager.default.fileExists(atPath: live), "a running writer's is not")
         again.purge(prefix: "img%2Fa")
         XCTAssertNil(again.read("img%2Fa/0123456789ab-t256o0q85/3/0_0.jpg", format: .jpeg))
-        XCTAssertEqual(again.statistics.bytes, 0)
+        XCTAssertEqual(again.statistics.tiles.bytes, 0)
     }
 }

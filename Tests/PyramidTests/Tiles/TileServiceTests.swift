@@ -58,7 +58,10 @@ final class TileServiceTests: XCTestCase {
         XCTAssertEqual(s.tilesRendered, 1)
         XCTAssertEqual(s.cache.statistics.misses, 1, "the render after a missed lookup does not count a second miss")
         XCTAssertEqual(s.cache.statistics.hits, 1)
-        // The pass that cut the tile kept its neighbours as JPEG (no store here: in memory); PNG is made on demand.
+        // The pass that cut the tile keeps its neighbours as JPEG (no store here: in memory) once its encoders are
+        // done; PNG is made on demand.
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline, s.statistics().passes.regionsRunning + s.statistics().passes.running > 0 { usleep(2000) }
         guard case .hit = try s.lookup(image: "a", tile: TileCoordinate(level: 10, x: 0, y: 0), format: .jpeg) else {
             return XCTFail("a tile the pass cut is a hit")
         }
