@@ -66,7 +66,8 @@ nginx -c "$WORK/nginx.conf" -p "$WORK"
 for _ in $(seq 100); do curl -sf -o /dev/null "http://127.0.0.1:$PROXY/healthz" && break; sleep 0.1; done
 
 # Every tile of levels 6 and up of both images, by their versioned DeepZoom URLs (as the API hands them out), and
-# 400 seeded IIIF regions (renders from those tiles), so replicas still have work when one is killed.
+# 4,000 seeded IIIF regions (renders from those tiles), so replicas still have work when one is killed (decode
+# passes store every tile of an image at once: tiles alone are all made and cached by nginx in a second or two).
 python3 - "$PROXY" "$WORK/urls.txt" <<'PY'
 import json, math, random, sys, urllib.request
 port, out = sys.argv[1], sys.argv[2]
@@ -78,7 +79,7 @@ for image in json.load(urllib.request.urlopen(f"http://127.0.0.1:{port}/api/imag
         cols, rows = math.ceil(math.ceil(w / s) / t), math.ceil(math.ceil(h / s) / t)
         urls += [f"/images/{image['id']}_files/{level}/{x}_{y}.jpg?v={image['version']}" for x in range(cols) for y in range(rows)]
     rnd = random.Random(7)
-    for _ in range(200):
+    for _ in range(2000):
         rw, rh = rnd.randint(64, w // 3), rnd.randint(64, h // 3)
         urls.append(f"/iiif/3/{image['id']}/{rnd.randint(0, w - rw)},{rnd.randint(0, h - rh)},{rw},{rh}/{rnd.randint(32, min(rw, 300))},/0/default.jpg")
 rnd.shuffle(urls)

@@ -70,6 +70,19 @@ enum Resampler {
                         for ox in 0 ..< outWidth {
                             let base = line + (cols.first[ox] - originX) * c
                             let w0 = cols.offset[ox], n = cols.offset[ox + 1] - w0
+                            if c == 3 { // RGB, the common case: one walk over the taps for all three channels
+                                var r: Float = 0, g: Float = 0, b: Float = 0
+                                for k in 0 ..< n {
+                                    let weight = weights[w0 + k], p = base + k * 3
+                                    r += weight * Float(src[p])
+                                    g += weight * Float(src[p + 1])
+                                    b += weight * Float(src[p + 2])
+                                }
+                                mid[out + ox * 3] = r
+                                mid[out + ox * 3 + 1] = g
+                                mid[out + ox * 3 + 2] = b
+                                continue
+                            }
                             for ch in 0 ..< c {
                                 var sum: Float = 0
                                 for k in 0 ..< n { sum += weights[w0 + k] * Float(src[base + k * c + ch]) }
