@@ -23,9 +23,10 @@ public func startDetachedThread(_ body: @escaping @Sendable () -> Void) {
     }
 }
 
-/// Lowers the calling thread's CPU priority by `nice` steps (Linux applies `setpriority` to one thread). Its
-/// disk priority follows: the kernel derives a thread's best-effort I/O priority from its nice value. Work
-/// that only finishes something in the background runs this, so requests a viewer is waiting for go first.
+/// Lowers the calling thread's CPU priority by `nice` steps (Linux applies `setpriority` to one thread). Under an
+/// I/O scheduler that honours priorities (BFQ) its disk priority follows too: the kernel derives a thread's
+/// best-effort I/O priority from its nice value. Work that only finishes something in the background runs this,
+/// so requests a viewer is waiting for go first.
 public func lowerCurrentThreadPriority(by nice: Int32 = 19) {
     _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, nice) // who 0: on Linux, the calling thread only
 }

@@ -25,7 +25,8 @@ extension System {
     /// and at 113 MB with 4 MiB fixed. Smaller buffers (tiles, request and response bytes) keep the heap, and an
     /// arena keeps up to `bytes` of free memory at its top (`M_TRIM_THRESHOLD`) instead of the default 128 KiB: a
     /// region request's half-megabyte buffers otherwise went back to the kernel after every request and were
-    /// faulted in and zeroed again by the next (30 % of the CPU of assembling regions from stored tiles).
+    /// faulted in and zeroed again by the next (in a profile of regions assembled from stored tiles, kernel time,
+    /// mostly those page faults and their zeroing, was 30 % of the CPU).
     public static func mapLargeAllocations(from bytes: Int) {
         _ = glibcMallopt(-3 /* M_MMAP_THRESHOLD */, CInt(bytes))
         _ = glibcMallopt(-1 /* M_TRIM_THRESHOLD */, CInt(bytes))

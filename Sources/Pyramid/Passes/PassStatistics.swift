@@ -15,6 +15,4 @@ public struct PassStatistics: Sendable, Equatable {
     /// Region passes running now.
     public var regionsRunning = 0
     public var queued = 0
-    /// Keys of passes started (`image/version/shrink`), to count repeats.
-    var seen: Set<String> = []
 }

@@ -68,9 +68,9 @@ extension TileService {
     }
 
     /// Encodes a cut tile and keeps it: in the store (unless it is there already), or with no store in the
-    /// memory cache. The file is
-    /// `stat`ed first: pixels cut before a look that finds it unchanged are of this version; a change fails the
-    /// pass, so no tile of a file rewritten under a pass is ever kept under the old version's name.
+    /// memory cache. The file is `stat`ed first: pixels cut before a look that finds it unchanged are of this
+    /// version; a change fails the pass, so no tile of a file rewritten under a pass is kept under the old
+    /// version's name.
     private func deliver(_ cut: PyramidPass.Cut, format: ImageFormat, folder: String, image: PyramidImage,
                          _ snapshot: PyramidImage.Snapshot) throws {
         let name = TileStore.name(folder: folder, tile: cut.tile, format: format)
@@ -107,9 +107,10 @@ extension TileService {
         let snapshot = pass.snapshot, plan = pass.plan
         let folder = folder(image.id, snapshot)
         let key = "\(folder)/\(plan.shrink)"
+        let repeated = !passHistory.withLock { $0.insert(key).inserted }
         passCounters.withLock { counters in
             counters.started[plan.name, default: 0] += 1
-            if !counters.seen.insert(key).inserted { counters.repeated += 1 }
+            if repeated { counters.repeated += 1 }
         }
         store?.mark(StoredPass.startedMarker(folder: folder, shrink: plan.shrink))
         let format = passFormat(snapshot)
@@ -117,10 +118,13 @@ extension TileService {
         guard pass.state == .finished, !pass.isCancelled else { return }
         store?.mark(StoredPass.doneMarker(folder: folder, shrink: plan.shrink))
         let plans = PassPlan.plans(for: snapshot.geometry)
+        let pyramidDone = passHistory.withLock { history in
+            history.insert("\(key).done")
+            return plans.allSatisfy { history.contains("\(folder)/\($0.shrink).done") }
+        }
         passCounters.withLock { counters in
             counters.completed[plan.name, default: 0] += 1
-            counters.seen.insert("\(key).done")
-            if plans.allSatisfy({ counters.seen.contains("\(folder)/\($0.shrink).done") }) { counters.pyramidsCompleted += 1 }
+            if pyramidDone { counters.pyramidsCompleted += 1 }
         }
     }
 

@@ -29,12 +29,7 @@ public final class TileStore: Sendable {
     private let misses = Atomic<Int>(0)
     private let writes = Atomic<Int>(0)
     private let temporaryNames = Atomic<Int>(0)
-    private let scan = Locked<ScanState>(ScanState())
-
-    private struct ScanState {
-        var done = false
-        var interrupted: [StoredPass] = []
-    }
+    private let scanned = Atomic<Bool>(false)
 
     /// A store in `directory` (created if missing) holding at most `budget` bytes of tiles.
     public init(directory: String, budget: Int) throws {
@@ -58,17 +53,14 @@ public final class TileStore: Sendable {
             for file in found.tiles.sorted(by: { $0.modified < $1.modified }) where index.value(for: file.name, countingMiss: false, countingHit: false) == nil {
                 evict(index.insert(file.size, for: file.name))
             }
-            scan.withLock {
-                $0.done = true
-                $0.interrupted = found.interrupted
-            }
+            scanned.store(true, ordering: .releasing)
             interrupted(found.interrupted)
         }
     }
 
     /// Blocks until the start-up scan has finished (tests, and tools that need exact figures).
     public func waitUntilScanned() {
-        while !scan.withLock({ $0.done }) { usleep(2000) }
+        while !scanned.load(ordering: .acquiring) { usleep(2000) }
     }
 
     public var statistics: Statistics {

@@ -163,7 +163,7 @@ public final class PyramidImage: @unchecked Sendable {
         let key = RegionKey(level: tile.level, window: PassWindow(columns: c ..< c + Self.regionColumns, rows: r ..< r + Self.regionRows))
         return try lock.withLock {
             guard snapshot.generation == self.snapshot?.generation else { throw PyramidError.sourceChanged(path: path) }
-            if let existing = regions[key], existing.state != .failed, !existing.isCancelled, !existing.isDone {
+            if let existing = regions[key], !existing.isDone, !existing.isCancelled {
                 return (existing, false)
             }
             let plan = PassPlan(shrink: snapshot.geometry.shrink(ofLevel: tile.level), levels: tile.level ... tile.level)

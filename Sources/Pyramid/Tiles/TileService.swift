@@ -34,6 +34,9 @@ public final class TileService: Sendable {
     let store: TileStore?
     let scheduler: PassScheduler
     let passCounters = Locked(PassStatistics())
+    /// The passes this process started and finished (`folder/shrink`, and `folder/shrink.done`): what counts a
+    /// repeat and a completed pyramid, kept apart from the counters `/metrics` copies.
+    let passHistory = Locked<Set<String>>([])
     public let renderBudget: RenderBudget
     /// The images served, live; its first image is the default one.
     public let library: ImageLibrary

@@ -4,6 +4,10 @@ import POSIXSupport
 import Pyramid
 import TileAPI
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Every setting of `tileserver serve` and its default, in one place. Flags win over `TILESERVER_*`
 /// environment variables, which win over these defaults. `settings` declares each one once (name, range,
 /// help); the command line, the environment, validation and the help text all come from it.
@@ -73,9 +77,9 @@ struct ServerConfiguration: Sendable {
 
     /// `$XDG_CACHE_HOME/tileserver`, else `$HOME/.cache/tileserver`, else `/var/tmp/tileserver-store`.
     static var defaultStoreDirectory: String {
-        let variables = Environment.variables
-        if let cache = variables["XDG_CACHE_HOME"], cache.hasPrefix("/") { return cache + "/tileserver" }
-        if let home = variables["HOME"], home.hasPrefix("/"), home != "/" { return home + "/.cache/tileserver" }
+        let variable = { (name: String) in getenv(name).map { String(cString: $0) } }
+        if let cache = variable("XDG_CACHE_HOME"), cache.hasPrefix("/") { return cache + "/tileserver" }
+        if let home = variable("HOME"), home.hasPrefix("/"), home != "/" { return home + "/.cache/tileserver" }
         return "/var/tmp/tileserver-store"
     }
 
