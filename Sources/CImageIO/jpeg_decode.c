@@ -242,7 +242,16 @@ int tsio_jpeg_start(tsio_jpeg *j, int scale_denom, uint32_t crop_x, uint32_t cro
         return -1;
     }
     JDIMENSION x = crop_x, w = crop_w;
-    if (x != 0 || w != c->output_width) jpeg_crop_scanline(c, &x, &w);
+    if (x != 0 || w != c->output_width) {
+        /* One iMCU more on each side: fancy upsampling replicates the samples at the crop's edges (visible
+         * with h2v1 chroma at 1/2 and 1/4), so the edges libjpeg makes must lie outside what was asked for. */
+        JDIMENSION imcu = (JDIMENSION)(c->max_h_samp_factor * c->min_DCT_scaled_size);
+        JDIMENSION left = x < imcu ? x : imcu;
+        x -= left;
+        w += left;
+        w = w + imcu < c->output_width - x ? w + imcu : c->output_width - x;
+        jpeg_crop_scanline(c, &x, &w);
+    }
     *crop_x_out = x;
     *crop_w_out = w;
     if (j->cmyk) {
