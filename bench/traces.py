@@ -120,6 +120,7 @@ def replay(host, port, prefix, trace, connections=6):
     lock = threading.Lock()
     state = {"next": 0, "errors": 0, "bytes": 0, "first_error": None}
     latencies = [0.0] * len(paths)
+    begun = [0.0] * len(paths)
 
     def worker():
         conn = http.client.HTTPConnection(host, int(port), timeout=300)
@@ -141,6 +142,7 @@ def replay(host, port, prefix, trace, connections=6):
                 ok, body, r = False, b"", None
                 err = repr(e)
             latencies[i] = time.perf_counter() - t
+            begun[i] = t
             with lock:
                 state["bytes"] += len(body)
                 if not ok:
@@ -157,6 +159,10 @@ def replay(host, port, prefix, trace, connections=6):
         t.join()
     seconds = time.perf_counter() - start
     ordered = sorted(latencies)
+    if os.environ.get("TIMELINE"):  # one line per request: start and end (s from the first), path
+        with open(os.environ["TIMELINE"], "w") as f:
+            for i, p in enumerate(paths):
+                f.write(f"{begun[i] - start:.3f} {begun[i] - start + latencies[i]:.3f} {p}\n")
 
     def pct(p):
         return ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))] * 1000

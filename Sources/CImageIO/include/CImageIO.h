@@ -103,6 +103,46 @@ int64_t tsio_jpeg_read(tsio_jpeg *j, uint8_t *dst, size_t stride, uint32_t rows,
 /* jpeg_destroy_decompress and free; NULL is fine. The fd stays open. */
 void tsio_jpeg_close(tsio_jpeg *j);
 
+/* ---- JPEG entry index ------------------------------------------------- */
+
+/*
+ * Where decoding can enter a baseline JPEG that has no restart markers to enter at. One scan of the entropy
+ * data (Huffman symbols only: no coefficients, no IDCT) records, every 256 pixels of every MCU row, the bit it
+ * starts at and the DC predictions there. From those, any rectangle of MCUs becomes a small JPEG of its own
+ * (tsio_jidx_extract) that libjpeg decodes to the same pixels as the whole file, without the entropy decode of
+ * everything above and left of it that jpeg_skip_scanlines costs.
+ */
+typedef struct tsio_jidx tsio_jidx;
+
+/*
+ * Reads the header of the JPEG at `fd` with pread(2). TSIO_ERR_UNSUPPORTED for anything but one 8-bit
+ * sequential Huffman scan of every component (progressive, arithmetic, 12-bit, multi-scan files).
+ */
+tsio_jidx *tsio_jidx_open(int fd, tsio_status *st);
+
+/* MCU size in pixels, and MCUs across and down. */
+void tsio_jidx_geometry(const tsio_jidx *x, uint32_t *mcu_w, uint32_t *mcu_h, uint32_t *cols, uint32_t *rows);
+
+/* Memory the index holds. */
+size_t tsio_jidx_bytes(const tsio_jidx *x);
+
+/*
+ * Continues the scan until MCU rows [0, rows) are indexed, reading `fd` (the same file) from where the last call
+ * stopped. Returns the rows indexed: fewer when the data stops making sense (a warning says so; libjpeg must
+ * decode those rows the usual way); -1 on a read error. Not reentrant: one scan at a time per index.
+ */
+int64_t tsio_jidx_scan(tsio_jidx *x, int fd, uint32_t rows, tsio_status *st);
+
+/*
+ * A JPEG of MCU rows [r0, r1) and columns [c0, c1), into a malloc'd buffer (free with tsio_free). The rows
+ * must be indexed. Safe to call from several threads at once, and during a scan (it reads only entries of
+ * rows already indexed).
+ */
+int tsio_jidx_extract(const tsio_jidx *x, int fd, uint32_t r0, uint32_t r1, uint32_t c0, uint32_t c1,
+                      uint8_t **out, size_t *out_size, tsio_status *st);
+
+void tsio_jidx_close(tsio_jidx *x);
+
 /* ---- PNG decoding ----------------------------------------------------- */
 
 typedef struct tsio_png tsio_png;

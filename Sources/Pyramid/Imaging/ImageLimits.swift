@@ -4,13 +4,19 @@ public struct ImageLimits: Sendable, Hashable {
     public var maxPixels: Int
     /// Cap on libjpeg's own allocations (progressive files buffer all coefficients: ~2 bytes a sample).
     public var maxDecoderMemory: Int
+    /// Baseline JPEGs of at least this many pixels get an entry index (`JPEGEntryIndex`) the first time a
+    /// region away from their top-left corner is decoded; smaller ones are cheap enough to skip through.
+    public var entryIndexPixels: Int
 
     public static let defaultMaxPixels = 2_000_000_000
     public static let defaultMaxDecoderMemory = 4 << 30
+    public static let defaultEntryIndexPixels = 16_000_000
 
     public init(maxPixels: Int = ImageLimits.defaultMaxPixels,
-                maxDecoderMemory: Int = ImageLimits.defaultMaxDecoderMemory) {
+                maxDecoderMemory: Int = ImageLimits.defaultMaxDecoderMemory,
+                entryIndexPixels: Int = ImageLimits.defaultEntryIndexPixels) {
         self.maxPixels = maxPixels
         self.maxDecoderMemory = maxDecoderMemory
+        self.entryIndexPixels = entryIndexPixels
     }
 }

@@ -19,14 +19,22 @@ struct JPEGSource: StoredImageSource {
 
     func decodeStored(_ rect: PixelRect, shrink: Int, bandRows: Int,
                       into body: (PixelBand) throws -> Void) throws -> DecodeWarnings {
+        if let warnings = try decodeThroughIndex(rect, shrink: shrink, bandRows: bandRows, into: body) { return warnings }
         let reader = try JPEGRowReader(path: path, fd: FileDescriptor.image(path), limits: limits)
+        try Self.stream(rect, shrink: shrink, storedWidth: info.storedWidth, from: reader, bandRows: bandRows, into: body)
+        return reader.warnings
+    }
+
+    /// Streams `rect` at `shrink` from a decoder over an image `storedWidth` wide: DCT scaling up to 8, a box
+    /// filter beyond.
+    static func stream(_ rect: PixelRect, shrink: Int, storedWidth: Int, from reader: JPEGRowReader, bandRows: Int,
+                       into body: (PixelBand) throws -> Void) throws {
         let dct = min(shrink, 8)
         let factor = shrink / dct
         // libjpeg's scaled width is ceil(width / dct): clip the wanted columns to it.
-        let scaledWidth = (info.storedWidth + dct - 1) / dct
+        let scaledWidth = (storedWidth + dct - 1) / dct
         let (outW, outH) = try reader.start(scale: dct, columns: rect.x * factor ..< min(rect.maxX * factor, scaledWidth))
         try RowStreamer(inputWidth: outW, inputHeight: outH, factor: factor).stream(rect, from: reader, bandRows: bandRows, into: body)
-        return reader.warnings
     }
 }
 
@@ -36,7 +44,9 @@ final class JPEGRowReader: StoredRowReader {
     let path: String
     let format = ImageFormat.jpeg
     let decoder: OpaquePointer
-    let fd: FileDescriptor
+    /// What the decoder reads: the open file, or an extract in memory (freed with the reader).
+    let fd: FileDescriptor?
+    let memory: UnsafeMutablePointer<UInt8>?
     /// The header as `tsio_jpeg_open` read it.
     let raw: tsio_info
     var rowWidth = 0
@@ -53,6 +63,23 @@ final class JPEGRowReader: StoredRowReader {
         }
         self.path = path
         self.fd = fd
+        self.memory = nil
+        self.decoder = decoder
+        self.raw = raw
+        warnings.note(st)
+    }
+
+    /// A reader of the `size` bytes at `memory` (a `tsio_jidx_extract`), which it owns from now on.
+    init(path: String, memory: UnsafeMutablePointer<UInt8>, size: Int, limits: ImageLimits) throws {
+        var st = tsio_status()
+        var raw = tsio_info()
+        guard let decoder = tsio_jpeg_open_mem(memory, size, UInt64(limits.maxDecoderMemory), &raw, &st) else {
+            tsio_free(memory)
+            throw st.error(path: path, format: .jpeg, rows: 0)
+        }
+        self.path = path
+        self.fd = nil
+        self.memory = memory
         self.decoder = decoder
         self.raw = raw
         warnings.note(st)
@@ -60,6 +87,7 @@ final class JPEGRowReader: StoredRowReader {
 
     deinit {
         tsio_jpeg_close(decoder)
+        tsio_free(memory)
     }
 
     /// Starts decompression at 1/`scale` and crops to `columns`, which must lie inside the scaled width.

@@ -16,8 +16,9 @@ final class RegionDecodeTests: XCTestCase {
         ]
     }
 
-    private func checkRegions(_ name: String, shrinks: [Int], file: StaticString = #filePath, line: UInt = #line) throws {
-        let source = try ImageOpener.open(Fixtures.path(name))
+    private func checkRegions(_ name: String, shrinks: [Int], limits: ImageLimits = ImageLimits(),
+                              file: StaticString = #filePath, line: UInt = #line) throws {
+        let source = try ImageOpener.open(Fixtures.path(name), limits: limits)
         for shrink in shrinks {
             let whole = try source.decodeAll(shrink: shrink)
             let (w, h) = source.size(shrink: shrink)
@@ -48,6 +49,20 @@ final class RegionDecodeTests: XCTestCase {
         try checkRegions("orient-6.jpg", shrinks: [1, 4])
         try checkRegions("orient-3.jpg", shrinks: [1, 2])
         try checkRegions("orient-2.jpg", shrinks: [1])
+    }
+
+    /// Every region away from the top-left corner comes from an extract of the MCUs under it (`JPEGEntryIndex`),
+    /// whatever the sampling, tables, restart markers and colour space, and equals the whole decode's crop.
+    func testJPEGRegionsThroughTheEntryIndexAreExactCrops() throws {
+        let everyFile = ImageLimits(entryIndexPixels: 0)
+        let before = JPEGEntryIndex.extractsMade.withLock { $0 }
+        for name in ["baseline.jpg", "optimized.jpg", "restart.jpg", "restart-422.jpg", "q100-444.jpg", "gray.jpg",
+                     "cmyk.jpg", "orient-6.jpg", "wide-9024x3.jpg"] {
+            try checkRegions(name, shrinks: [1, 2, 4, 8, 32], limits: everyFile)
+        }
+        try checkRegions("progressive.jpg", shrinks: [1], limits: everyFile)
+        // 9 files × 5 shrinks × the 6 rectangles not at the top-left corner, less those that do not fit.
+        XCTAssertGreaterThan(JPEGEntryIndex.extractsMade.withLock { $0 } - before, 200)
     }
 
     func testPNGShrinkIsTheBoxAverage() throws {

@@ -1,0 +1,118 @@
+#ifndef TSIO_JPEG_ENTROPY_H
+#define TSIO_JPEG_ENTROPY_H
+
+/*
+ * Internal: the pieces of a baseline JPEG entropy decoder the entry index needs (jpeg_index.c,
+ * jpeg_extract.c). It decodes Huffman symbols only (no coefficients, no IDCT), reads the file with pread(2)
+ * through a window so it can start at any recorded bit, and knows the file offset of every bit it has not yet
+ * used.
+ */
+
+#include "CImageIO.h"
+
+#define JIDX_WINDOW 65536
+#define JIDX_MAX_COMPONENTS 4
+#define JIDX_MAX_BLOCKS 10    /* blocks in one MCU, as the standard limits it */
+
+/* A Huffman table ready for decoding: 9-bit lookahead, then the canonical code walk for longer codes. */
+typedef struct jidx_huff {
+    int defined;
+    uint8_t look_len[512];    /* 0: code longer than 9 bits */
+    uint8_t look_sym[512];
+    int32_t maxcode[18];      /* largest code of each length, -1 when none; [17] a sentinel */
+    int32_t valoffset[17];
+    uint8_t vals[256];
+    /* For skipping AC symbols: per 11 bits ahead, bits used by code and extra bits (0: look the long way),
+     * coefficients passed (run + 1, 16 for ZRL) << 5, end of block << 10. */
+    uint16_t skip[2048];
+} jidx_huff;
+
+/* Reads entropy-coded bits, unstuffing 0xFF00, stopping at a marker (then feeding zeros, as libjpeg does). */
+typedef struct jidx_bits {
+    int fd;
+    uint64_t win_off;         /* file offset of win[0] */
+    uint32_t win_len;
+    uint32_t pos;             /* next raw byte in win */
+    uint64_t buf;             /* unread bits are the low `left` bits */
+    int left;
+    uint64_t ring[8];         /* file offsets of the last 8 data bytes loaded (UINT64_MAX: a fill zero) */
+    uint64_t loaded;
+    int zeros;                /* fill zeros loaded after a marker or the end of the file */
+    int marker;               /* the marker code met (0xD0..0xD7, ...), -1 at the end of the file, 0 none */
+    uint64_t marker_off;      /* file offset of the marker's 0xFF */
+    int io_error;
+    uint8_t win[JIDX_WINDOW];
+} jidx_bits;
+
+/* One component of the scan: its tables and its blocks in an MCU. */
+typedef struct jidx_comp {
+    int dc, ac;               /* table numbers */
+    int h, v;
+} jidx_comp;
+
+/* Where decoding of one row of MCUs can start: a bit of the file and the DC predictions there. */
+typedef struct jidx_entry {
+    uint64_t bit;             /* file offset * 8 + bits of that byte already used */
+    int16_t dc[JIDX_MAX_COMPONENTS];
+} jidx_entry;
+
+int jidx_build_huff(jidx_huff *t, const uint8_t counts[16], const uint8_t *vals, int nvals);
+void jidx_bits_seek(jidx_bits *b, uint64_t bit);
+/* Loads bytes until more than 56 bits are unread, byte by byte (markers, the window's end). */
+void jidx_bits_fill(jidx_bits *b);
+uint64_t jidx_bits_position(const jidx_bits *b);
+/* At a restart boundary: drops the partial byte, checks for RSTn (n = `expected` & 7) and steps past it. */
+int jidx_bits_restart(jidx_bits *b, int expected);
+/* The longest code's symbol, after the lookahead missed. -1 on a bad code. */
+int jidx_decode_slow(jidx_bits *b, const jidx_huff *t, uint32_t *code, int *len);
+
+/* jidx_bits_fill, all the bytes that fit at once while none of them is 0xFF (the usual case inside entropy
+ * data). */
+static inline void jidx_fill(jidx_bits *b) {
+    if (b->left <= 56 && !b->marker && b->win_len - b->pos >= 8) {
+        const uint8_t *p = b->win + b->pos;
+        uint64_t v = 0;
+        for (int i = 0; i < 8; i++) v = (v << 8) | p[i];
+        int n = (64 - b->left) >> 3;
+        uint64_t wanted = n == 8 ? ~0ull : ~(~0ull >> (8 * n));
+        uint64_t inverted = ~v;
+        /* Flags (at least) the bytes of `v` that are 0xFF. */
+        uint64_t ff = (inverted - 0x0101010101010101ull) & ~inverted & 0x8080808080808080ull;
+        if ((ff & wanted) == 0) {
+            uint64_t off = b->win_off + b->pos;
+            for (int i = 0; i < n; i++) b->ring[(b->loaded + (uint64_t)i) & 7] = off + (uint64_t)i;
+            b->loaded += (uint64_t)n;
+            b->buf = n == 8 ? v : (b->buf << (8 * n)) | (v >> (64 - 8 * n));
+            b->left += 8 * n;
+            b->pos += (uint32_t)n;
+            return;
+        }
+    }
+    if (b->left <= 56) jidx_bits_fill(b);
+}
+
+static inline uint32_t jidx_get(jidx_bits *b, int n) {
+    if (n == 0) return 0;
+    if (b->left < n) jidx_fill(b);
+    b->left -= n;
+    return (uint32_t)(b->buf >> b->left) & ((1u << n) - 1);
+}
+
+/* Decodes one symbol; its code and length are returned too (for copying). -1 on a bad code. */
+static inline int jidx_decode(jidx_bits *b, const jidx_huff *t, uint32_t *code, int *len) {
+    if (b->left < 16) jidx_fill(b);
+    uint32_t look = (uint32_t)(b->buf >> (b->left - 9)) & 511;
+    int l = t->look_len[look];
+    if (l) {
+        *code = look >> (9 - l);
+        *len = l;
+        b->left -= l;
+        return t->look_sym[look];
+    }
+    return jidx_decode_slow(b, t, code, len);
+}
+
+/* True when bits past the end of the data (fill zeros) have been used. */
+static inline int jidx_overran(const jidx_bits *b) { return b->zeros * 8 > b->left; }
+
+#endif

@@ -1,0 +1,179 @@
+#include "jpeg_index_internal.h"
+#include "status.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * An extract is a JPEG of its own: the source's tables and frame with the extract's size, and the entropy
+ * data of its MCUs copied bit for bit, except each block's DC difference, which is taken again from the
+ * extract's previous block (the source's previous block is outside it) and coded with the standard DC table
+ * of JPEG Annex K, which has a code for every difference (the source's optimised table may not).
+ */
+
+struct jidx_writer {
+    uint8_t *data;
+    size_t len, cap;
+    uint64_t acc;
+    int nbits;
+    int failed;
+};
+
+static const uint8_t DC_COUNTS[16] = {0, 1, 5, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0};
+static const uint8_t DC_VALUES[12] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
+/* Codes and lengths of DC categories 0..11 under DC_COUNTS, canonical order. */
+static const uint16_t DC_CODE[12] = {0x0, 0x2, 0x3, 0x4, 0x5, 0x6, 0xE, 0x1E, 0x3E, 0x7E, 0xFE, 0x1FE};
+static const uint8_t DC_LEN[12] = {2, 3, 3, 3, 3, 3, 4, 5, 6, 7, 8, 9};
+
+static void put_byte(jidx_writer *w, uint8_t byte) {
+    if (w->len == w->cap) {
+        size_t cap = w->cap ? w->cap * 2 : 65536;
+        uint8_t *grown = realloc(w->data, cap);
+        if (grown == NULL) {
+            w->failed = 1;
+            return;
+        }
+        w->data = grown;
+        w->cap = cap;
+    }
+    w->data[w->len++] = byte;
+}
+
+static void put_raw(jidx_writer *w, const uint8_t *p, size_t n) {
+    for (size_t i = 0; i < n && !w->failed; i++) put_byte(w, p[i]);
+}
+
+static void put_bits(jidx_writer *w, uint32_t value, int n) {
+    if (n == 0) return;
+    w->acc = (w->acc << n) | (value & ((1u << n) - 1));
+    w->nbits += n;
+    while (w->nbits >= 8) {
+        uint8_t byte = (uint8_t)(w->acc >> (w->nbits - 8));
+        w->nbits -= 8;
+        put_byte(w, byte);
+        if (byte == 0xFF) put_byte(w, 0);
+    }
+}
+
+static int32_t extend(uint32_t v, int s) {
+    return s == 0 ? 0 : (v < (1u << (s - 1)) ? (int32_t)v - (1 << s) + 1 : (int32_t)v);
+}
+
+int jidx_mcu(const tsio_jidx *x, jidx_bits *b, int32_t *pred, jidx_writer *copy, int32_t *out_pred) {
+    for (int k = 0; k < x->blocks; k++) {
+        int ci = x->block_comp[k];
+        const jidx_comp *comp = &x->comp[ci];
+        uint32_t code;
+        int len;
+        int s = jidx_decode(b, &x->dc[comp->dc], &code, &len);
+        if (s < 0 || s > 15) return -1;
+        pred[ci] += extend(jidx_get(b, s), s);
+        if (copy) {
+            int32_t diff = pred[ci] - out_pred[ci];
+            out_pred[ci] = pred[ci];
+            uint32_t mag = (uint32_t)(diff < 0 ? -diff : diff);
+            int cat = 0;
+            while (mag >> cat) cat++;
+            if (cat > 11) return -1;
+            put_bits(copy, DC_CODE[cat], DC_LEN[cat]);
+            put_bits(copy, (uint32_t)(diff < 0 ? diff - 1 : diff), cat);
+        }
+        const jidx_huff *ac = &x->ac[comp->ac];
+        for (int i = 1; i < 64; i++) {
+            int sym = jidx_decode(b, ac, &code, &len);
+            if (sym < 0) return -1;
+            if (copy) put_bits(copy, code, len);
+            int r = sym >> 4, n = sym & 15;
+            if (n) {
+                i += r;
+                uint32_t bits = jidx_get(b, n);
+                if (copy) put_bits(copy, bits, n);
+            } else {
+                if (r != 15) break;
+                i += 15;
+            }
+        }
+    }
+    return 0;
+}
+
+static void put_header(jidx_writer *w, const tsio_jidx *x, uint32_t width, uint32_t height) {
+    static const uint8_t soi[2] = {0xFF, 0xD8};
+    put_raw(w, soi, 2);
+    put_raw(w, x->header, x->header_len);
+    for (int t = 0; t < 4; t++) {
+        if (!x->dc_used[t]) continue;
+        uint8_t dht[5] = {0xFF, 0xC4, 0, 2 + 1 + 16 + 12, (uint8_t)t};
+        put_raw(w, dht, 5);
+        put_raw(w, DC_COUNTS, 16);
+        put_raw(w, DC_VALUES, 12);
+    }
+    uint8_t sof[32];
+    memcpy(sof, x->sof, x->sof_len);
+    sof[5] = (uint8_t)(height >> 8);
+    sof[6] = (uint8_t)height;
+    sof[7] = (uint8_t)(width >> 8);
+    sof[8] = (uint8_t)width;
+    put_raw(w, sof, x->sof_len);
+    put_raw(w, x->sos, x->sos_len);
+}
+
+int tsio_jidx_extract(const tsio_jidx *x, int fd, uint32_t r0, uint32_t r1, uint32_t c0, uint32_t c1,
+                      uint8_t **out, size_t *out_size, tsio_status *st) {
+    tsio_status_clear(st);
+    *out = NULL;
+    *out_size = 0;
+    /* Whether the rows are indexed is the caller's to know (rows_done belongs to a scan that may be running);
+     * entries exist for every row, so rows not yet scanned only give an extract that fails its own checks. */
+    if (r0 >= r1 || r1 > x->mcu_rows || c0 >= c1 || c1 > x->mcu_cols) {
+        tsio_status_fail(st, TSIO_ERR_ARGUMENT, "MCU rows %u..<%u, columns %u..<%u outside the %u x %u MCUs",
+                         r0, r1, c0, c1, x->mcu_cols, x->mcu_rows);
+        return -1;
+    }
+    jidx_bits *b = malloc(sizeof *b);
+    if (b == NULL) {
+        tsio_status_fail(st, TSIO_ERR_NOMEM, "out of memory for a JPEG extract");
+        return -1;
+    }
+    b->fd = fd;
+    b->io_error = 0;
+    jidx_writer w = {0};
+    uint32_t width = (c1 * x->mcu_w < x->width ? c1 * x->mcu_w : x->width) - c0 * x->mcu_w;
+    uint32_t height = (r1 * x->mcu_h < x->height ? r1 * x->mcu_h : x->height) - r0 * x->mcu_h;
+    put_header(&w, x, width, height);
+    int32_t out_pred[JIDX_MAX_COMPONENTS] = {0};
+    int bad = 0;
+    for (uint32_t r = r0; r < r1 && !bad; r++) {
+        uint32_t first = c0 / x->span;
+        const jidx_entry *e = &x->entries[(size_t)r * x->per_row + first];
+        int32_t pred[JIDX_MAX_COMPONENTS];
+        for (int i = 0; i < JIDX_MAX_COMPONENTS; i++) pred[i] = e->dc[i];
+        jidx_bits_seek(b, e->bit);
+        for (uint32_t c = first * x->span; c < c1 && !bad; c++) {
+            uint64_t mcu = (uint64_t)r * x->mcu_cols + c;
+            if (x->restart && c != first * x->span && mcu % x->restart == 0) {
+                if (jidx_bits_restart(b, (int)(mcu / x->restart - 1)) != 0) bad = 1;
+                memset(pred, 0, sizeof pred);
+            }
+            if (!bad && jidx_mcu(x, b, pred, c >= c0 ? &w : NULL, out_pred) != 0) bad = 1;
+        }
+        if (jidx_overran(b)) bad = 1;
+    }
+    int io = b->io_error;
+    free(b);
+    if (!bad) {
+        if (w.nbits > 0) put_bits(&w, 0x7F, 8 - w.nbits);
+        put_byte(&w, 0xFF);
+        put_byte(&w, 0xD9);
+    }
+    if (io || bad || w.failed) {
+        free(w.data);
+        if (io) tsio_status_fail(st, TSIO_ERR_IO, "read failed: %s", strerror(io));
+        else if (w.failed) tsio_status_fail(st, TSIO_ERR_NOMEM, "out of memory for a JPEG extract");
+        else tsio_status_fail(st, TSIO_ERR_CORRUPT, "the JPEG data under MCU rows %u..<%u is not what its index says", r0, r1);
+        return -1;
+    }
+    *out = w.data;
+    *out_size = w.len;
+    return 0;
+}

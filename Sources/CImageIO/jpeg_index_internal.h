@@ -1,0 +1,44 @@
+#ifndef TSIO_JPEG_INDEX_INTERNAL_H
+#define TSIO_JPEG_INDEX_INTERNAL_H
+
+#include "jpeg_entropy.h"
+
+/* Pixels of a row between two entries (rounded to whole MCUs). */
+#define JIDX_SPAN_PIXELS 256
+/* Tables, quantisation and the JFIF/Adobe segments kept for the extracts' headers. */
+#define JIDX_MAX_HEADER (1 << 20)
+
+struct tsio_jidx {
+    uint32_t width, height;
+    int ncomp;                          /* components in the frame and in its one scan */
+    jidx_comp comp[JIDX_MAX_COMPONENTS]; /* in scan order */
+    int blocks;                         /* blocks in an MCU */
+    int block_comp[JIDX_MAX_BLOCKS];    /* the component of each */
+    uint32_t mcu_w, mcu_h, mcu_cols, mcu_rows;
+    uint32_t span;                      /* MCUs between two entries of a row */
+    uint32_t per_row;                   /* entries in a row */
+    uint32_t restart;                   /* restart interval in MCUs, 0 for none */
+    jidx_huff dc[4], ac[4];
+    int dc_used[4];
+    uint8_t *header;                    /* kept segments, markers included */
+    size_t header_len;
+    uint8_t sof[32];
+    size_t sof_len;
+    uint8_t sos[32];
+    size_t sos_len;
+    uint64_t data_start;                /* file offset of the first entropy-coded byte */
+    jidx_entry *entries;                /* per_row entries for each of mcu_rows rows */
+    /* The scan, continued by each tsio_jidx_scan call. */
+    uint32_t rows_done;
+    int stopped;                        /* the data stopped making sense: no more rows */
+    int started;
+    int32_t pred[JIDX_MAX_COMPONENTS];
+    uint32_t restarts;
+    jidx_bits bits;
+};
+
+/* Decodes one MCU's symbols, adding DC differences to `pred`; with `copy`, also writes them to the extract. */
+typedef struct jidx_writer jidx_writer;
+int jidx_mcu(const struct tsio_jidx *x, jidx_bits *b, int32_t *pred, jidx_writer *copy, int32_t *out_pred);
+
+#endif

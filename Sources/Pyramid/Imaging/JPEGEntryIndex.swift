@@ -1,0 +1,100 @@
+import CImageIO
+import POSIXSupport
+
+/// Where decoding can enter one version of a baseline JPEG (`tsio_jidx_*`): every 256 pixels of every MCU
+/// row, the bit its data starts at and the DC predictions there. A photo without restart markers can otherwise
+/// only be entered at its top: a tile in the middle of a 640-megapixel master costs the entropy decode of every
+/// row above it, paid again by every region decoded before the full pass reaches it. The index is built by one
+/// scan of the symbols (no IDCT), extended only as far down as regions ask, and turns any block of MCUs into a
+/// small JPEG libjpeg decodes to the same pixels as the whole file.
+final class JPEGEntryIndex: @unchecked Sendable {
+    private let handle: OpaquePointer
+    let path: String
+    let mcuWidth: Int
+    let mcuHeight: Int
+    let columns: Int
+    let rows: Int
+    /// Memory held, for the shared cache's budget.
+    let bytes: Int
+    /// Rows indexed so far, and whether the data stopped making sense below them.
+    private let indexed = Locked((rows: 0, stopped: false))
+    /// One scan at a time; extracts of indexed rows do not wait for it.
+    private let scanning = Locked(())
+
+    /// Indexes of the JPEGs regions were decoded from, least recently used dropped first. The budget holds the
+    /// indexes of about 25 masters of 640 megapixels (2.5 MB each at 4:2:0); a dropped one is scanned again.
+    private static let shared = LRUCache<String, Entry>(budget: 64 << 20, cost: { $0.index?.bytes ?? 64 })
+    private static let creating = Locked(())
+    /// Extracts made since the process started (for `/metrics` and tests).
+    static let extractsMade = Locked(0)
+
+    /// A cache entry: the index, or nil for a file the index cannot enter (progressive, arithmetic, …).
+    private struct Entry: Sendable {
+        let index: JPEGEntryIndex?
+    }
+
+    private init(handle: OpaquePointer, path: String) {
+        self.handle = handle
+        self.path = path
+        var w: UInt32 = 0, h: UInt32 = 0, c: UInt32 = 0, r: UInt32 = 0
+        tsio_jidx_geometry(handle, &w, &h, &c, &r)
+        mcuWidth = Int(w)
+        mcuHeight = Int(h)
+        columns = Int(c)
+        rows = Int(r)
+        bytes = tsio_jidx_bytes(handle)
+    }
+
+    deinit {
+        tsio_jidx_close(handle)
+    }
+
+    /// The index of the file `info` describes, from the shared cache or made now (its header read); nil when
+    /// the file is not one it can enter.
+    static func of(_ path: String, _ info: ImageInfo) -> JPEGEntryIndex? {
+        let key = "\(info.fileSize)/\(info.modified)/\(path)"
+        if let entry = shared.value(for: key) { return entry.index }
+        return creating.withLock { _ -> JPEGEntryIndex? in
+            if let entry = shared.value(for: key, countingMiss: false) { return entry.index }
+            var st = tsio_status()
+            let handle = (try? FileDescriptor.image(path)).flatMap { tsio_jidx_open($0.rawValue, &st) }
+            let index = handle.map { JPEGEntryIndex(handle: $0, path: path) }
+            shared.insert(Entry(index: index), for: key)
+            return index
+        }
+    }
+
+    /// Makes sure MCU rows `0 ..< upTo` are indexed, scanning on from where the index stands; false when the
+    /// data stops making sense above `upTo` (those rows must be decoded the usual way).
+    func scan(upTo wanted: Int) throws -> Bool {
+        if indexed.withLock({ $0.rows >= wanted }) { return true }
+        return try scanning.withLock { _ throws -> Bool in
+            let now = indexed.withLock { $0 }
+            if now.rows >= wanted { return true }
+            if now.stopped { return false }
+            let fd = try FileDescriptor.image(path)
+            var st = tsio_status()
+            let done = tsio_jidx_scan(handle, fd.rawValue, UInt32(wanted), &st)
+            guard done >= 0 else { throw st.error(path: path, format: .jpeg, rows: rows) }
+            indexed.withLock { $0 = (Int(done), Int(done) < wanted) }
+            return Int(done) >= wanted
+        }
+    }
+
+    /// A JPEG of MCU rows `rowRange` and columns `columnRange`, in memory owned by the caller (`tsio_free`);
+    /// nil when the rows cannot be indexed.
+    func extract(rows rowRange: Range<Int>, columns columnRange: Range<Int>) throws -> (UnsafeMutablePointer<UInt8>, Int)? {
+        guard try scan(upTo: rowRange.upperBound) else { return nil }
+        let fd = try FileDescriptor.image(path)
+        var st = tsio_status()
+        var out: UnsafeMutablePointer<UInt8>?
+        var size = 0
+        guard tsio_jidx_extract(handle, fd.rawValue, UInt32(rowRange.lowerBound), UInt32(rowRange.upperBound),
+                                UInt32(columnRange.lowerBound), UInt32(columnRange.upperBound), &out, &size, &st) == 0,
+              let out else {
+            throw st.error(path: path, format: .jpeg, rows: rows)
+        }
+        Self.extractsMade.withLock { $0 += 1 }
+        return (out, size)
+    }
+}

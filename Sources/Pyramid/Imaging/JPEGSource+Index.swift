@@ -1,0 +1,39 @@
+/// Regions of large baseline JPEGs decoded from an extract of their MCUs (`JPEGEntryIndex`) instead of a skip
+/// through every row above them.
+extension JPEGSource {
+    /// Largest extract, in pixels: a region bigger than this is mostly its own decode anyway.
+    static let largestExtract = 64 << 20
+
+    /// A baseline file large enough to be worth an entry index: any region of it costs about its own size once
+    /// the index reaches its rows.
+    var entersAnywhere: Bool {
+        !info.progressive && info.width * info.height >= limits.entryIndexPixels
+    }
+
+    /// Streams `rect` at `shrink` from an extract of the MCUs under it, with one MCU more on every side where
+    /// the image goes on (libjpeg's chroma upsampling reads neighbouring samples, so the extract's own edges
+    /// differ; its inside is the whole decode's, to the bit). Nil when the index does not apply: a small or
+    /// progressive file, a read from the top-left corner (nothing to skip), rows the index cannot reach.
+    func decodeThroughIndex(_ rect: PixelRect, shrink: Int, bandRows: Int,
+                            into body: (PixelBand) throws -> Void) throws -> DecodeWarnings? {
+        let width = info.storedWidth, height = info.storedHeight
+        guard entersAnywhere else { return nil }
+        let x0 = rect.x * shrink, y0 = rect.y * shrink
+        let x1 = min(rect.maxX * shrink, width), y1 = min(rect.maxY * shrink, height)
+        guard y0 > 0 || x0 > 0 || x1 < width, let index = JPEGEntryIndex.of(path, info) else { return nil }
+        let mw = index.mcuWidth, mh = index.mcuHeight
+        // The extract's origin must stay on the shrink's grid, so a box filter beyond 1/8 averages the same pixels.
+        var c0 = max(0, x0 / mw - 1), r0 = max(0, y0 / mh - 1)
+        while c0 * mw % shrink != 0 { c0 -= 1 }
+        while r0 * mh % shrink != 0 { r0 -= 1 }
+        let c1 = min(index.columns, (x1 + mw - 1) / mw + 1), r1 = min(index.rows, (y1 + mh - 1) / mh + 1)
+        guard (c1 - c0) * mw * (r1 - r0) * mh <= Self.largestExtract,
+              let (bytes, size) = try index.extract(rows: r0 ..< r1, columns: c0 ..< c1) else { return nil }
+        let reader = try JPEGRowReader(path: path, memory: bytes, size: size, limits: limits)
+        let ox = c0 * mw, oy = r0 * mh
+        let local = PixelRect(x: rect.x - ox / shrink, y: rect.y - oy / shrink, width: rect.width, height: rect.height)
+        try Self.stream(local, shrink: shrink, storedWidth: min(c1 * mw, width) - ox, from: reader, bandRows: bandRows,
+                        into: body)
+        return reader.warnings
+    }
+}
