@@ -8,7 +8,7 @@ FROM swift:6.3-bookworm AS build
 # Pinning Debian package versions would break the build at every Debian point release; the suite is pinned instead.
 # hadolint ignore=DL3008
 RUN apt-get update \
- && apt-get install -y --no-install-recommends libjpeg-dev libpng-dev \
+ && apt-get install -y --no-install-recommends libjpeg-dev libpng-dev liblcms2-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 # Dependencies in their own layer: resolved again only when the manifest changes.
@@ -25,7 +25,7 @@ RUN swift build -c release --static-swift-stdlib --product tileserver \
 FROM debian:bookworm-slim
 # hadolint ignore=DL3008
 RUN apt-get update \
- && apt-get install -y --no-install-recommends libjpeg62-turbo libpng16-16 \
+ && apt-get install -y --no-install-recommends libjpeg62-turbo libpng16-16 liblcms2-2 \
  && rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin /var/cache/debconf/*-old /var/log/apt /var/log/dpkg.log \
  && useradd --system --uid 10001 --user-group --home-dir /nonexistent --shell /usr/sbin/nologin tileserver \
  && mkdir -p /images /cache \

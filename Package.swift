@@ -25,10 +25,15 @@ let package = Package(
             pkgConfig: "libpng",
             providers: [.apt(["libpng-dev"])]
         ),
+        .systemLibrary(
+            name: "CLCMS",
+            pkgConfig: "lcms2",
+            providers: [.apt(["liblcms2-dev"])]
+        ),
         .systemLibrary(name: "CEpoll"),
         .target(
             name: "CImageIO",
-            dependencies: ["CJPEG", "CPNG"]
+            dependencies: ["CJPEG", "CPNG", "CLCMS"]
         ),
         .target(name: "POSIXSupport"),
         .target(

@@ -16,7 +16,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${1:-$ROOT/.build-fixtures}
 F=$OUT/formats
 R=$OUT/reference
-STAMP=$OUT/.complete-v6
+STAMP=$OUT/.complete-v8
 [ -f "$STAMP" ] && exit 0
 rm -rf "$OUT.tmp"
 mkdir -p "$OUT.tmp/formats" "$OUT.tmp/reference" "$OUT.tmp/work" "$OUT.tmp/gallery"
@@ -65,6 +65,14 @@ vips bandjoin_const "$W/base.v" "$W/pa.v" 128 && vips pngsave "$W/pa.v" palette-
 vips pngsave "$W/base.v" interlaced.png --interlace
 vips black "$W/t.v" 1 1 --bands 3 && vips linear "$W/t.v" "$W/t2.v" 1 77 --uchar && vips pngsave "$W/t2.v" tiny-1x1.png
 vips resize "$W/base.v" "$W/w.v" 12.873 --vscale 0.00663 && vips jpegsave "$W/w.v" wide-9024x3.jpg --Q 85
+# Tagged photos: the sRGB base converted into wide-gamut spaces, the profile embedded (APP2, iCCP).
+ICC=/usr/share/color/icc/colord
+vips icc_transform "$W/base.v" "prophoto.jpg[Q=95]" "$ICC/ProPhotoRGB.icc" --input-profile srgb
+vips icc_transform "$W/base.v" "eci-rgb-v2.jpg[Q=95,subsample-mode=on]" "$ICC/ECI-RGBv2.icc" --input-profile srgb
+vips icc_transform "$W/base.v" adobe-rgb.png "$ICC/AdobeRGB1998.icc" --input-profile srgb
+# A camera in Adobe RGB mode: no profile, EXIF ColorSpace "uncalibrated" and interoperability index R03.
+vips icc_transform "$W/base.v" "adobe-exif-r03.jpg[Q=95,strip]" "$ICC/AdobeRGB1998.icc" --input-profile srgb
+exiftool -q -overwrite_original -ColorSpace=0xffff -n -InteropIndex=R03 adobe-exif-r03.jpg
 
 # A photo larger than a browser window, for the viewer tests (not a format variant).
 vips resize "$W/base.v" "$W/big.v" 5.7 --kernel linear
@@ -75,7 +83,14 @@ vips jpegsave "$W/big3.v" "$OUT.tmp/gallery/large.jpg" --Q 85
 cd "$OUT.tmp/reference"
 for f in "$OUT.tmp"/formats/*; do
   name=$(basename "$f"); name=${name%.*}
-  vips autorot "$f" "$W/up.v"
+  # A tagged file's reference is libvips' conversion of it to sRGB (lcms2, relative colorimetric), as ours is.
+  if [[ $f == *-r03.* ]]; then
+    vips icc_transform "$f" "$W/srgb.v" srgb --input-profile "$ICC/AdobeRGB1998.icc" && vips autorot "$W/srgb.v" "$W/up.v"
+  elif vipsheader -f icc-profile-data "$f" >/dev/null 2>&1; then
+    vips icc_transform "$f" "$W/srgb.v" srgb --embedded && vips autorot "$W/srgb.v" "$W/up.v"
+  else
+    vips autorot "$f" "$W/up.v"
+  fi
   bands=$(vipsheader -f bands "$W/up.v"); fmt=$(vipsheader -f format "$W/up.v"); interp=$(vipsheader -f interpretation "$W/up.v")
   src=$W/up.v
   if [[ $fmt == *USHORT* || $fmt == ushort ]]; then vips boolean_const "$src" "$W/sh.v" rshift 8 && vips cast "$W/sh.v" "$W/u8.v" uchar && src=$W/u8.v; fi
@@ -93,6 +108,6 @@ for f in "$OUT.tmp"/formats/*; do
   echo "$(vipsheader -f width "$src") $(vipsheader -f height "$src") $bands" > "$name.txt"
 done
 rm -rf "$W"
-touch "$OUT.tmp/.complete-v6"
+touch "$OUT.tmp/.complete-v8"
 rm -rf "$OUT" && mv "$OUT.tmp" "$OUT"
 echo "fixtures: $OUT" >&2

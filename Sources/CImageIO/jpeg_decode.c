@@ -28,6 +28,7 @@ struct tsio_jpeg {
     int cmyk;                 /* decoding to JCS_CMYK, converted here */
     int inverted;
     uint8_t *cmyk_row;        /* one cropped row of CMYK samples */
+    const tsio_icc *icc;      /* conversion to sRGB, or NULL */
     size_t cmyk_row_size;
     uint8_t buffer[SOURCE_BUFFER];
 };
@@ -150,6 +151,7 @@ static void fill_info(tsio_jpeg *j, tsio_info *info) {
     for (jpeg_saved_marker_ptr m = c->marker_list; m != NULL; m = m->next) {
         if (m->marker == JPEG_APP0 + 1 && m->data_length > 6 && memcmp(m->data, "Exif\0\0", 6) == 0) {
             info->orientation = tsio_exif_orientation(m->data + 6, m->data_length - 6);
+            info->exif_adobe_rgb = tsio_exif_adobe_rgb(m->data + 6, m->data_length - 6);
             break;
         }
     }
@@ -189,6 +191,7 @@ static tsio_jpeg *open_input(int fd, const uint8_t *mem, size_t mem_size, uint64
     j->src.term_source = src_term;
     j->cinfo.src = &j->src;
     jpeg_save_markers(&j->cinfo, JPEG_APP0 + 1, 0xFFFF);
+    jpeg_save_markers(&j->cinfo, JPEG_APP0 + 2, 0xFFFF);
     jpeg_read_header(&j->cinfo, TRUE);
     fill_info(j, info);
     return j;
@@ -309,7 +312,8 @@ int64_t tsio_jpeg_read(tsio_jpeg *j, uint8_t *dst, size_t stride, uint32_t rows,
         if (j->cmyk) {
             JSAMPROW row = j->cmyk_row;
             if (jpeg_read_scanlines(c, &row, 1) != 1) break;
-            cmyk_to_rgb(j->cmyk_row, dst + (size_t)done * stride, c->output_width, j->inverted);
+            if (j->icc != NULL) tsio_icc_apply(j->icc, j->cmyk_row, dst + (size_t)done * stride, c->output_width);
+            else cmyk_to_rgb(j->cmyk_row, dst + (size_t)done * stride, c->output_width, j->inverted);
             done++;
         } else {
             JSAMPROW rowp[16];
@@ -318,11 +322,28 @@ int64_t tsio_jpeg_read(tsio_jpeg *j, uint8_t *dst, size_t stride, uint32_t rows,
             for (uint32_t i = 0; i < want; i++) rowp[i] = dst + (size_t)(done + i) * stride;
             JDIMENSION got = jpeg_read_scanlines(c, rowp, want);
             if (got == 0) break;
+            for (JDIMENSION i = 0; j->icc != NULL && i < got; i++) tsio_icc_apply(j->icc, rowp[i], rowp[i], c->output_width);
             done += got;
         }
     }
     return (int64_t)done;
 }
+
+int tsio_jpeg_icc_profile(tsio_jpeg *j, uint8_t **profile, size_t *size) {
+    JOCTET *data = NULL;
+    unsigned int length = 0;
+    *profile = NULL;
+    *size = 0;
+    tsio_status st = {0};
+    j->st = &st;
+    if (setjmp(j->jump)) return 0; /* a broken chain of APP2 segments: as if there were none */
+    if (!jpeg_read_icc_profile(&j->cinfo, &data, &length) || data == NULL) return 0;
+    *profile = data;
+    *size = length;
+    return 1;
+}
+
+void tsio_jpeg_set_icc(tsio_jpeg *j, const tsio_icc *t) { j->icc = t; }
 
 void tsio_jpeg_close(tsio_jpeg *j) {
     if (j == NULL) return;

@@ -28,6 +28,7 @@ struct tsio_png {
     png_bytep *row_pointers;  /* Adam7 files only: into `whole`; kept here so a longjmp out of png_read_image
                                  cannot leak them (found by fuzzing) */
     uint8_t *scratch;         /* one row, for skipping */
+    const tsio_icc *icc;      /* conversion to sRGB, or NULL */
     size_t buffered, position;
     uint8_t buffer[SOURCE_BUFFER];
 };
@@ -114,6 +115,7 @@ static void set_transforms(tsio_png *p, tsio_info *info) {
     png_bytep exif = NULL;
     if (png_get_eXIf_1(png, pi, &exif_size, &exif) != 0 && exif != NULL) {
         info->orientation = tsio_exif_orientation(exif, exif_size);
+        info->exif_adobe_rgb = tsio_exif_adobe_rgb(exif, exif_size);
     }
 #endif
 
@@ -203,11 +205,45 @@ int64_t tsio_png_read(tsio_png *p, uint8_t *dst, size_t stride, uint32_t rows, t
         } else {
             png_read_row(p->png, dst != NULL ? dst + (size_t)done * stride : p->scratch, NULL);
         }
+        if (dst != NULL && p->icc != NULL) tsio_icc_apply(p->icc, dst + (size_t)done * stride, dst + (size_t)done * stride, p->width);
         p->next_row++;
         done++;
     }
     return (int64_t)done;
 }
+
+int tsio_png_icc_profile(tsio_png *p, uint8_t **profile, size_t *size) {
+    png_charp name = NULL;
+    png_bytep data = NULL;
+    png_uint_32 length = 0;
+    int compression = 0;
+    *profile = NULL;
+    *size = 0;
+    if (png_get_iCCP(p->png, p->info, &name, &compression, &data, &length) == PNG_INFO_iCCP && data != NULL && length > 0) {
+        uint8_t *copy = malloc(length);
+        if (copy == NULL) return 0;
+        memcpy(copy, data, length);
+        *profile = copy;
+        *size = length;
+        return 1;
+    }
+    int intent = 0;
+    if (png_get_sRGB(p->png, p->info, &intent) == PNG_INFO_sRGB) return 0;
+    /* sRGB's primaries and white (D65); its curve is close to a gamma of 2.2, which untagged files are taken as. */
+    double primaries[6] = {0.64, 0.33, 0.30, 0.60, 0.15, 0.06}, wx = 0.3127, wy = 0.3290, file_gamma = 1.0 / 2.2;
+    int have_gamma = png_get_gAMA(p->png, p->info, &file_gamma) == PNG_INFO_gAMA;
+    int have_chrm = png_get_cHRM(p->png, p->info, &wx, &wy, &primaries[0], &primaries[1], &primaries[2], &primaries[3],
+                                 &primaries[4], &primaries[5]) == PNG_INFO_cHRM;
+    if (!have_gamma && !have_chrm) return 0;
+    static const double srgb[8] = {0.64, 0.33, 0.30, 0.60, 0.15, 0.06, 0.3127, 0.3290};
+    double given[8] = {primaries[0], primaries[1], primaries[2], primaries[3], primaries[4], primaries[5], wx, wy};
+    int like_srgb = file_gamma > 0.44 && file_gamma < 0.47;
+    for (int i = 0; i < 8 && like_srgb; i++) like_srgb = given[i] > srgb[i] - 0.01 && given[i] < srgb[i] + 0.01;
+    if (like_srgb || file_gamma <= 0.01 || file_gamma > 10) return 0;
+    return tsio_icc_rgb_profile(wx, wy, primaries, 1.0 / file_gamma, profile, size);
+}
+
+void tsio_png_set_icc(tsio_png *p, const tsio_icc *t) { p->icc = t; }
 
 void tsio_png_close(tsio_png *p) {
     if (p == NULL) return;

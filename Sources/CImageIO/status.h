@@ -16,4 +16,9 @@ long tsio_read_fd(int fd, uint8_t *buf, size_t cap);
 /* fstat(2) size of `fd`, or 0 when unknown. */
 uint64_t tsio_fd_size(int fd);
 
+/* An RGB matrix/TRC profile (white point and primaries as xy, one pure gamma) made by lcms2, in a malloc'd
+ * buffer; 0 on failure. */
+int tsio_icc_rgb_profile(double white_x, double white_y, const double primaries[6], double gamma,
+                         uint8_t **profile, size_t *size);
+
 #endif

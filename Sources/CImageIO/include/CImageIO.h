@@ -63,6 +63,7 @@ typedef struct tsio_info {
     int orientation;          /* EXIF orientation 1..8; 1 when absent */
     int adobe_inverted;       /* JPEG CMYK stored inverted (Adobe APP14) */
     int chroma_subsampled;    /* JPEG: 1 when chroma is subsampled */
+    int exif_adobe_rgb;       /* EXIF says Adobe RGB (1998) without a profile (tsio_exif_adobe_rgb) */
 } tsio_info;
 
 /* ---- JPEG decoding ---------------------------------------------------- */
@@ -143,6 +144,44 @@ int tsio_jidx_extract(const tsio_jidx *x, int fd, uint32_t r0, uint32_t r1, uint
 
 void tsio_jidx_close(tsio_jidx *x);
 
+/* ---- Colour ----------------------------------------------------------- */
+
+/* How the pixels a transform converts are laid out, 8 bits a sample. */
+enum {
+    TSIO_ICC_RGB = 1,
+    TSIO_ICC_RGBA = 2,          /* alpha copied through */
+    TSIO_ICC_GRAY_IN_RGB = 3,   /* gray spread over RGB triplets: the first sample is read */
+    TSIO_ICC_CMYK = 4,
+    TSIO_ICC_CMYK_INVERTED = 5, /* Adobe's inverted CMYK */
+    TSIO_ICC_EXACT = 0x100      /* or'ed in: always lcms2's own transform, never the matrix/TRC fast path */
+};
+
+/*
+ * A transform (lcms2, relative colorimetric, as libvips converts) from the colour space `profile`
+ * describes to sRGB, for pixels in `layout`. Matrix/TRC RGB and gray profiles (no lookup tables) take a fast
+ * path of two tables and a matrix, within a level of lcms2's result; RGB output (RGBA for TSIO_ICC_RGBA). NULL with a readable message
+ * for a truncated, inconsistent or hostile profile, or one of another colour space than the pixels. The
+ * profile bytes may be freed afterwards. Safe to share between threads.
+ */
+typedef struct tsio_icc tsio_icc;
+tsio_icc *tsio_icc_open(const uint8_t *profile, size_t size, int layout, tsio_status *st);
+/* Converts `pixels` pixels; `in` and `out` may be the same buffer when the layouts have the same size. */
+void tsio_icc_apply(const tsio_icc *t, const uint8_t *in, uint8_t *out, size_t pixels);
+/* 1 when `t` takes the matrix/TRC fast path. */
+int tsio_icc_is_fast(const tsio_icc *t);
+void tsio_icc_close(tsio_icc *t);
+
+/* Adobe RGB (1998) as an ICC profile made by lcms2, in a malloc'd buffer (tsio_free); 0 on failure. */
+int tsio_icc_adobe_rgb(uint8_t **profile, size_t *size);
+
+/* The ICC profile a JPEG carries in its APP2 segments (joined), in a malloc'd buffer (tsio_free); 0 when none. */
+int tsio_jpeg_icc_profile(tsio_jpeg *j, uint8_t **profile, size_t *size);
+/*
+ * Converts every row read from now on with `t` (NULL: none): after libjpeg's own YCbCr and gray conversion,
+ * or instead of the plain CMYK formula. The transform must outlive the reader.
+ */
+void tsio_jpeg_set_icc(tsio_jpeg *j, const tsio_icc *t);
+
 /* ---- PNG decoding ----------------------------------------------------- */
 
 typedef struct tsio_png tsio_png;
@@ -166,6 +205,15 @@ tsio_png *tsio_png_open_mem(const uint8_t *data, size_t size, tsio_info *info, t
 int64_t tsio_png_read(tsio_png *p, uint8_t *dst, size_t stride, uint32_t rows, tsio_status *st);
 
 void tsio_png_close(tsio_png *p);
+
+/*
+ * The profile of the PNG's iCCP chunk, inflated, in a malloc'd buffer (tsio_free); without one (and without
+ * an sRGB chunk), a profile made from its gAMA and cHRM chunks when they describe something other than sRGB;
+ * 0 when neither.
+ */
+int tsio_png_icc_profile(tsio_png *p, uint8_t **profile, size_t *size);
+/* Converts every row read into `dst` from now on with `t` (NULL: none); it must outlive the reader. */
+void tsio_png_set_icc(tsio_png *p, const tsio_icc *t);
 
 /* ---- Encoding --------------------------------------------------------- */
 
@@ -204,6 +252,10 @@ void tsio_writer_abort(tsio_writer *w);
 
 /* Parses a TIFF/EXIF block (starting at "II" or "MM") for tag 0x0112. */
 int tsio_exif_orientation(const uint8_t *data, size_t size);
+
+/* 1 when a TIFF/EXIF block marks Adobe RGB (1998) the DCF way: ColorSpace "uncalibrated" and the interoperability
+ * index "R03" (cameras set in Adobe RGB mode write no ICC profile). */
+int tsio_exif_adobe_rgb(const uint8_t *data, size_t size);
 
 #ifdef __cplusplus
 }

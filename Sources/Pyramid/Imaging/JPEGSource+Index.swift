@@ -30,6 +30,7 @@ extension JPEGSource {
         guard (c1 - c0) * mw * (r1 - r0) * mh <= Self.largestExtract,
               let (bytes, size) = try index.extract(rows: r0 ..< r1, columns: c0 ..< c1) else { return nil }
         let reader = try JPEGRowReader(path: path, memory: bytes, size: size, limits: limits)
+        reader.convert(colour)
         let ox = c0 * mw, oy = r0 * mh
         let local = PixelRect(x: rect.x - ox / shrink, y: rect.y - oy / shrink, width: rect.width, height: rect.height)
         try Self.stream(local, shrink: shrink, storedWidth: min(c1 * mw, width) - ox, from: reader, bandRows: bandRows,

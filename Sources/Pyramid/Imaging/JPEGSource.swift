@@ -7,20 +7,33 @@ struct JPEGSource: StoredImageSource {
     public let path: String
     public let info: ImageInfo
     let limits: ImageLimits
+    /// The conversion of an embedded ICC profile to sRGB (APP2), or why it was ignored; nil when untagged.
+    let colour: ColourTransform.Outcome?
 
     /// Reads the header of the JPEG open at `fd` (offset 0).
     init(path: String, fd: FileDescriptor, limits: ImageLimits) throws {
-        let header = try JPEGRowReader(path: path, fd: fd, limits: limits).raw
+        let reader = try JPEGRowReader(path: path, fd: fd, limits: limits)
+        let header = reader.raw
         let stat = try fd.status()
         self.path = path
         self.limits = limits
         self.info = try ImageInfo(raw: header, format: .jpeg, path: path, fileSize: stat.size, modified: stat.modified, limits: limits)
+        let space = Int(header.color_space)
+        // No profile, but EXIF says Adobe RGB (a camera in Adobe RGB mode): the standard's own profile.
+        let adobe = space == TSIO_COLOR_RGB && header.exif_adobe_rgb != 0
+            ? ColourTransform.profile { tsio_icc_adobe_rgb(&$0, &$1) } : nil
+        colour = (reader.embeddedProfile() ?? adobe).map { profile in
+            ColourTransform.outcome(for: profile, layout: ColourTransform.layout(
+                for: profile, channels: 3, grayPixels: space == TSIO_COLOR_GRAY,
+                cmyk: space == TSIO_COLOR_CMYK || space == TSIO_COLOR_YCCK, inverted: header.adobe_inverted != 0))
+        }
     }
 
     func decodeStored(_ rect: PixelRect, shrink: Int, bandRows: Int,
                       into body: (PixelBand) throws -> Void) throws -> DecodeWarnings {
         if let warnings = try decodeThroughIndex(rect, shrink: shrink, bandRows: bandRows, into: body) { return warnings }
         let reader = try JPEGRowReader(path: path, fd: FileDescriptor.image(path), limits: limits)
+        reader.convert(colour)
         try Self.stream(rect, shrink: shrink, storedWidth: info.storedWidth, from: reader, bandRows: bandRows, into: body)
         return reader.warnings
     }
@@ -54,6 +67,8 @@ final class JPEGRowReader: StoredRowReader {
     let channels = 3
     var height = 0
     var warnings = DecodeWarnings()
+    /// Held while the decoder converts with it.
+    private var transform: ColourTransform?
 
     init(path: String, fd: FileDescriptor, limits: ImageLimits) throws {
         var st = tsio_status()
@@ -88,6 +103,16 @@ final class JPEGRowReader: StoredRowReader {
     deinit {
         tsio_jpeg_close(decoder)
         tsio_free(memory)
+    }
+
+    /// The ICC profile of the file's APP2 segments, if it has one.
+    func embeddedProfile() -> [UInt8]? {
+        ColourTransform.profile { tsio_jpeg_icc_profile(decoder, &$0, &$1) }
+    }
+
+    /// Converts every row from now on as `outcome` says (nothing when untagged; a warning when ignored).
+    func convert(_ outcome: ColourTransform.Outcome?) {
+        transform = outcome.attach({ tsio_jpeg_set_icc(decoder, $0) }, warnings: &warnings)
     }
 
     /// Starts decompression at 1/`scale` and crops to `columns`, which must lie inside the scaled width.

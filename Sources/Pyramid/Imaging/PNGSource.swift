@@ -6,17 +6,27 @@ import POSIXSupport
 struct PNGSource: StoredImageSource {
     public let path: String
     public let info: ImageInfo
+    /// The conversion of the iCCP profile to sRGB, or why it was ignored; nil when untagged.
+    let colour: ColourTransform.Outcome?
 
     init(path: String, fd: FileDescriptor, limits: ImageLimits) throws {
-        let header = try PNGRowReader(path: path, fd: fd, columnsFrom: 0).raw
+        let reader = try PNGRowReader(path: path, fd: fd, columnsFrom: 0)
+        let header = reader.raw
         let stat = try fd.status()
         self.path = path
         self.info = try ImageInfo(raw: header, format: .png, path: path, fileSize: stat.size, modified: stat.modified, limits: limits)
+        let gray = Int(header.color_space) == TSIO_COLOR_GRAY || Int(header.color_space) == TSIO_COLOR_GRAY_ALPHA
+        let adobe = header.exif_adobe_rgb != 0 && !gray ? ColourTransform.profile { tsio_icc_adobe_rgb(&$0, &$1) } : nil
+        colour = (ColourTransform.profile { tsio_png_icc_profile(reader.decoder, &$0, &$1) } ?? adobe).map { profile in
+            ColourTransform.outcome(for: profile, layout: ColourTransform.layout(
+                for: profile, channels: Int(header.channels), grayPixels: gray, cmyk: false, inverted: false))
+        }
     }
 
     func decodeStored(_ rect: PixelRect, shrink: Int, bandRows: Int,
                       into body: (PixelBand) throws -> Void) throws -> DecodeWarnings {
         let reader = try PNGRowReader(path: path, fd: FileDescriptor.image(path), columnsFrom: rect.x * shrink)
+        reader.transform = colour.attach({ tsio_png_set_icc(reader.decoder, $0) }, warnings: &reader.warnings)
         try RowStreamer(inputWidth: info.storedWidth, inputHeight: info.storedHeight, factor: shrink)
             .stream(rect, from: reader, bandRows: bandRows, into: body)
         return reader.warnings
@@ -37,6 +47,8 @@ final class PNGRowReader: StoredRowReader {
     let channels: Int
     let height: Int
     var warnings = DecodeWarnings()
+    /// Held while the decoder converts with it.
+    var transform: ColourTransform?
 
     init(path: String, fd: FileDescriptor, columnsFrom: Int) throws {
         var st = tsio_status()

@@ -1,0 +1,82 @@
+import CImageIO
+
+/// A conversion of decoded rows from the colour space an embedded ICC profile describes to sRGB (lcms2, behind
+/// `tsio_icc_*`). One per distinct profile and pixel layout, shared by every decode of every image that carries
+/// it: what is sent, stored and built is sRGB, and untagged images never meet one.
+final class ColourTransform: @unchecked Sendable {
+    let handle: OpaquePointer
+
+    /// How the decoders hand pixels over, for the transform's input.
+    enum Layout: Int32, Sendable {
+        case rgb = 1, rgba = 2, grayInRGB = 3, cmyk = 4, cmykInverted = 5
+    }
+
+    /// How a decoder's pixels meet `profile`: CMYK as it is stored, RGBA with alpha, gray spread over RGB
+    /// read as gray only when the profile is a gray one (a gray file with an RGB profile converts as RGB; a
+    /// colour file with a gray profile is refused by the transform).
+    static func layout(for profile: [UInt8], channels: Int, grayPixels: Bool, cmyk: Bool, inverted: Bool) -> Layout {
+        if cmyk { return inverted ? .cmykInverted : .cmyk }
+        if channels == 4 { return .rgba }
+        let grayProfile = profile.count >= 20 && Array(profile[16 ..< 20]) == Array("GRAY".utf8)
+        return grayPixels && grayProfile ? .grayInRGB : .rgb
+    }
+
+    /// What a file's profile came to: a transform, or the reason it was ignored (the image is then shown as
+    /// untagged, and every decode reports the reason as a warning).
+    enum Outcome: Sendable {
+        case convert(ColourTransform)
+        case ignored(String)
+    }
+
+    private init(handle: OpaquePointer) {
+        self.handle = handle
+    }
+
+    deinit {
+        tsio_icc_close(handle)
+    }
+
+    /// Transforms made so far, by profile and layout; a bounded number stay (a library rarely holds more than
+    /// a handful of distinct profiles, and a dropped one is made again from the next file that carries it).
+    private static let made = LRUCache<String, Outcome>(budget: 64, cost: { _ in 1 })
+
+    /// The conversion for `profile` on pixels laid out as `layout`.
+    static func outcome(for profile: [UInt8], layout: Layout) -> Outcome {
+        let key = "\(layout.rawValue)/\(profile.count)/\(FNV1a(profile).value)"
+        if let known = made.value(for: key) { return known }
+        var st = tsio_status()
+        let handle = profile.withUnsafeBufferPointer { tsio_icc_open($0.baseAddress, $0.count, layout.rawValue, &st) }
+        let outcome: Outcome = handle.map { .convert(ColourTransform(handle: $0)) }
+            ?? .ignored("embedded ICC profile ignored (\(st.messageText)); colours shown as sRGB")
+        made.insert(outcome, for: key)
+        return outcome
+    }
+}
+
+extension ColourTransform {
+    /// The profile a `tsio_jpeg_icc_profile` or `tsio_png_icc_profile` call hands over (its buffer freed here).
+    static func profile(_ read: (inout UnsafeMutablePointer<UInt8>?, inout Int) -> Int32) -> [UInt8]? {
+        var bytes: UnsafeMutablePointer<UInt8>?
+        var size = 0
+        guard read(&bytes, &size) != 0, let bytes else { return nil }
+        defer { tsio_free(bytes) }
+        return Array(UnsafeBufferPointer(start: bytes, count: size))
+    }
+}
+
+extension Optional where Wrapped == ColourTransform.Outcome {
+    /// Hands the transform to a decoder through `attach` (the caller holds the returned transform while the
+    /// decoder uses it), or notes in `warnings` why the profile was ignored; nothing for an untagged file.
+    func attach(_ attach: (OpaquePointer) -> Void, warnings: inout DecodeWarnings) -> ColourTransform? {
+        switch self {
+        case let .convert(transform)?:
+            attach(transform.handle)
+            return transform
+        case let .ignored(reason)?:
+            warnings.merge(count: 1, message: reason)
+            return nil
+        case nil:
+            return nil
+        }
+    }
+}
