@@ -112,6 +112,21 @@ static inline int jidx_decode(jidx_bits *b, const jidx_huff *t, uint32_t *code, 
     return jidx_decode_slow(b, t, code, len);
 }
 
+static inline int32_t jidx_extend(uint32_t v, int s) {
+    return s == 0 ? 0 : (v < (1u << (s - 1)) ? (int32_t)v - (1 << s) + 1 : (int32_t)v);
+}
+
+/* A block's DC difference added to `*pred`; the difference, or INT32_MIN on a bad code. */
+static inline int32_t jidx_dc(jidx_bits *b, const jidx_huff *t, int32_t *pred) {
+    uint32_t code;
+    int len;
+    int s = jidx_decode(b, t, &code, &len);
+    if (s < 0 || s > 15) return INT32_MIN;
+    int32_t diff = jidx_extend(jidx_get(b, s), s);
+    *pred += diff;
+    return diff;
+}
+
 /* True when bits past the end of the data (fill zeros) have been used. */
 static inline int jidx_overran(const jidx_bits *b) { return b->zeros * 8 > b->left; }
 

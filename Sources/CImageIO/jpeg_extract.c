@@ -55,19 +55,13 @@ static void put_bits(jidx_writer *w, uint32_t value, int n) {
     }
 }
 
-static int32_t extend(uint32_t v, int s) {
-    return s == 0 ? 0 : (v < (1u << (s - 1)) ? (int32_t)v - (1 << s) + 1 : (int32_t)v);
-}
-
 int jidx_mcu(const tsio_jidx *x, jidx_bits *b, int32_t *pred, jidx_writer *copy, int32_t *out_pred) {
     for (int k = 0; k < x->blocks; k++) {
         int ci = x->block_comp[k];
         const jidx_comp *comp = &x->comp[ci];
         uint32_t code;
         int len;
-        int s = jidx_decode(b, &x->dc[comp->dc], &code, &len);
-        if (s < 0 || s > 15) return -1;
-        pred[ci] += extend(jidx_get(b, s), s);
+        if (jidx_dc(b, &x->dc[comp->dc], &pred[ci]) == INT32_MIN) return -1;
         if (copy) {
             int32_t diff = pred[ci] - out_pred[ci];
             out_pred[ci] = pred[ci];

@@ -102,10 +102,6 @@ static int parse_sos(tsio_jidx *x, const uint8_t *p, size_t n, const uint8_t ids
     return 0;
 }
 
-static inline int32_t extend(uint32_t v, int s) {
-    return s == 0 ? 0 : (v < (1u << (s - 1)) ? (int32_t)v - (1 << s) + 1 : (int32_t)v);
-}
-
 /* jidx_mcu without the copy: the scan's inner loop, kept lean. */
 static int skip_mcu(const tsio_jidx *x, jidx_bits *b, int32_t *pred) {
     for (int k = 0; k < x->blocks; k++) {
@@ -113,9 +109,7 @@ static int skip_mcu(const tsio_jidx *x, jidx_bits *b, int32_t *pred) {
         const jidx_comp *comp = &x->comp[ci];
         uint32_t code;
         int len;
-        int s = jidx_decode(b, &x->dc[comp->dc], &code, &len);
-        if (s < 0 || s > 15) return -1;
-        pred[ci] += extend(jidx_get(b, s), s);
+        if (jidx_dc(b, &x->dc[comp->dc], &pred[ci]) == INT32_MIN) return -1;
         const jidx_huff *ac = &x->ac[comp->ac];
         /* The bit buffer in registers for the loop: each symbol's lookup waits on the last one's length. */
         uint64_t buf = b->buf;
