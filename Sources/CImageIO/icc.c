@@ -22,7 +22,6 @@ struct tsio_icc {
     /* The fast path for matrix/TRC profiles (most camera and editing spaces): each sample to linear light
      * through a table, one 3 x 3 matrix to sRGB's primaries, and a 4096-entry table back to sRGB's curve. */
     int fast;
-    int gray;                 /* one input curve, read from the first sample of each triplet */
     int channels;             /* 3, or 4 with alpha copied */
     int32_t linear[3][256];   /* linear light, 0 .. 1 as 0 .. 1 << 14 */
     int32_t matrix[9];        /* Q14 */
@@ -69,39 +68,29 @@ static int invert3(const double m[9], double out[9]) {
 
 /*
  * Sets up the fast path when `in` is a matrix/TRC profile with no lookup tables (which relative colorimetric
- * would prefer) and the pixels are RGB, RGBA or gray in RGB. The result is what lcms2 computes in floating point:
- * relative colorimetric between two matrix/TRC profiles is their colorants' matrices joined in D50.
+ * would prefer) and the pixels are RGB or RGBA; gray and CMYK profiles go through lcms2. The result is what
+ * lcms2 computes: relative colorimetric between two matrix/TRC profiles is their colorants' matrices joined
+ * in D50.
  */
 static void setup_fast(tsio_icc *t, cmsHPROFILE in, cmsHPROFILE srgb, int layout) {
-    if (layout != TSIO_ICC_RGB && layout != TSIO_ICC_RGBA && layout != TSIO_ICC_GRAY_IN_RGB) return;
+    if (layout != TSIO_ICC_RGB && layout != TSIO_ICC_RGBA) return;
     if (!cmsIsMatrixShaper(in) || cmsIsTag(in, cmsSigAToB0Tag) || cmsIsTag(in, cmsSigAToB1Tag) ||
         cmsIsTag(in, cmsSigDToB1Tag)) return;
     double out_m[9], out_inv[9], in_m[9];
     if (!colorants(srgb, out_m) || !invert3(out_m, out_inv)) return;
-    if (layout == TSIO_ICC_GRAY_IN_RGB) {
-        const cmsToneCurve *k = cmsReadTag(in, cmsSigGrayTRCTag);
-        if (k == NULL) return;
-        /* Gray is neutral: linear Y to equal R, G and B. */
-        double one[9] = {1, 0, 0, 1, 0, 0, 1, 0, 0};
-        memcpy(in_m, one, sizeof one);
-        for (int v = 0; v < 256; v++) t->linear[0][v] = (int32_t)lround(cmsEvalToneCurveFloat(k, (cmsFloat32Number)(v / 255.0)) * 16384);
-        for (int i = 0; i < 9; i++) t->matrix[i] = (int32_t)lround(in_m[i] * 16384);
-        t->gray = 1;
-    } else {
-        const cmsToneCurve *curves[3] = {cmsReadTag(in, cmsSigRedTRCTag), cmsReadTag(in, cmsSigGreenTRCTag),
-                                         cmsReadTag(in, cmsSigBlueTRCTag)};
-        if (curves[0] == NULL || curves[1] == NULL || curves[2] == NULL || !colorants(in, in_m)) return;
-        for (int c = 0; c < 3; c++) {
-            for (int v = 0; v < 256; v++) {
-                t->linear[c][v] = (int32_t)lround(cmsEvalToneCurveFloat(curves[c], (cmsFloat32Number)(v / 255.0)) * 16384);
-            }
+    const cmsToneCurve *curves[3] = {cmsReadTag(in, cmsSigRedTRCTag), cmsReadTag(in, cmsSigGreenTRCTag),
+                                     cmsReadTag(in, cmsSigBlueTRCTag)};
+    if (curves[0] == NULL || curves[1] == NULL || curves[2] == NULL || !colorants(in, in_m)) return;
+    for (int c = 0; c < 3; c++) {
+        for (int v = 0; v < 256; v++) {
+            t->linear[c][v] = (int32_t)lround(cmsEvalToneCurveFloat(curves[c], (cmsFloat32Number)(v / 255.0)) * 16384);
         }
-        for (int r = 0; r < 3; r++) {
-            for (int c = 0; c < 3; c++) {
-                double sum = 0;
-                for (int k = 0; k < 3; k++) sum += out_inv[r * 3 + k] * in_m[k * 3 + c];
-                t->matrix[r * 3 + c] = (int32_t)lround(sum * 16384);
-            }
+    }
+    for (int r = 0; r < 3; r++) {
+        for (int c = 0; c < 3; c++) {
+            double sum = 0;
+            for (int k = 0; k < 3; k++) sum += out_inv[r * 3 + k] * in_m[k * 3 + c];
+            t->matrix[r * 3 + c] = (int32_t)lround(sum * 16384);
         }
     }
     for (int i = 0; i < 4096; i++) t->encode[i] = srgb_encode(i / 4095.0);
@@ -206,11 +195,11 @@ void tsio_icc_apply(const tsio_icc *t, const uint8_t *in, uint8_t *out, size_t p
     /* Everything in locals: `out` is bytes, which may alias the tables as far as the compiler knows. */
     const int32_t m0 = t->matrix[0], m1 = t->matrix[1], m2 = t->matrix[2], m3 = t->matrix[3], m4 = t->matrix[4],
                   m5 = t->matrix[5], m6 = t->matrix[6], m7 = t->matrix[7], m8 = t->matrix[8];
-    const int32_t *lr = t->linear[0], *lg = t->gray ? t->linear[0] : t->linear[1], *lb = t->gray ? t->linear[0] : t->linear[2];
-    const int gray = t->gray, n = t->channels;
+    const int32_t *lr = t->linear[0], *lg = t->linear[1], *lb = t->linear[2];
+    const int n = t->channels;
     const uint8_t *enc = t->encode;
     for (size_t i = 0; i < pixels; i++, in += n, out += n) {
-        int32_t r = lr[in[0]], g = lg[in[gray ? 0 : 1]], b = lb[in[gray ? 0 : 2]];
+        int32_t r = lr[in[0]], g = lg[in[1]], b = lb[in[2]];
         uint8_t alpha = n == 4 ? in[3] : 0;
         uint8_t x = enc[code_index(m0 * r + m1 * g + m2 * b)];
         uint8_t y = enc[code_index(m3 * r + m4 * g + m5 * b)];

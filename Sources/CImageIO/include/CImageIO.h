@@ -158,8 +158,8 @@ enum {
 
 /*
  * A transform (lcms2, relative colorimetric, as libvips converts) from the colour space `profile`
- * describes to sRGB, for pixels in `layout`. Matrix/TRC RGB and gray profiles (no lookup tables) take a fast
- * path of two tables and a matrix, within a level of lcms2's result; RGB output (RGBA for TSIO_ICC_RGBA). NULL with a readable message
+ * describes to sRGB, for pixels in `layout`. Matrix/TRC RGB profiles (no lookup tables) take a fast path of
+ * two tables and a matrix, within a level of lcms2's result; RGB output (RGBA for TSIO_ICC_RGBA). NULL with a readable message
  * for a truncated, inconsistent or hostile profile, or one of another colour space than the pixels. The
  * profile bytes may be freed afterwards. Safe to share between threads.
  */

@@ -21,6 +21,9 @@ final class ColourTransform: @unchecked Sendable {
         return grayPixels && grayProfile ? .grayInRGB : .rgb
     }
 
+    /// Adobe RGB (1998), made once, for files whose EXIF says so without carrying a profile.
+    static let adobeRGB: [UInt8]? = ColourTransform.profile { tsio_icc_adobe_rgb(&$0, &$1) }
+
     /// What a file's profile came to: a transform, or the reason it was ignored (the image is then shown as
     /// untagged, and every decode reports the reason as a warning).
     enum Outcome: Sendable {

@@ -21,8 +21,9 @@ final class JPEGEntryIndex: @unchecked Sendable {
     /// One scan at a time; extracts of indexed rows do not wait for it.
     private let scanning = Locked(())
 
-    /// Indexes of the JPEGs regions were decoded from, least recently used dropped first. The budget holds the
-    /// indexes of about 25 masters of 640 megapixels (2.5 MB each at 4:2:0); a dropped one is scanned again.
+    /// Indexes of the JPEGs regions were decoded from, least recently used dropped first. The 640-megapixel 4:4:4
+    /// master of `bench/make-collection.sh` has an index of 5.1 MB (measured; by arithmetic half that at
+    /// 4:2:0), so the budget holds a dozen such masters; a dropped one is scanned again.
     private static let shared = LRUCache<String, Entry>(budget: 64 << 20, cost: { $0.index?.bytes ?? 64 })
     private static let creating = Locked(())
     /// Extracts made since the process started (for `/metrics` and tests).

@@ -1,7 +1,8 @@
 /// Regions of large baseline JPEGs decoded from an extract of their MCUs (`JPEGEntryIndex`) instead of a skip
 /// through every row above them.
 extension JPEGSource {
-    /// Largest extract, in pixels: a region bigger than this is mostly its own decode anyway.
+    /// Largest extract, in pixels of the master: bounds the extract's buffer (its share of the compressed file)
+    /// and its decode; a larger region decodes the usual way.
     static let largestExtract = 64 << 20
 
     /// A baseline file large enough to be worth an entry index: any region of it costs about its own size once

@@ -21,8 +21,7 @@ struct JPEGSource: StoredImageSource {
         let space = Int(header.color_space)
         // No profile, but EXIF says Adobe RGB (a camera in Adobe RGB mode): the standard's own profile.
         let adobe = space == TSIO_COLOR_RGB && header.exif_adobe_rgb != 0
-            ? ColourTransform.profile { tsio_icc_adobe_rgb(&$0, &$1) } : nil
-        colour = (reader.embeddedProfile() ?? adobe).map { profile in
+        colour = (reader.embeddedProfile() ?? (adobe ? ColourTransform.adobeRGB : nil)).map { profile in
             ColourTransform.outcome(for: profile, layout: ColourTransform.layout(
                 for: profile, channels: 3, grayPixels: space == TSIO_COLOR_GRAY,
                 cmyk: space == TSIO_COLOR_CMYK || space == TSIO_COLOR_YCCK, inverted: header.adobe_inverted != 0))

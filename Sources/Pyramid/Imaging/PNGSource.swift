@@ -16,8 +16,9 @@ struct PNGSource: StoredImageSource {
         self.path = path
         self.info = try ImageInfo(raw: header, format: .png, path: path, fileSize: stat.size, modified: stat.modified, limits: limits)
         let gray = Int(header.color_space) == TSIO_COLOR_GRAY || Int(header.color_space) == TSIO_COLOR_GRAY_ALPHA
-        let adobe = header.exif_adobe_rgb != 0 && !gray ? ColourTransform.profile { tsio_icc_adobe_rgb(&$0, &$1) } : nil
-        colour = (ColourTransform.profile { tsio_png_icc_profile(reader.decoder, &$0, &$1) } ?? adobe).map { profile in
+        let adobe = header.exif_adobe_rgb != 0 && !gray
+        colour = (ColourTransform.profile { tsio_png_icc_profile(reader.decoder, &$0, &$1) }
+            ?? (adobe ? ColourTransform.adobeRGB : nil)).map { profile in
             ColourTransform.outcome(for: profile, layout: ColourTransform.layout(
                 for: profile, channels: Int(header.channels), grayPixels: gray, cmyk: false, inverted: false))
         }
