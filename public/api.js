@@ -51,3 +51,8 @@ export function doubleTap(id, width, height, zoom, x, y, mode = 'step', factor =
 export function overviewURL(id, width, height) {
   return `/api/images/${enc(id)}/viewport.jpg?width=${Math.round(width)}&height=${Math.round(height)}`;
 }
+
+/** One image's entry, with the `metadata` its file carries. */
+export function image(id) {
+  return getJSON(`/api/images/${enc(id)}`);
+}

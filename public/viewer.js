@@ -7,6 +7,7 @@
 import * as api from './api.js';
 import { PageView } from './page-view.js';
 import { FolderView } from './folder-view.js';
+import { InfoPanel } from './info-panel.js';
 
 const GAP = 24;                     // pixels between pages
 const FLICK = 0.5;                  // px/ms that turns a short swipe into a page change
@@ -23,6 +24,7 @@ const next = document.getElementById('next');
 const toggle = document.getElementById('toggle-mode');
 const toFolder = document.getElementById('to-folder');
 const minimap = { el: document.getElementById('minimap'), img: document.getElementById('minimap-img'), box: document.getElementById('minimap-box') };
+const info = new InfoPanel(document.getElementById('info'), document.getElementById('show-info'));
 const folderView = new FolderView(document.getElementById('folder'), {
   open: (i) => openImage(i),
   enter: (path, focusID) => showFolder(path, focusID),
@@ -161,6 +163,7 @@ async function goTo(i, view = null, animate = true) {
   prev.disabled = index === 0; next.disabled = index === images.length - 1;
   toFolder.textContent = `▦ ${folderPath ? folderPath.slice(folderPath.lastIndexOf('/') + 1) : 'All images'}`;
   root.setAttribute('aria-label', `${page.image.id}, image ${index + 1} of ${images.length}. Drag to pan, scroll or pinch to zoom, double-click to zoom in, Escape for the folder.`);
+  info.follow(page.image.id);
   const { w, h } = size();
   await (view ? page.show(w, h, view.zoom, view.cx, view.cy) : page.ready ? page.show(w, h, page.zoom, page.cx, page.cy) : page.show(w, h));
   for (const k of [index - 1, index + 1]) {
@@ -305,7 +308,9 @@ window.addEventListener('keydown', (e) => {
   if (mode !== 'zoom' || e.target instanceof HTMLInputElement || e.ctrlKey || e.metaKey) return;
   const page = current();
   if (!page) return;
+  if (e.key === 'Escape' && info.open) { e.preventDefault(); info.toggle(false); return; }
   if (e.key === 'Escape') { e.preventDefault(); showFolder(folderPath, page.image.id); return; }
+  if (e.key === 'i' && !e.altKey) { e.preventDefault(); info.toggle(); return; }
   const stepX = page.vw * 0.1 / page.zoom, stepY = page.vh * 0.1 / page.zoom;
   const handled = {
     ArrowLeft: () => (e.altKey ? goTo(index - 1) : page.setView(page.zoom, page.cx - stepX, page.cy)),

@@ -1,7 +1,7 @@
 import Glibc
 import Pyramid
 
-/// The decoder through both doors: `ImageSource` over a file (header, then a region at full size and at 1/8,
+/// The header's metadata (EXIF, IPTC, XMP, PNG text: `MetadataReader`), then the decoder through both doors: `ImageSource` over a file (header, then a region at full size and at 1/8,
 /// as tiles ask, and regions again through the JPEG entry index), and `ImageDecoder` over bytes in memory
 /// (cached tiles). The same code runs for any size, so
 /// headers claiming more than 256² pixels are refused: a mutated header would otherwise make every run decode
@@ -22,6 +22,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         done += n
     }
     close(fd)
+    _ = try? MetadataReader.read(path: path)
     var small = true
     do {
         let source = try ImageOpener.open(path, limits: limits)

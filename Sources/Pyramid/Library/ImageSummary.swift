@@ -12,7 +12,7 @@ public struct ImageSummary: Sendable, Equatable {
     /// The file's size and modification time when the header was read.
     let stamp: FileStamp
 
-    init(_ snapshot: PyramidImage.Snapshot) {
+    public init(_ snapshot: PyramidImage.Snapshot) {
         width = snapshot.geometry.width
         height = snapshot.geometry.height
         version = snapshot.version

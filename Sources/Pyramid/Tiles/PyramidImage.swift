@@ -31,6 +31,8 @@ public final class PyramidImage: @unchecked Sendable {
     private var failure: (error: any Swift.Error, stamp: FileStamp?)?
     /// The decode passes of the current version, by shrink.
     private var passes: [Int: PyramidPass] = [:]
+    /// The photo's metadata, read once per version (by generation).
+    private var metadata: (generation: Int, value: PhotoMetadata)?
     /// Region passes of the current version running now, by level and window.
     private var regions: [RegionKey: PyramidPass] = [:]
 
@@ -125,6 +127,18 @@ public final class PyramidImage: @unchecked Sendable {
             return failure.map { .failure($0.error) }
         }
         return try known?.get()
+    }
+
+    /// What the file of `snapshot` says about itself (`MetadataReader`): read from its header on first use, then
+    /// kept for that version. Synthetic sources have none.
+    public func metadata(for snapshot: Snapshot) throws -> PhotoMetadata {
+        guard watchesFile else { return PhotoMetadata() }
+        if let known = lock.withLock({ metadata }), known.generation == snapshot.generation { return known.value }
+        let value = try MetadataReader.read(path: path)
+        lock.withLock {
+            if snapshot.generation == self.snapshot?.generation { metadata = (snapshot.generation, value) }
+        }
+        return value
     }
 
     /// The snapshot if the header was read already; never reads or `stat`s anything.

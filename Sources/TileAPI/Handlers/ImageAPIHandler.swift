@@ -9,10 +9,12 @@ struct ImageAPIHandler: Sendable {
 
     let library: ImageLibrary
     let tileSize: Int
+    let publishLocation: Bool
 
     init(_ services: Services) {
         library = services.tiles.library
         tileSize = services.tiles.options.tileSize
+        publishLocation = services.options.publishLocation
     }
 
     /// A page of the whole library in path order (`?limit=`, `?after=` from a `next` URL), or with `?folder=`
@@ -40,7 +42,7 @@ struct ImageAPIHandler: Sendable {
         } else {
             members.append(("collection", .string(URLPath.collection(""))))
         }
-        members.append(("images", .array(page.images.compactMap { try? describe($0.id, library.summary($0.id)) })))
+        members.append(("images", .array(page.images.compactMap { image in (try? library.summary(image.id)).map { .object(entry(image.id, $0)) } })))
         if let next = page.next {
             var query = ["limit=\(limit)"]
             if let folder { query.append("folder=" + URLPath.escape(folder)) }
@@ -52,17 +54,23 @@ struct ImageAPIHandler: Sendable {
         return .response(response.conditional(on: context.request))
     }
 
+    /// One image's entry, with what its file says about itself (`metadata`: only the fields it carries; its
+    /// location only while `--publish-location` is on).
     func one(_ context: RequestContext) throws -> HandlerOutcome {
         let id = context.capture("id")
-        return .response(.json(try describe(id, library.summary(id))))
+        guard let image = library.image(id) else { throw APIError.notFound("no image with id '\(id)'") }
+        let snapshot = try image.current()
+        var metadata = try image.metadata(for: snapshot)
+        if !publishLocation { metadata = metadata.withoutLocation }
+        return .response(.json(.object(entry(id, ImageSummary(snapshot)) + [("metadata", metadata.json)])))
     }
 
     /// An image's entry: its size, version and every URL it is served at (relative, versioned where they can be).
-    private func describe(_ id: String, _ summary: ImageSummary) -> JSONValue {
+    private func entry(_ id: String, _ summary: ImageSummary) -> [(String, JSONValue)] {
         let g = PyramidGeometry(width: summary.width, height: summary.height, tileSize: tileSize)
         let version = summary.version
         let path = URLPath.escape(id)
-        return .object([
+        return [
             ("id", .string(id)),
             ("version", .string(version)),
             ("width", .int(g.width)),
@@ -78,6 +86,6 @@ struct ImageAPIHandler: Sendable {
             ("thumbnail", .string(URLPath.tile(id, TileCoordinate(level: g.thumbnailLevel, x: 0, y: 0), version: version))),
             ("manifest", .string(URLPath.manifest(id))),
             ("collection", .string(URLPath.collection(LibraryKey.folder(of: id)))),
-        ])
+        ]
     }
 }

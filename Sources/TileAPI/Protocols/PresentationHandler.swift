@@ -9,9 +9,11 @@ struct PresentationHandler: Sendable {
     static let context = "http://iiif.io/api/presentation/3/context.json"
 
     let tiles: TileService
+    let publishLocation: Bool
 
     init(_ services: Services) {
         tiles = services.tiles
+        publishLocation = services.options.publishLocation
     }
 
     func manifest(_ context: RequestContext) throws -> HandlerOutcome {
@@ -23,11 +25,17 @@ struct PresentationHandler: Sendable {
         let service = IIIFHandler.serviceID(context, id: image.id, version: snapshot.version)
         let canvas = id + "/canvas/1"
         let thumb = g.levelSize(g.thumbnailLevel)
+        var metadata = try image.metadata(for: snapshot)
+        if !publishLocation { metadata = metadata.withoutLocation }
+        let described = ManifestMetadata(metadata: metadata)
+        let contexts: JSONValue = metadata.location == nil
+            ? .string(Self.context) : .array([.string(ManifestMetadata.navPlaceContext), .string(Self.context)])
         let document: JSONValue = .object([
-            ("@context", .string(Self.context)),
+            ("@context", contexts),
             ("id", .string(id)),
             ("type", "Manifest"),
-            ("label", label(Self.fileLabel(image.path))),
+            ("label", described.label(fileName: Self.fileLabel(image.path))),
+        ] + described.members(id: id) + [
             ("thumbnail", .array([imageResource(service + "/full/\(thumb.width),\(thumb.height)/0/default.jpg",
                                                 width: thumb.width, height: thumb.height, service: service)])),
             ("partOf", .array([reference(origin + URLPath.collection(LibraryKey.folder(of: image.id)), type: "Collection",

@@ -12,6 +12,9 @@ public struct APIOptions: Sendable {
     public var workers = System.coreCount
     /// Threads of the I/O pool (listings, documents, headers).
     public var ioWorkers = 2
+    /// Publish where photos were taken (EXIF GPS) in `/api/images/{id}`, manifests (`navPlace`) and the viewer.
+    /// Off by default: a photographer rarely means to tell the world where they live.
+    public var publishLocation = false
     /// Prefetch jobs waiting beyond this many are dropped.
     public var prefetchQueue = 256
 

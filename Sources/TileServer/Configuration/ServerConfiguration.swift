@@ -45,6 +45,8 @@ struct ServerConfiguration: Sendable {
         .text("store-dir", \.storeDir,
               "Directory of the persistent tile store, where every tile a decode pass cuts is kept across restarts; off: none (tiles then live in the memory cache only and are decoded again when evicted)."),
         .integer("store-mb", \.storeMB, 1 ... 1 << 30, "Tile store budget in MiB; least recently used tiles go first."),
+        .switch("publish-location", \.api.publishLocation,
+                "Publish where photos were taken (their EXIF GPS position) in the API, IIIF manifests (navPlace) and the viewer's info panel: on or off."),
         .number("max-zoom", \.api.maxZoom, 0.01 ... 64, "Largest zoom, in screen pixels per image pixel (1: native)."),
         .integer("workers", \.api.workers, 1 ... 256, "Render threads, and decode passes of different images that run at once (default: CPU count)."),
         .integer("event-loops", \.transport.eventLoops, 1 ... 64, "Event loop threads (default: 2, at most the CPU count)."),

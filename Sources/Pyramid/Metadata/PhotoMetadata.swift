@@ -1,0 +1,71 @@
+/// What a photo says about itself in its EXIF, IPTC and XMP blocks: who made it, what it shows, when, with what
+/// camera and where. Only the fields the file carries are set. Read from the header alone (`MetadataReader`);
+/// tiles and images never carry any of it.
+public struct PhotoMetadata: Sendable, Equatable {
+    public var title: String?
+    public var description: String?
+    public var creators: [String] = []
+    /// Who to credit (IPTC Credit Line).
+    public var credit: String?
+    /// The copyright notice, as written.
+    public var copyright: String?
+    /// The licence's URL (XMP `cc:license` or `xmpRights:WebStatement`).
+    public var licence: String?
+    public var keywords: [String] = []
+    /// When the photo was taken: ISO 8601 `YYYY-MM-DDThh:mm:ss`, with the UTC offset (`+02:00`) when the file
+    /// records one.
+    public var dateTaken: String?
+    public var make: String?
+    public var model: String?
+    public var lens: String?
+    /// Exposure time as photographers write it: `1/250` or `2` (seconds).
+    public var exposureTime: String?
+    public var fNumber: Double?
+    public var iso: Int?
+    /// Focal length in millimetres.
+    public var focalLength: Double?
+    public var location: Location?
+
+    /// A place on the WGS 84 ellipsoid, as EXIF's GPS block gives it.
+    public struct Location: Sendable, Equatable {
+        /// Degrees north (negative: south).
+        public var latitude: Double
+        /// Degrees east (negative: west).
+        public var longitude: Double
+        /// Metres above sea level (negative: below).
+        public var altitude: Double?
+    }
+
+    public init() {}
+
+    public var isEmpty: Bool { self == PhotoMetadata() }
+
+    /// The same without where it was taken: what is published while the location setting is off.
+    public var withoutLocation: PhotoMetadata {
+        var copy = self
+        copy.location = nil
+        return copy
+    }
+
+    /// Fields of `self` that are unset, taken from `other`: the first source that has a field wins.
+    func filled(from other: PhotoMetadata) -> PhotoMetadata {
+        var m = self
+        m.title = m.title ?? other.title
+        m.description = m.description ?? other.description
+        if m.creators.isEmpty { m.creators = other.creators }
+        m.credit = m.credit ?? other.credit
+        m.copyright = m.copyright ?? other.copyright
+        m.licence = m.licence ?? other.licence
+        if m.keywords.isEmpty { m.keywords = other.keywords }
+        m.dateTaken = m.dateTaken ?? other.dateTaken
+        m.make = m.make ?? other.make
+        m.model = m.model ?? other.model
+        m.lens = m.lens ?? other.lens
+        m.exposureTime = m.exposureTime ?? other.exposureTime
+        m.fNumber = m.fNumber ?? other.fNumber
+        m.iso = m.iso ?? other.iso
+        m.focalLength = m.focalLength ?? other.focalLength
+        m.location = m.location ?? other.location
+        return m
+    }
+}
