@@ -16,7 +16,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${1:-$ROOT/.build-fixtures}
 F=$OUT/formats
 R=$OUT/reference
-STAMP=$OUT/.complete-v8
+STAMP=$OUT/.complete-v9
 [ -f "$STAMP" ] && exit 0
 rm -rf "$OUT.tmp"
 mkdir -p "$OUT.tmp/formats" "$OUT.tmp/reference" "$OUT.tmp/work" "$OUT.tmp/gallery"
@@ -70,6 +70,9 @@ ICC=/usr/share/color/icc/colord
 vips icc_transform "$W/base.v" "prophoto.jpg[Q=95]" "$ICC/ProPhotoRGB.icc" --input-profile srgb
 vips icc_transform "$W/base.v" "eci-rgb-v2.jpg[Q=95,subsample-mode=on]" "$ICC/ECI-RGBv2.icc" --input-profile srgb
 vips icc_transform "$W/base.v" adobe-rgb.png "$ICC/AdobeRGB1998.icc" --input-profile srgb
+# 16-bit tagged PNGs (one interlaced): converted at full depth, before the samples are rounded to 8 bits.
+vips icc_transform "$W/base.v" "$W/p16.v" "$ICC/ProPhotoRGB.icc" --input-profile srgb --depth 16
+vips pngsave "$W/p16.v" prophoto16.png && vips pngsave "$W/p16.v" prophoto16-interlaced.png --interlace
 # A camera in Adobe RGB mode: no profile, EXIF ColorSpace "uncalibrated" and interoperability index R03.
 vips icc_transform "$W/base.v" "adobe-exif-r03.jpg[Q=95,strip]" "$ICC/AdobeRGB1998.icc" --input-profile srgb
 exiftool -q -overwrite_original -ColorSpace=0xffff -n -InteropIndex=R03 adobe-exif-r03.jpg
@@ -108,6 +111,6 @@ for f in "$OUT.tmp"/formats/*; do
   echo "$(vipsheader -f width "$src") $(vipsheader -f height "$src") $bands" > "$name.txt"
 done
 rm -rf "$W"
-touch "$OUT.tmp/.complete-v8"
+touch "$OUT.tmp/.complete-v9"
 rm -rf "$OUT" && mv "$OUT.tmp" "$OUT"
 echo "fixtures: $OUT" >&2

@@ -110,7 +110,8 @@ static const char *space_name(cmsColorSpaceSignature s) {
 
 tsio_icc *tsio_icc_open(const uint8_t *profile, size_t size, int layout, tsio_status *st) {
     int exact = (layout & TSIO_ICC_EXACT) != 0;
-    layout &= ~TSIO_ICC_EXACT;
+    int wide = (layout & TSIO_ICC_WIDE) != 0;
+    layout &= ~(TSIO_ICC_EXACT | TSIO_ICC_WIDE);
     tsio_status_clear(st);
     if (profile == NULL || size < 132) {
         tsio_status_fail(st, TSIO_ERR_CORRUPT, "an ICC profile of %zu bytes (a header alone is 128)", size);
@@ -155,6 +156,15 @@ tsio_icc *tsio_icc_open(const uint8_t *profile, size_t size, int layout, tsio_st
         tsio_status_fail(st, TSIO_ERR_ARGUMENT, "no pixel layout %d", layout);
         break;
     }
+    if (wide && in_format != 0) {
+        if (layout == TSIO_ICC_CMYK || layout == TSIO_ICC_CMYK_INVERTED) {
+            tsio_status_fail(st, TSIO_ERR_ARGUMENT, "16-bit CMYK is not a layout any decoder hands over");
+            in_format = 0;
+        } else {
+            /* The same layout with two bytes a sample, most significant first. */
+            in_format = (in_format & ~BYTES_SH(7)) | BYTES_SH(2) | ENDIAN16_SH(1);
+        }
+    }
     if (in != NULL && out != NULL && in_format != 0) {
         cmsColorSpaceSignature space = cmsGetColorSpace(in);
         cmsProfileClassSignature cls = cmsGetDeviceClass(in);
@@ -165,7 +175,7 @@ tsio_icc *tsio_icc_open(const uint8_t *profile, size_t size, int layout, tsio_st
         } else {
             t->transform = cmsCreateTransformTHR(t->context, in, in_format, out, out_format,
                                                  INTENT_RELATIVE_COLORIMETRIC, flags);
-            if (t->transform != NULL && !exact) setup_fast(t, in, out, layout);
+            if (t->transform != NULL && !exact && !wide) setup_fast(t, in, out, layout);
         }
     }
     if (in != NULL) cmsCloseProfile(in);

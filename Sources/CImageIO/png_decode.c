@@ -21,13 +21,14 @@ struct tsio_png {
     uint64_t read_total;
     uint64_t file_size;
     uint32_t width, height;
-    size_t rowbytes;
+    size_t rowbytes;          /* as libpng delivers rows: two bytes a sample for a 16-bit file */
+    int wide;                 /* 16-bit samples, narrowed (or converted) to 8 bits here */
     int interlaced;
     uint32_t next_row;
     uint8_t *whole;           /* Adam7 files only: the decoded image */
     png_bytep *row_pointers;  /* Adam7 files only: into `whole`; kept here so a longjmp out of png_read_image
                                  cannot leak them (found by fuzzing) */
-    uint8_t *scratch;         /* one row, for skipping */
+    uint8_t *scratch;         /* one row as libpng delivers it: for skipping, and 16-bit rows before narrowing */
     const tsio_icc *icc;      /* conversion to sRGB, or NULL */
     size_t buffered, position;
     uint8_t buffer[SOURCE_BUFFER];
@@ -122,7 +123,7 @@ static void set_transforms(tsio_png *p, tsio_info *info) {
     if (color == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(png);
     if (color == PNG_COLOR_TYPE_GRAY && depth < 8) png_set_expand_gray_1_2_4_to_8(png);
     if (has_trns) png_set_tRNS_to_alpha(png);
-    if (depth == 16) png_set_strip_16(png);
+    p->wide = depth == 16; /* kept at 16 bits so a colour transform sees every bit; narrowed in tsio_png_read */
     if (color == PNG_COLOR_TYPE_GRAY || color == PNG_COLOR_TYPE_GRAY_ALPHA) png_set_gray_to_rgb(png);
     if (p->interlaced) (void)png_set_interlace_handling(png);
     png_read_update_info(png, pi);
@@ -194,18 +195,32 @@ int64_t tsio_png_read(tsio_png *p, uint8_t *dst, size_t stride, uint32_t rows, t
         return -1;
     }
     if (p->interlaced && p->whole == NULL) decode_whole(p);
-    if (!p->interlaced && dst == NULL && p->scratch == NULL) {
+    if (!p->interlaced && (dst == NULL || p->wide) && p->scratch == NULL) {
         p->scratch = malloc(p->rowbytes);
         if (p->scratch == NULL) png_error(p->png, "out of memory for a row");
     }
     uint32_t done = 0;
     while (done < rows && p->next_row < p->height) {
+        uint8_t *out = dst != NULL ? dst + (size_t)done * stride : NULL;
+        const uint8_t *row;
         if (p->interlaced) {
-            if (dst != NULL) memcpy(dst + (size_t)done * stride, p->whole + (size_t)p->next_row * p->rowbytes, p->rowbytes);
+            row = p->whole + (size_t)p->next_row * p->rowbytes;
         } else {
-            png_read_row(p->png, dst != NULL ? dst + (size_t)done * stride : p->scratch, NULL);
+            uint8_t *into = out != NULL && !p->wide ? out : p->scratch;
+            png_read_row(p->png, into, NULL);
+            row = into;
         }
-        if (dst != NULL && p->icc != NULL) tsio_icc_apply(p->icc, dst + (size_t)done * stride, dst + (size_t)done * stride, p->width);
+        if (out != NULL && p->wide) {
+            if (p->icc != NULL) {
+                tsio_icc_apply(p->icc, row, out, p->width);
+            } else {
+                size_t samples = p->rowbytes / 2;
+                for (size_t i = 0; i < samples; i++) out[i] = row[2 * i];
+            }
+        } else if (out != NULL) {
+            if (row != out) memcpy(out, row, p->rowbytes);
+            if (p->icc != NULL) tsio_icc_apply(p->icc, out, out, p->width);
+        }
         p->next_row++;
         done++;
     }

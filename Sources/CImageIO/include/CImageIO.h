@@ -153,7 +153,8 @@ enum {
     TSIO_ICC_GRAY_IN_RGB = 3,   /* gray spread over RGB triplets: the first sample is read */
     TSIO_ICC_CMYK = 4,
     TSIO_ICC_CMYK_INVERTED = 5, /* Adobe's inverted CMYK */
-    TSIO_ICC_EXACT = 0x100      /* or'ed in: always lcms2's own transform, never the matrix/TRC fast path */
+    TSIO_ICC_EXACT = 0x100,     /* or'ed in: always lcms2's own transform, never the matrix/TRC fast path */
+    TSIO_ICC_WIDE = 0x200       /* or'ed in: 16-bit big-endian input samples (PNG's), 8-bit output; lcms2's transform */
 };
 
 /*
@@ -212,7 +213,8 @@ void tsio_png_close(tsio_png *p);
  * 0 when neither.
  */
 int tsio_png_icc_profile(tsio_png *p, uint8_t **profile, size_t *size);
-/* Converts every row read into `dst` from now on with `t` (NULL: none); it must outlive the reader. */
+/* Converts every row read into `dst` from now on with `t` (NULL: none); it must outlive the reader. For a
+ * 16-bit file (info->bit_depth 16) `t` takes 16-bit samples: made with TSIO_ICC_WIDE. */
 void tsio_png_set_icc(tsio_png *p, const tsio_icc *t);
 
 /* ---- Encoding --------------------------------------------------------- */

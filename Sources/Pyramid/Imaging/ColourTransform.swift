@@ -43,12 +43,14 @@ final class ColourTransform: @unchecked Sendable {
     /// a handful of distinct profiles, and a dropped one is made again from the next file that carries it).
     private static let made = LRUCache<String, Outcome>(budget: 64, cost: { _ in 1 })
 
-    /// The conversion for `profile` on pixels laid out as `layout`.
-    static func outcome(for profile: [UInt8], layout: Layout) -> Outcome {
-        let key = "\(layout.rawValue)/\(profile.count)/\(FNV1a(profile).value)"
+    /// The conversion for `profile` on pixels laid out as `layout`, with 16-bit samples when `wide` (a 16-bit
+    /// PNG's, converted before they are rounded to 8 bits).
+    static func outcome(for profile: [UInt8], layout: Layout, wide: Bool = false) -> Outcome {
+        let flags = layout.rawValue | (wide ? Int32(TSIO_ICC_WIDE) : 0)
+        let key = "\(flags)/\(profile.count)/\(FNV1a(profile).value)"
         if let known = made.value(for: key) { return known }
         var st = tsio_status()
-        let handle = profile.withUnsafeBufferPointer { tsio_icc_open($0.baseAddress, $0.count, layout.rawValue, &st) }
+        let handle = profile.withUnsafeBufferPointer { tsio_icc_open($0.baseAddress, $0.count, flags, &st) }
         let outcome: Outcome = handle.map { .convert(ColourTransform(handle: $0)) }
             ?? .ignored("embedded ICC profile ignored (\(st.messageText)); colours shown as sRGB")
         made.insert(outcome, for: key)

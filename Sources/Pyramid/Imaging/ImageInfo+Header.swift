@@ -11,11 +11,12 @@ extension ImageInfo {
             throw ImageSourceError.tooLarge(path: path, width: w, height: h, limit: limits.maxPixels)
         }
         let orientation = Orientation(exif: Int(raw.orientation))
+        let sampleBytes = raw.bit_depth == 16 ? 2 : 1
         if raw.progressive != 0 && format == .png
-            && w.multipliedReportingOverflow(by: h).partialValue.multipliedReportingOverflow(by: Int(raw.channels)).partialValue
+            && w.multipliedReportingOverflow(by: h).partialValue.multipliedReportingOverflow(by: Int(raw.channels) * sampleBytes).partialValue
                 > limits.maxDecoderMemory {
             throw ImageSourceError.outOfMemory(path: path, message: "an interlaced (Adam7) PNG of \(w)×\(h) must be decoded whole, "
-                + "\((w * h * Int(raw.channels)) >> 20) MB on the heap, over the decoder limit of \(limits.maxDecoderMemory >> 20) MB; "
+                + "\((w * h * Int(raw.channels) * sampleBytes) >> 20) MB on the heap, over the decoder limit of \(limits.maxDecoderMemory >> 20) MB; "
                 + "save it without interlacing")
         }
         let names = [1: "gray", 2: "rgb", 3: "cmyk", 4: "ycck", 5: "gray-alpha", 6: "rgba", 7: "palette"]

@@ -44,12 +44,13 @@ public struct ImageInfo: Hashable, Sendable {
 
     /// Heap bytes a decode holds from its first row to its last when the file cannot stream rows: every DCT
     /// coefficient of a progressive JPEG (2 bytes a sample; 4:2:0 colour is 1.5 samples a pixel), or the
-    /// whole decoded image of an Adam7 PNG. Zero for files that stream.
+    /// whole decoded image of an Adam7 PNG (two bytes a sample when 16-bit: kept so colour converts at full
+    /// depth). Zero for files that stream.
     var wholeDecodeBytes: Int {
         guard progressive else { return 0 }
         let pixels = width * height
         switch format {
-        case .png: return pixels * channels
+        case .png: return pixels * channels * (bitDepth == 16 ? 2 : 1)
         case .jpeg:
             switch colorSpace {
             case "gray": return pixels * 2

@@ -20,7 +20,8 @@ struct PNGSource: StoredImageSource {
         colour = (ColourTransform.profile { tsio_png_icc_profile(reader.decoder, &$0, &$1) }
             ?? (adobe ? ColourTransform.adobeRGB : nil)).map { profile in
             ColourTransform.outcome(for: profile, layout: ColourTransform.layout(
-                for: profile, channels: Int(header.channels), grayPixels: gray, cmyk: false, inverted: false))
+                for: profile, channels: Int(header.channels), grayPixels: gray, cmyk: false, inverted: false),
+                wide: header.bit_depth == 16)
         }
     }
 

@@ -102,4 +102,44 @@ final class ColourProfileTests: XCTestCase {
             XCTAssertLessThanOrEqual(worst, 2.5, "gAMA \(gamma): off by up to \(worst)")
         }
     }
+
+    /// A 16-bit PNG of linear light (gAMA 1.0) ramping through the darkest quarter: each sample is converted at
+    /// full depth, so it lands within a level of the sRGB encoding of its own value. Rounded to 8 bits first, the
+    /// darkest steps would be 256 sixteen-bit codes wide, and sRGB's steep start would show them as jumps of up
+    /// to 13 levels.
+    func testSixteenBitSamplesAreConvertedBeforeTheyAreRounded() throws {
+        let width = 4096
+        var row: [UInt8] = [0]
+        for x in 0 ..< width {
+            let v = UInt16(x * 4)
+            for _ in 0 ..< 3 { row += [UInt8(v >> 8), UInt8(v & 0xFF)] }
+        }
+        let raw = row + row
+        /* zlib of stored (uncompressed) deflate blocks: no encoder needed for a test image. */
+        var zlib: [UInt8] = [0x78, 0x01]
+        var at = 0
+        while at < raw.count {
+            let n = min(65_535, raw.count - at)
+            zlib += [at + n == raw.count ? 1 : 0, UInt8(n & 0xFF), UInt8(n >> 8), UInt8(~n & 0xFF), UInt8(~n >> 8 & 0xFF)]
+            zlib += raw[at ..< at + n]
+            at += n
+        }
+        var a: UInt32 = 1, b: UInt32 = 0
+        for byte in raw { a = (a + UInt32(byte)) % 65_521; b = (b + a) % 65_521 }
+        let adler = b << 16 | a
+        zlib += [UInt8(adler >> 24), UInt8(adler >> 16 & 0xFF), UInt8(adler >> 8 & 0xFF), UInt8(adler & 0xFF)]
+        let w = UInt32(width)
+        let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+            + chunk("IHDR", [UInt8(w >> 24), UInt8(w >> 16 & 0xFF), UInt8(w >> 8 & 0xFF), UInt8(w & 0xFF), 0, 0, 0, 2, 16, 2, 0, 0, 0])
+            + chunk("gAMA", [0, 1, 0x86, 0xA0]) + chunk("IDAT", zlib) + chunk("IEND", [])
+        let (pixels, warnings) = try decode(png, name: "linear16.png")
+        XCTAssertEqual(warnings.count, 0, warnings.first ?? "")
+        var worst = 0.0
+        for x in 0 ..< width {
+            let v = Double(x * 4) / 65_535
+            let wanted = 255 * (v <= 0.0031308 ? 12.92 * v : 1.055 * pow(v, 1 / 2.4) - 0.055)
+            for c in 0 ..< 3 { worst = max(worst, abs(Double(pixels.bytes[x * 3 + c]) - wanted)) }
+        }
+        XCTAssertLessThanOrEqual(worst, 1.0, "off by up to \(worst) levels")
+    }
 }

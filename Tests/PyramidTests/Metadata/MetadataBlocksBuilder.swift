@@ -90,19 +90,10 @@ enum MetadataBuilder {
             let n = UInt32(data.count)
             out += [UInt8(n >> 24), UInt8(n >> 16 & 0xFF), UInt8(n >> 8 & 0xFF), UInt8(n & 0xFF)]
             let body = Array(type.utf8) + data
-            let crc = crc32(body)
+            let crc = CRC32.checksum(body)
             out += body + [UInt8(crc >> 24), UInt8(crc >> 16 & 0xFF), UInt8(crc >> 8 & 0xFF), UInt8(crc & 0xFF)]
         }
         return out + png[33...]
-    }
-
-    static func crc32(_ bytes: [UInt8]) -> UInt32 {
-        var c: UInt32 = 0xFFFF_FFFF
-        for b in bytes {
-            c ^= UInt32(b)
-            for _ in 0 ..< 8 { c = c & 1 == 1 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
-        }
-        return ~c
     }
 
     static let xmp = """
