@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the project needs, only when something is missing.
 #   scripts/install-deps.sh run    build and run: libjpeg, libpng, lcms2, pkg-config
-#   scripts/install-deps.sh test   also what the tests use: nginx, wrk, libvips-tools, cjpeg/djpeg, exiftool, curl, python3-venv,
+#   scripts/install-deps.sh test   also what the tests use: nginx, wrk, libvips-tools, cjpeg/djpeg, exiftool, ICC profiles
+#                                  (colord-data, icc-profiles-free) and Argyll (a CMYK profile from FOGRA39), curl, python3-venv,
 #                                  chromium (driven by Playwright from PyPI: no browser download)
 set -euo pipefail
 packages=(libjpeg-dev libpng-dev liblcms2-dev pkg-config)
 if [ "${1:-run}" = test ]; then
-  packages+=(nginx wrk libvips-tools libjpeg-turbo-progs libimage-exiftool-perl colord-data curl python3 python3-venv chromium fonts-dejavu-core)
+  packages+=(nginx wrk libvips-tools libjpeg-turbo-progs libimage-exiftool-perl colord-data icc-profiles-free argyll curl python3 python3-venv chromium fonts-dejavu-core)
 fi
 missing=()
 for p in "${packages[@]}"; do

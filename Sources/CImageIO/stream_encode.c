@@ -123,7 +123,7 @@ static void writer_destroy(tsio_writer *w) {
 }
 
 tsio_writer *tsio_writer_open(int fd, int format, uint32_t width, uint32_t height, int channels,
-                              int quality_or_level, tsio_status *st) {
+                              int quality_or_level, const uint8_t *icc, size_t icc_size, tsio_status *st) {
     tsio_status_clear(st);
     int jpeg_ok = format == 0 && (channels == 1 || channels == 3);
     int png_ok = format == 1 && channels >= 1 && channels <= 4;
@@ -165,6 +165,7 @@ tsio_writer *tsio_writer_open(int fd, int format, uint32_t width, uint32_t heigh
         int q = quality_or_level;
         jpeg_set_quality(&w->cinfo, q < 1 ? 1 : (q > 100 ? 100 : q), TRUE);
         jpeg_start_compress(&w->cinfo, TRUE);
+        if (icc != NULL && icc_size > 0) jpeg_write_icc_profile(&w->cinfo, icc, (unsigned int)icc_size);
         return w;
     }
     static const int types[5] = {0, PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA,
@@ -187,6 +188,7 @@ tsio_writer *tsio_writer_open(int fd, int format, uint32_t width, uint32_t heigh
     png_set_filter(w->png, 0, level <= 3 ? PNG_FILTER_SUB : PNG_ALL_FILTERS);
     png_set_IHDR(w->png, w->info, width, height, 8, types[channels], PNG_INTERLACE_NONE,
                  PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    if (icc != NULL && icc_size > 0) png_set_iCCP(w->png, w->info, "icc", PNG_COMPRESSION_TYPE_BASE, icc, (png_uint_32)icc_size);
     png_write_info(w->png, w->info);
     return w;
 }

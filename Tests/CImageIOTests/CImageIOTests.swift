@@ -65,7 +65,7 @@ final class CImageIOTests: XCTestCase {
         var size = 0
         var st = tsio_status()
         let pixels = [UInt8](repeating: 0, count: 16)
-        XCTAssertEqual(tsio_jpeg_encode(pixels, 2, 2, 8, 2, 85, 1, &out, &size, &st), -1)
+        XCTAssertEqual(tsio_jpeg_encode(pixels, 2, 2, 8, 2, 85, 1, nil, 0, &out, &size, &st), -1)
         XCTAssertEqual(Int(st.code), Int(TSIO_ERR_ARGUMENT))
         XCTAssertNil(out)
     }

@@ -1,6 +1,8 @@
 """Makes a folder of broken and hostile images from the good fixtures (seeded, so every run gets the same files):
 truncations, bit flips, wrong magic, decompression bombs by header and by data, 0 x N sizes, endless IDAT chunks,
-a JPEG with thousands of scans, EXIF with absurd offsets and a 2-gigapixel interlaced PNG header.
+a JPEG with thousands of scans, EXIF with absurd offsets, a 2-gigapixel interlaced PNG header, broken and hostile ICC
+profiles (wrong size field, half a profile, an absurd tag count, tags far outside it, a gray or CMYK profile on RGB
+pixels, an iCCP chunk that does not inflate), and XMP and IPTC blocks of junk.
 
     python3 Tests/e2e/hostile_files.py OUT_DIR [FIXTURES_DIR]
 
@@ -101,6 +103,33 @@ def make(out: Path, fixtures: Path) -> dict:
                               b"II*\x00" + struct.pack("<IH", 8, 1) + struct.pack("<HHII", 0x0112, 3, 0x7FFFFFFF, 0xFFFFFFFF)]):
         app1 = b"Exif\x00\x00" + tiff
         put(f"exif-absurd-{k}.jpg", jpeg[:2] + b"\xff\xe1" + struct.pack(">H", len(app1) + 2) + app1 + jpeg[2:], "maybe")
+    # ICC profiles that must be ignored (the image served as untagged, with a warning), never trusted.
+    profile = bytearray(Path("/usr/share/color/icc/colord/AdobeRGB1998.icc").read_bytes())
+    broken = {
+        "icc-size-field": bytes(struct.pack(">I", len(profile) + 4096) + profile[4:]),
+        "icc-half": bytes(profile[:len(profile) // 2]),
+        "icc-tag-count": bytes(profile[:128] + struct.pack(">I", 0xFFFFFFFF) + profile[132:]),
+        "icc-tag-offsets": bytes(profile[:132] + b"".join(profile[132 + 12 * i:136 + 12 * i] + struct.pack(">II", 0x7FFFFFF0, 0x7FFFFFF0)
+                                                          for i in range(struct.unpack(">I", profile[128:132])[0]))
+                                 + profile[132 + 12 * struct.unpack(">I", profile[128:132])[0]:]),
+    }
+    gray = Path("/usr/share/color/icc/Gray.icc")
+    if gray.exists():
+        broken["icc-gray-on-rgb"] = gray.read_bytes()
+    for name, data in broken.items():
+        app2 = b"ICC_PROFILE\x00\x01\x01" + data
+        if len(app2) + 2 <= 0xFFFF:
+            put(f"{name}.jpg", jpeg[:2] + b"\xff\xe2" + struct.pack(">H", len(app2) + 2) + app2 + jpeg[2:], "maybe")
+    ihdr_end = 8 + 12 + 13
+    put("icc-not-zlib.png", pngb[:ihdr_end] + chunk(b"iCCP", b"icc\x00\x00" + b"\x78\x9c" + bytes(rng.randrange(256) for _ in range(300)))
+        + pngb[ihdr_end:], "maybe")
+    put("icc-cmyk-on-rgb.png", pngb[:ihdr_end] + chunk(b"iCCP", b"icc\x00\x00" + zlib.compress(bytes(profile[:16]) + b"CMYK" + bytes(profile[20:])))
+        + pngb[ihdr_end:], "maybe")
+    # Metadata blocks of junk: unterminated XMP tags and entities, IPTC datasets that run past their block.
+    xmp = b"http://ns.adobe.com/xap/1.0/\x00" + (b"<dc:title><rdf:Alt><rdf:li xml:lang='x-default'>&#xFFFFFFFF;&bogus" * 700)[:60000]
+    put("xmp-junk.jpg", jpeg[:2] + b"\xff\xe1" + struct.pack(">H", len(xmp) + 2) + xmp + jpeg[2:], "maybe")
+    iptc = b"Photoshop 3.0\x00" + b"8BIM\x04\x04\x00\x00" + struct.pack(">I", 0x7FFFFFFF) + b"\x1c\x02\x05\xff\xff" * 400
+    put("iptc-junk.jpg", jpeg[:2] + b"\xff\xed" + struct.pack(">H", len(iptc) + 2) + iptc + jpeg[2:], "maybe")
     return files
 
 

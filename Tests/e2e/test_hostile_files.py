@@ -74,7 +74,8 @@ def test_the_server_answers_every_bad_file_quickly_and_keeps_serving_the_good_on
         for name in sorted(kinds):
             image_id = urllib.parse.quote(name.rsplit(".", 1)[0])
             for path in (f"/images/{image_id}/tiles/0/0/0.jpg", f"/images/{image_id}/tiles/9/1/0.png",
-                         f"/iiif/3/{image_id}/full/300,/0/default.jpg", f"/iiif/3/{image_id}/info.json"):
+                         f"/iiif/3/{image_id}/full/300,/0/default.jpg", f"/iiif/3/{image_id}/info.json",
+                         f"/api/images/{image_id}", f"/iiif/manifest/{image_id}"):
                 started = time.monotonic()
                 response, body = server.get(path)
                 slowest = max(slowest, time.monotonic() - started)
@@ -82,6 +83,7 @@ def test_the_server_answers_every_bad_file_quickly_and_keeps_serving_the_good_on
                     assert response.getheader("Content-Type") == "application/json", (path, response.status)
                     assert json.loads(body)["error"], path
                     assert response.status < 600
+                    assert not name.startswith(("icc-", "xmp-", "iptc-")), f"{name}: a bad profile or metadata block broke {path}"
             response, _ = server.get("/images/good-photo/tiles/9/0/0.jpg")
             assert response.status == 200, f"the good image stopped working after {name}"
         assert slowest < 30, slowest

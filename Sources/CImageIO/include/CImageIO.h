@@ -221,19 +221,20 @@ void tsio_png_set_icc(tsio_png *p, const tsio_icc *t);
 
 /*
  * jpeg_compress into a malloc'd buffer (jpeg_mem_dest). `channels` is 1 or
- * 3; `subsample` 1 gives 4:2:0 chroma, 0 gives 4:4:4. Free with tsio_free.
+ * 3; `subsample` 1 gives 4:2:0 chroma, 0 gives 4:4:4. `icc` (NULL: none) is
+ * embedded as APP2 ICC_PROFILE segments. Free with tsio_free.
  */
 int tsio_jpeg_encode(const uint8_t *pixels, uint32_t width, uint32_t height, size_t stride,
-                     int channels, int quality, int subsample,
+                     int channels, int quality, int subsample, const uint8_t *icc, size_t icc_size,
                      uint8_t **out, size_t *out_size, tsio_status *st);
 
 /*
  * png_write_* into a malloc'd buffer. `channels` 1..4 (gray, gray+alpha,
- * RGB, RGBA); `level` is the zlib compression level 0..9. Free with
- * tsio_free.
+ * RGB, RGBA); `level` is the zlib compression level 0..9; `icc` (NULL: none)
+ * becomes an iCCP chunk. Free with tsio_free.
  */
 int tsio_png_encode(const uint8_t *pixels, uint32_t width, uint32_t height, size_t stride,
-                    int channels, int level,
+                    int channels, int level, const uint8_t *icc, size_t icc_size,
                     uint8_t **out, size_t *out_size, tsio_status *st);
 
 void tsio_free(void *p);
@@ -243,11 +244,11 @@ void tsio_free(void *p);
  * row to `fd` as the rows arrive, so an image larger than memory can be
  * encoded in bands. tsio_writer_finish writes the trailer and frees the
  * writer; tsio_writer_abort frees it after a failure or an abandoned image.
- * The fd stays open.
+ * The fd stays open. `icc` (NULL: none) is embedded as the encoders above do.
  */
 typedef struct tsio_writer tsio_writer;
 tsio_writer *tsio_writer_open(int fd, int format, uint32_t width, uint32_t height, int channels,
-                              int quality_or_level, tsio_status *st);
+                              int quality_or_level, const uint8_t *icc, size_t icc_size, tsio_status *st);
 int tsio_writer_rows(tsio_writer *w, const uint8_t *pixels, size_t stride, uint32_t rows, tsio_status *st);
 int tsio_writer_finish(tsio_writer *w, tsio_status *st);
 void tsio_writer_abort(tsio_writer *w);

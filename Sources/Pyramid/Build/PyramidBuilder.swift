@@ -36,10 +36,11 @@ public struct PyramidBuilder: Sendable {
     private func stream(_ out: OutputDirectory, progress: (@Sendable (Int, Int) -> Void)?) throws {
         let options = self.options
         let ext = options.format.fileExtension
+        let profile = source.keptProfile
         let queue = EncodeQueue<BuildJob>(threads: options.threads, capacity: 2 * max(8, geometry.tileCount(geometry.maxLevel).columns)) { job in
             let bytes: [UInt8] = switch options.format {
-            case .jpeg: try ImageEncoder.jpeg(job.pixels, quality: options.quality)
-            case .png: try ImageEncoder.png(job.pixels, level: options.pngLevel)
+            case .jpeg: try ImageEncoder.jpeg(job.pixels, quality: options.quality, profile: profile)
+            case .png: try ImageEncoder.png(job.pixels, level: options.pngLevel, profile: profile)
             }
             try OutputDirectory.write(bytes, to: job.path)
         }

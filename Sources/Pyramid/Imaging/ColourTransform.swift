@@ -29,6 +29,17 @@ final class ColourTransform: @unchecked Sendable {
     enum Outcome: Sendable {
         case convert(ColourTransform)
         case ignored(String)
+        /// A sound RGB profile left unconverted (`--colour keep`): outputs embed it.
+        case keep([UInt8])
+    }
+
+    /// `outcome(for:layout:wide:)`, or with `keeping` the profile itself for encoders to embed, when it is a sound
+    /// RGB profile: gray and CMYK files are converted whatever the setting, since they leave as RGB pixels, which
+    /// their profile cannot describe.
+    static func outcome(for profile: [UInt8], layout: Layout, wide: Bool = false, keeping: Bool) -> Outcome {
+        let made = outcome(for: profile, layout: layout, wide: wide)
+        if keeping, case .convert = made, layout == .rgb || layout == .rgba { return .keep(profile) }
+        return made
     }
 
     private init(handle: OpaquePointer) {
@@ -80,8 +91,14 @@ extension Optional where Wrapped == ColourTransform.Outcome {
         case let .ignored(reason)?:
             warnings.merge(count: 1, message: reason)
             return nil
-        case nil:
+        case .keep?, nil:
             return nil
         }
+    }
+
+    /// The profile outputs embed: the kept one, nil when outputs are sRGB.
+    var keptProfile: [UInt8]? {
+        if case let .keep(profile)? = self { return profile }
+        return nil
     }
 }

@@ -3,37 +3,45 @@ import CImageIO
 /// Encodes pixel buffers to JPEG or PNG in memory.
 enum ImageEncoder {
     /// `tsio_jpeg_encode`: quality 1…100, 4:2:0 chroma unless `subsample` is false. Alpha is flattened onto black.
-    public static func jpeg(_ buffer: PixelBuffer, quality: Int = 85, subsample: Bool = true) throws -> [UInt8] {
+    /// `profile`, when given, is embedded (APP2).
+    public static func jpeg(_ buffer: PixelBuffer, quality: Int = 85, subsample: Bool = true, profile: [UInt8]? = nil) throws -> [UInt8] {
         let pixels = buffer.flattened()
         return try encode(.jpeg) { out, size, st in
             pixels.bytes.withUnsafeBufferPointer { p in
-                tsio_jpeg_encode(p.baseAddress, UInt32(pixels.width), UInt32(pixels.height), pixels.rowBytes,
-                                 Int32(pixels.channels), Int32(quality), subsample ? 1 : 0, &out, &size, &st)
+                (profile ?? []).withUnsafeBufferPointer { icc in
+                    tsio_jpeg_encode(p.baseAddress, UInt32(pixels.width), UInt32(pixels.height), pixels.rowBytes,
+                                     Int32(pixels.channels), Int32(quality), subsample ? 1 : 0, icc.baseAddress, icc.count,
+                                     &out, &size, &st)
+                }
             }
         }
     }
 
-    /// `tsio_png_encode`: zlib level 0…9; keeps alpha.
-    public static func png(_ buffer: PixelBuffer, level: Int = 6) throws -> [UInt8] {
+    /// `tsio_png_encode`: zlib level 0…9; keeps alpha. `profile`, when given, is embedded (iCCP).
+    public static func png(_ buffer: PixelBuffer, level: Int = 6, profile: [UInt8]? = nil) throws -> [UInt8] {
         try encode(.png) { out, size, st in
             buffer.bytes.withUnsafeBufferPointer { p in
-                tsio_png_encode(p.baseAddress, UInt32(buffer.width), UInt32(buffer.height), buffer.rowBytes,
-                                Int32(buffer.channels), Int32(level), &out, &size, &st)
+                (profile ?? []).withUnsafeBufferPointer { icc in
+                    tsio_png_encode(p.baseAddress, UInt32(buffer.width), UInt32(buffer.height), buffer.rowBytes,
+                                    Int32(buffer.channels), Int32(level), icc.baseAddress, icc.count, &out, &size, &st)
+                }
             }
         }
     }
 
-    /// The one encode entry point for tiles, regions and view images: JPEG at `quality`, PNG at `pngLevel`.
-    public static func encode(_ buffer: PixelBuffer, as format: ImageFormat, quality: Int = 85, pngLevel: Int = 3) throws -> [UInt8] {
+    /// The one encode entry point for tiles, regions and view images: JPEG at `quality`, PNG at `pngLevel`, with
+    /// the source's profile embedded when its colours are kept (`ImageSource.keptProfile`).
+    public static func encode(_ buffer: PixelBuffer, as format: ImageFormat, quality: Int = 85, pngLevel: Int = 3,
+                              profile: [UInt8]? = nil) throws -> [UInt8] {
         switch format {
-        case .jpeg: try jpeg(buffer, quality: quality)
-        case .png: try png(buffer, level: pngLevel)
+        case .jpeg: try jpeg(buffer, quality: quality, profile: profile)
+        case .png: try png(buffer, level: pngLevel, profile: profile)
         }
     }
 
     /// Encoded as the tile settings say, so anything made from tiles matches the tiles' own bytes.
-    public static func encode(_ buffer: PixelBuffer, as format: ImageFormat, options: TileOptions) throws -> [UInt8] {
-        try encode(buffer, as: format, quality: options.quality, pngLevel: options.pngLevel)
+    public static func encode(_ buffer: PixelBuffer, as format: ImageFormat, options: TileOptions, profile: [UInt8]? = nil) throws -> [UInt8] {
+        try encode(buffer, as: format, quality: options.quality, pngLevel: options.pngLevel, profile: profile)
     }
 
     private static func encode(_ format: ImageFormat,

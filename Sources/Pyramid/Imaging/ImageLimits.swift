@@ -7,6 +7,9 @@ public struct ImageLimits: Sendable, Hashable {
     /// Baseline JPEGs of at least this many pixels get an entry index (`JPEGEntryIndex`) the first time a
     /// region away from their top-left corner is decoded; smaller ones are cheap enough to skip through.
     public var entryIndexPixels: Int
+    /// Not a ceiling but the one other choice decoders make: convert an RGB file's embedded profile to sRGB
+    /// (the default), or keep its colours and hand the profile to the encoders to embed (`--colour keep`).
+    public var keepsColourProfiles: Bool
 
     public static let defaultMaxPixels = 2_000_000_000
     public static let defaultMaxDecoderMemory = 4 << 30
@@ -14,7 +17,8 @@ public struct ImageLimits: Sendable, Hashable {
 
     public init(maxPixels: Int = ImageLimits.defaultMaxPixels,
                 maxDecoderMemory: Int = ImageLimits.defaultMaxDecoderMemory,
-                entryIndexPixels: Int = ImageLimits.defaultEntryIndexPixels) {
+                entryIndexPixels: Int = ImageLimits.defaultEntryIndexPixels, keepsColourProfiles: Bool = false) {
+        self.keepsColourProfiles = keepsColourProfiles
         self.maxPixels = maxPixels
         self.maxDecoderMemory = maxDecoderMemory
         self.entryIndexPixels = entryIndexPixels

@@ -43,6 +43,9 @@ public protocol ImageSource: Sendable {
     var isRandomAccess: Bool { get }
     /// What the pixels come from: "jpeg", "png", or another word for synthetic sources.
     var kind: String { get }
+    /// The ICC profile every output made from these pixels embeds: set when the file's colours are kept
+    /// (`--colour keep`) rather than converted to sRGB; nil when outputs are sRGB.
+    var keptProfile: [UInt8]? { get }
 
     /// Streams `rect` of the upright image shrunk by `shrink` (1, 2, 4, …: the image is
     /// `ceil(width / shrink) × ceil(height / shrink)` and each pixel averages the `shrink × shrink` block
@@ -58,6 +61,7 @@ public protocol ImageSource: Sendable {
 
 extension ImageSource {
     var isRandomAccess: Bool { false }
+    public var keptProfile: [UInt8]? { nil }
     public func checkUnchanged() throws {}
     public var kind: String { info.format.rawValue }
 

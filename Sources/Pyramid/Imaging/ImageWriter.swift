@@ -9,12 +9,17 @@ final class ImageWriter {
     let width: Int
     let channels: Int
 
-    /// Starts the image on `fd` (written from its current offset) with the tile settings' quality and level.
-    init(fd: FileDescriptor, format: ImageFormat, width: Int, height: Int, channels: Int, options: TileOptions) throws {
+    /// Starts the image on `fd` (written from its current offset) with the tile settings' quality and level,
+    /// embedding `profile` when given (`--colour keep`).
+    init(fd: FileDescriptor, format: ImageFormat, width: Int, height: Int, channels: Int, options: TileOptions,
+         profile: [UInt8]? = nil) throws {
         let (writerChannels, setting) = format == .jpeg ? (channels >= 3 ? 3 : 1, options.quality) : (channels, options.pngLevel)
         var st = tsio_status()
-        guard let handle = tsio_writer_open(fd.rawValue, format == .jpeg ? 0 : 1, UInt32(width), UInt32(height),
-                                            Int32(writerChannels), Int32(setting), &st) else {
+        let made = (profile ?? []).withUnsafeBufferPointer { icc in
+            tsio_writer_open(fd.rawValue, format == .jpeg ? 0 : 1, UInt32(width), UInt32(height),
+                             Int32(writerChannels), Int32(setting), icc.baseAddress, icc.count, &st)
+        }
+        guard let handle = made else {
             throw ImageSourceError.encodeFailed(format: format, message: st.messageText)
         }
         self.handle = handle

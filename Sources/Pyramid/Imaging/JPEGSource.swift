@@ -7,8 +7,10 @@ struct JPEGSource: StoredImageSource {
     public let path: String
     public let info: ImageInfo
     let limits: ImageLimits
-    /// The conversion of an embedded ICC profile to sRGB (APP2), or why it was ignored; nil when untagged.
+    /// The conversion of an embedded ICC profile to sRGB (APP2), or why it was ignored, or the profile kept;
+    /// nil when untagged.
     let colour: ColourTransform.Outcome?
+    var keptProfile: [UInt8]? { colour.keptProfile }
 
     /// Reads the header of the JPEG open at `fd` (offset 0).
     init(path: String, fd: FileDescriptor, limits: ImageLimits) throws {
@@ -24,7 +26,8 @@ struct JPEGSource: StoredImageSource {
         colour = (reader.embeddedProfile() ?? (adobe ? ColourTransform.adobeRGB : nil)).map { profile in
             ColourTransform.outcome(for: profile, layout: ColourTransform.layout(
                 for: profile, channels: 3, grayPixels: space == TSIO_COLOR_GRAY,
-                cmyk: space == TSIO_COLOR_CMYK || space == TSIO_COLOR_YCCK, inverted: header.adobe_inverted != 0))
+                cmyk: space == TSIO_COLOR_CMYK || space == TSIO_COLOR_YCCK, inverted: header.adobe_inverted != 0),
+                keeping: limits.keepsColourProfiles)
         }
     }
 

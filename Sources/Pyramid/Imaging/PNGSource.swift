@@ -6,8 +6,9 @@ import POSIXSupport
 struct PNGSource: StoredImageSource {
     public let path: String
     public let info: ImageInfo
-    /// The conversion of the iCCP profile to sRGB, or why it was ignored; nil when untagged.
+    /// The conversion of the iCCP profile to sRGB, or why it was ignored, or the profile kept; nil when untagged.
     let colour: ColourTransform.Outcome?
+    var keptProfile: [UInt8]? { colour.keptProfile }
 
     init(path: String, fd: FileDescriptor, limits: ImageLimits) throws {
         let reader = try PNGRowReader(path: path, fd: fd, columnsFrom: 0)
@@ -21,7 +22,7 @@ struct PNGSource: StoredImageSource {
             ?? (adobe ? ColourTransform.adobeRGB : nil)).map { profile in
             ColourTransform.outcome(for: profile, layout: ColourTransform.layout(
                 for: profile, channels: Int(header.channels), grayPixels: gray, cmyk: false, inverted: false),
-                wide: header.bit_depth == 16)
+                wide: header.bit_depth == 16, keeping: limits.keepsColourProfiles)
         }
     }
 

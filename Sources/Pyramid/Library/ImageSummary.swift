@@ -27,7 +27,8 @@ public struct ImageSummary: Sendable, Equatable {
         height = source.info.height
         kind = source.kind
         stamp = source.info.stamp
-        version = try SourceVersion.of(path: path, fileSize: stamp.size, modified: stamp.modified)
+        version = try SourceVersion.of(path: path, fileSize: stamp.size, modified: stamp.modified,
+                                       keepsColourProfiles: limits.keepsColourProfiles)
     }
 }
 

@@ -20,7 +20,8 @@ extension TileService {
             OutputShape(width: turned ? H : W, height: turned ? W : H, channels: channels, format: format,
                         wholeBytes: plan.wholeBytes + (format == .png ? 2 * raw : raw / 2), // the encoded copy too
                         strips: turned ? W : H,
-                        stripBytes: { n in turned ? plan.bytes(columns: n, rows: H) : plan.bytes(columns: W, rows: n) }),
+                        stripBytes: { n in turned ? plan.bytes(columns: n, rows: H) : plan.bytes(columns: W, rows: n) },
+                        profile: snapshot.source.keptProfile),
             whole: { try transform.apply(region(plan, columns: 0 ..< W, rows: 0 ..< H, of: image, in: snapshot)) },
             band: { strips in
                 // The strip of the mirrored, unturned output that becomes these output rows.
@@ -44,7 +45,7 @@ extension TileService {
         return try output(
             OutputShape(width: width, height: height, channels: 3, format: format,
                         wholeBytes: raw + (format == .png ? 2 * raw : raw / 2) + tiles, strips: height,
-                        stripBytes: { rows in width * rows * 3 * 2 + tiles }),
+                        stripBytes: { rows in width * rows * 3 * 2 + tiles }, profile: snapshot.source.keptProfile),
             whole: { try view(layout, of: image, in: snapshot, width: width, height: height, background: background) },
             band: { rows in try view(layout, of: image, in: snapshot, width: width, height: height, background: background, rows: rows) })
     }
@@ -59,6 +60,8 @@ extension TileService {
         let wholeBytes: Int
         let strips: Int
         let stripBytes: (Int) -> Int
+        /// The profile the output embeds (`ImageSource.keptProfile`).
+        let profile: [UInt8]?
     }
 
     /// The one way outputs are made: whole in memory with a lease of what that needs when it fits a quarter of
@@ -69,7 +72,7 @@ extension TileService {
         if shape.wholeBytes <= wholeOutputLimit {
             let lease = try renderBudget.acquire(shape.wholeBytes)
             defer { lease.release() }
-            return .bytes(try ImageEncoder.encode(whole(), as: shape.format, options: options))
+            return .bytes(try ImageEncoder.encode(whole(), as: shape.format, options: options, profile: shape.profile))
         }
         let writerBytes = 1 << 20
         func bytes(_ n: Int) -> Int { shape.stripBytes(n) + writerBytes }
@@ -87,7 +90,7 @@ extension TileService {
             throw ImageSourceError.cannotOpen(path: options.rasterDirectory, reason: error.description)
         }
         let writer = try ImageWriter(fd: file, format: shape.format, width: shape.width, height: shape.height,
-                                     channels: shape.channels, options: options)
+                                     channels: shape.channels, options: options, profile: shape.profile)
         for start in stride(from: 0, to: shape.strips, by: size) {
             try writer.write(band(start ..< min(shape.strips, start + size)))
         }

@@ -76,7 +76,8 @@ extension TileService {
         let name = TileStore.name(folder: folder, tile: cut.tile, format: format)
         if let store, store.has(name) { return } // a region pass or a request stored it already: no second encode
         try snapshot.source.checkUnchanged()
-        let tile = EncodedTile(bytes: try ImageEncoder.encode(cut.pixels, as: format, options: options), format: format,
+        let tile = EncodedTile(bytes: try ImageEncoder.encode(cut.pixels, as: format, options: options,
+                                                              profile: snapshot.source.keptProfile), format: format,
                                version: snapshot.version)
         if let store {
             store.write(tile, as: name)

@@ -76,7 +76,8 @@ public final class PyramidImage: @unchecked Sendable {
 
     private static func open(_ path: String, _ options: TileOptions) throws -> Snapshot {
         let source = try ImageOpener.open(path, limits: options.limits)
-        let version = try SourceVersion.of(path: path, fileSize: source.info.fileSize, modified: source.info.modified)
+        let version = try SourceVersion.of(path: path, fileSize: source.info.fileSize, modified: source.info.modified,
+                                           keepsColourProfiles: options.limits.keepsColourProfiles)
         return snapshot(of: source, version: version, options)
     }
 

@@ -8,11 +8,13 @@ enum SourceVersion {
     /// Bytes hashed at each end of the file.
     static let sampleBytes = 16 << 10
 
-    /// Twelve lowercase hex digits.
-    static func of(path: String, fileSize: Int64, modified: Int64) throws -> String {
+    /// Twelve lowercase hex digits. Kept colours (`--colour keep`) make other tiles of the same file, so they
+    /// are another version: no tile stored or cached under one setting is served under the other.
+    static func of(path: String, fileSize: Int64, modified: Int64, keepsColourProfiles: Bool = false) throws -> String {
         var hash = FNV1a()
         hash.add(fileSize)
         hash.add(modified)
+        if keepsColourProfiles { hash.add(Array("colour keep".utf8)) }
         let file = try FileDescriptor(readingAt: path)
         let head = Int(min(fileSize, Int64(sampleBytes)))
         hash.add(words: try file.read(count: head, at: 0))

@@ -157,7 +157,8 @@ public final class TileService: Sendable {
                 throw error
             }
             try miss.snapshot.source.checkUnchanged()
-            let encoded = EncodedTile(bytes: try ImageEncoder.encode(pixels, as: key.format, options: options), format: key.format,
+            let encoded = EncodedTile(bytes: try ImageEncoder.encode(pixels, as: key.format, options: options,
+                                                                     profile: miss.snapshot.source.keptProfile), format: key.format,
                                       version: miss.snapshot.version)
             return Produced(tile: encoded, origin: .rendered, pixels: pixels)
         }

@@ -38,6 +38,9 @@ struct BuildCommand: ParsableCommand {
     @Option(help: "JPEG quality, 1 to 100.")
     var quality: Int = 85
 
+    @Option(help: "convert: an RGB image's ICC profile is converted to sRGB; keep: the pixels are left and every tile embeds the profile.")
+    var colour: ColourChoice = .convert
+
     @Option(help: "Encoder threads (default: CPU count).")
     var threads: Int = System.coreCount
 
@@ -54,7 +57,7 @@ struct BuildCommand: ParsableCommand {
     func run() throws {
         let started = MonotonicClock.seconds()
         try reportingFailure {
-            let source = try ImageOpener.open(image)
+            let source = try ImageOpener.open(image, limits: ImageLimits(keepsColourProfiles: colour == .keep))
             let options = BuildOptions(layout: layout, tileSize: tileSize, overlap: overlap, format: format,
                                        quality: quality, threads: threads)
             let builder = PyramidBuilder(source: source, options: options)
@@ -67,4 +70,9 @@ struct BuildCommand: ParsableCommand {
             }
         }
     }
+}
+
+/// `--colour` of `build`, as `tileserver serve --colour` takes it.
+enum ColourChoice: String, ExpressibleByArgument {
+    case convert, keep
 }

@@ -26,6 +26,8 @@ struct ServerConfiguration: Sendable {
     var publicDir: String?
     var logLevel = Logger.Level.info
     var maxPixels = ImageLimits.defaultMaxPixels
+    /// Keep RGB files' colour profiles (embedded in every output) instead of converting to sRGB.
+    var keepColourProfiles = false
     var rasterDir = "/var/tmp"
     var renderMemoryMB = 512
     var renderQueue = 64
@@ -58,6 +60,8 @@ struct ServerConfiguration: Sendable {
         .number("header-timeout", \.transport.headerTimeout, 0.1 ... 3600, "Seconds for a complete request head before 408."),
         .number("idle-timeout", \.transport.idleTimeout, 0.1 ... 86400, "Seconds an idle keep-alive connection stays open."),
         .integer("max-pixels", \.maxPixels, 1 ... 1 << 40, "Refuse images with more pixels."),
+        .choice("colour", \.keepColourProfiles, ("convert", "keep"),
+                "convert: RGB images with an ICC profile are converted to sRGB; keep: their pixels are left as they are and every tile and image embeds the profile (gray and CMYK files are converted either way)."),
         .text("raster-dir", \.rasterDir, "Directory for scratch files (outputs too large for memory are spooled there, unlinked)."),
         .integer("render-memory-mb", \.renderMemoryMB, 16 ... 1 << 20,
                  "Pixel memory in MiB for region, view and IIIF images and whole decodes together; larger outputs are made in bands."),
@@ -70,7 +74,7 @@ struct ServerConfiguration: Sendable {
 
     var tileOptions: TileOptions {
         TileOptions(tileSize: tileSize, quality: quality, cacheBytes: cacheMB << 20, rasterDirectory: rasterDir,
-                    passes: api.workers, passEncoders: min(2, api.workers), limits: ImageLimits(maxPixels: maxPixels),
+                    passes: api.workers, passEncoders: min(2, api.workers), limits: ImageLimits(maxPixels: maxPixels, keepsColourProfiles: keepColourProfiles),
                     renderBytes: renderMemoryMB << 20, renderQueue: renderQueue, renderWait: renderWait)
     }
 

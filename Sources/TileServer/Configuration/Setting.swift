@@ -68,4 +68,16 @@ struct Setting: Sendable {
             config[keyPath: path] = level
         }
     }
+
+    /// One of two words for a switch whose two states are not on and off (`--colour convert|keep`).
+    static func choice(_ name: String, _ path: WritableKeyPath<ServerConfiguration, Bool> & Sendable,
+                       _ words: (off: String, on: String), _ help: String) -> Setting {
+        Setting(name: name, help: help, defaultText: ServerConfiguration()[keyPath: path] ? words.on : words.off) { config, value, source in
+            switch value.lowercased() {
+            case words.off: config[keyPath: path] = false
+            case words.on: config[keyPath: path] = true
+            default: throw ConfigurationError(message: "\(source) must be \(words.off) or \(words.on), not '\(value)'")
+            }
+        }
+    }
 }
