@@ -126,6 +126,26 @@ def test_tagged_photos_match_libvips_conversion(server, photos, name):
         assert delta_e2000(untagged, reference.crop((512, 256, 768, 512))) > 2 * max(full, 0.5)
 
 
+def test_an_untagged_photo_is_untouched(photos, tmp_path):
+    """No profile, no conversion: a full-resolution PNG tile is libjpeg's own decode (djpeg), sample for sample, under
+    either setting."""
+    shutil.copy(FIXTURES / "baseline.jpg", tmp_path / "plain.jpg")
+    decoded = subprocess.run(["djpeg", "-ppm", str(tmp_path / "plain.jpg")], check=True, capture_output=True).stdout
+    own = Image.open(io.BytesIO(decoded)).convert("RGB").crop((256, 0, 512, 256))
+    tiles = []
+    for colour in ["convert", "keep"]:
+        s = Server([str(tmp_path / "plain.jpg"), "--access-log", "off", "--store-dir", "off", "--colour", colour])
+        try:
+            level = s.json("/api/images/plain")["maxLevel"]
+            tile = png(s, f"/images/plain/tiles/{level}/1/0.png")
+            assert "icc_profile" not in tile.info
+            assert tile.convert("RGB").tobytes() == own.tobytes(), colour
+            tiles.append(s.get(f"/images/plain/tiles/{level}/1/0.jpg")[1])
+        finally:
+            s.stop()
+    assert tiles[0] == tiles[1], "the JPEG tile is the same bytes under both settings"
+
+
 def test_keep_embeds_the_profile_and_leaves_the_pixels(photos):
     root = photos[0]
     s = Server([str(root), "--access-log", "off", "--store-dir", "off", "--colour", "keep"])
