@@ -2,14 +2,14 @@
 # What colour conversion costs: one photo tagged ProPhoto RGB (its profile in APP2) against the same JPEG data with
 # the profile removed (exiftool, no re-encode), ours against ours, alternated in one run: a cold fitted first view
 # (`tileserver first-view`), a whole `tileserver build`, and a cached tile under wrk. Prints figures; asserts nothing.
-#   bench/colour.sh [WORK_DIR]   (default /var/tmp/tileserver-colour; the photo is made there once, 48 MP)
+#   bench/colour.sh [WORK_DIR]   (default /var/tmp/tileserver-colour; the photo is made there once, 45 MP)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DIR=${1:-/var/tmp/tileserver-colour}
 PROFILE=/usr/share/color/icc/colord/ProPhotoRGB.icc
 mkdir -p "$DIR"
 if [ ! -s "$DIR/tagged.jpg" ] || [ ! -s "$DIR/untagged.jpg" ]; then
-  # A 8,480 x 5,660 photo-like image: the fixture photo scaled up, with grain so it does not compress to nothing.
+  # An 8,392 x 5,422 photo-like image: the fixture photo scaled up, with grain so it does not compress to nothing.
   [ -s .build-fixtures/gallery/large.jpg ] || scripts/make-fixtures.sh >/dev/null
   vips resize .build-fixtures/gallery/large.jpg "$DIR/big.v" 2.1 --kernel linear
   vips gaussnoise "$DIR/noise.v" "$(vipsheader -f width "$DIR/big.v")" "$(vipsheader -f height "$DIR/big.v")" --sigma 4 --seed 3

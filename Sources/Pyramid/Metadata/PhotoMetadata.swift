@@ -40,10 +40,10 @@ public struct PhotoMetadata: Sendable, Equatable {
 
     public var isEmpty: Bool { self == PhotoMetadata() }
 
-    /// The same without where it was taken: what is published while the location setting is off.
-    public var withoutLocation: PhotoMetadata {
+    /// What may be published: everything, or without where it was taken while the location setting is off.
+    public func published(location: Bool) -> PhotoMetadata {
         var copy = self
-        copy.location = nil
+        if !location { copy.location = nil }
         return copy
     }
 

@@ -76,14 +76,19 @@ extension TileService {
         let name = TileStore.name(folder: folder, tile: cut.tile, format: format)
         if let store, store.has(name) { return } // a region pass or a request stored it already: no second encode
         try snapshot.source.checkUnchanged()
-        let tile = EncodedTile(bytes: try ImageEncoder.encode(cut.pixels, as: format, options: options,
-                                                              profile: snapshot.source.keptProfile), format: format,
-                               version: snapshot.version)
+        let tile = try encodedTile(cut.pixels, as: format, of: snapshot)
         if let store {
             store.write(tile, as: name)
         } else {
             cache.insert(tile, for: TileKey(image: image.id, generation: snapshot.generation, tile: cut.tile, format: format))
         }
+    }
+
+    /// A tile's pixels encoded as the tile settings say, with the source's profile when its colours are kept, under
+    /// the snapshot's version: the one encode every made tile goes through, cut by a pass or rendered alone.
+    func encodedTile(_ pixels: PixelBuffer, as format: ImageFormat, of snapshot: PyramidImage.Snapshot) throws -> EncodedTile {
+        EncodedTile(bytes: try ImageEncoder.encode(pixels, as: format, options: options, profile: snapshot.source.keptProfile),
+                    format: format, version: snapshot.version)
     }
 
     /// The tile decoded on its own.

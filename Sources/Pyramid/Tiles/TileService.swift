@@ -157,9 +157,7 @@ public final class TileService: Sendable {
                 throw error
             }
             try miss.snapshot.source.checkUnchanged()
-            let encoded = EncodedTile(bytes: try ImageEncoder.encode(pixels, as: key.format, options: options,
-                                                                     profile: miss.snapshot.source.keptProfile), format: key.format,
-                                      version: miss.snapshot.version)
+            let encoded = try encodedTile(pixels, as: key.format, of: miss.snapshot)
             return Produced(tile: encoded, origin: .rendered, pixels: pixels)
         }
         if case let .success(produced) = result {

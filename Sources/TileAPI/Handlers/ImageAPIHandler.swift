@@ -7,11 +7,13 @@ struct ImageAPIHandler: Sendable {
     static let defaultLimit = 1_000
     static let maxLimit = 10_000
 
+    let tiles: TileService
     let library: ImageLibrary
     let tileSize: Int
     let publishLocation: Bool
 
     init(_ services: Services) {
+        tiles = services.tiles
         library = services.tiles.library
         tileSize = services.tiles.options.tileSize
         publishLocation = services.options.publishLocation
@@ -58,10 +60,9 @@ struct ImageAPIHandler: Sendable {
     /// location only while `--publish-location` is on).
     func one(_ context: RequestContext) throws -> HandlerOutcome {
         let id = context.capture("id")
-        guard let image = library.image(id) else { throw APIError.notFound("no image with id '\(id)'") }
-        let snapshot = try image.current()
-        var metadata = try image.metadata(for: snapshot)
-        if !publishLocation { metadata = metadata.withoutLocation }
+        let image = try context.image(id, in: tiles)
+        let snapshot = try context.snapshot(of: image)
+        let metadata = try image.metadata(for: snapshot).published(location: publishLocation)
         return .response(.json(.object(entry(id, ImageSummary(snapshot)) + [("metadata", metadata.json)])))
     }
 

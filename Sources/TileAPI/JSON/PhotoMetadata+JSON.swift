@@ -30,7 +30,7 @@ extension PhotoMetadata {
         return .object(members)
     }
 
-    /// Camera, lens and exposure in one line, as a caption under a photo reads: `1/250 s · f/8 · ISO 100 · 35 mm`.
+    /// Exposure in one line, as a caption under a photo reads it: `1/250 s · f/8 · ISO 100 · 35 mm`.
     var exposureSummary: String? {
         var parts: [String] = []
         if let exposureTime { parts.append(exposureTime + " s") }
@@ -43,7 +43,8 @@ extension PhotoMetadata {
     /// Make and model without the make said twice (`Canon Canon EOS R5`).
     var camera: String? {
         guard let model else { return make }
-        guard let make, !model.lowercased().hasPrefix(make.lowercased().split(separator: " ").first.map(String.init) ?? make.lowercased()) else {
+        /* "Canon" and "Canon EOS R5"; "NIKON CORPORATION" and "NIKON Z 8": the make's first word starts the model. */
+        guard let make, let brand = make.lowercased().split(separator: " ").first, !model.lowercased().hasPrefix(brand) else {
             return model
         }
         return make + " " + model

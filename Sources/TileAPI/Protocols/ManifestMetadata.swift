@@ -115,7 +115,8 @@ struct ManifestMetadata {
         return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
     }
 
-    /// A language map of text in no known language: what the file says is in whatever language it was written.
+    /// A language map of text in no known language: what the file says is in whatever language it was written, and
+    /// file and folder names, which are in no one language either.
     static func text(_ value: String) -> JSONValue { .object([("none", .array([.string(value)]))]) }
 
     /// A language map of our own English labels.

@@ -25,8 +25,7 @@ struct PresentationHandler: Sendable {
         let service = IIIFHandler.serviceID(context, id: image.id, version: snapshot.version)
         let canvas = id + "/canvas/1"
         let thumb = g.levelSize(g.thumbnailLevel)
-        var metadata = try image.metadata(for: snapshot)
-        if !publishLocation { metadata = metadata.withoutLocation }
+        let metadata = try image.metadata(for: snapshot).published(location: publishLocation)
         let described = ManifestMetadata(metadata: metadata)
         let contexts: JSONValue = metadata.location == nil
             ? .string(Self.context) : .array([.string(ManifestMetadata.navPlaceContext), .string(Self.context)])
@@ -114,9 +113,7 @@ struct PresentationHandler: Sendable {
     }
 
     /// A language map with no language: file and folder names are not in any one language.
-    private func label(_ text: String) -> JSONValue {
-        .object([("none", .array([.string(text)]))])
-    }
+    private func label(_ text: String) -> JSONValue { ManifestMetadata.text(text) }
 
     /// The image's file name without its extension, as it is on disk.
     static func fileLabel(_ path: String) -> String {
