@@ -16,7 +16,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${1:-$ROOT/.build-fixtures}
 F=$OUT/formats
 R=$OUT/reference
-STAMP=$OUT/.complete-v9
+STAMP=$OUT/.complete-v10
 [ -f "$STAMP" ] && exit 0
 rm -rf "$OUT.tmp"
 mkdir -p "$OUT.tmp/formats" "$OUT.tmp/reference" "$OUT.tmp/work" "$OUT.tmp/gallery"
@@ -51,6 +51,9 @@ vips ppmsave "$W/base.v" "$W/base.ppm" && cjpeg -quality 85 -restart 1 "$W/base.
 vips jpegsave "$W/base.v" q100-444.jpg --Q 100 --subsample-mode off
 vips jpegsave "$W/base.v" optimized.jpg --Q 85 --optimize-coding
 cjpeg -quality 85 -sample 2x1 -restart 3B -optimize "$W/base.ppm" > restart-422.jpg
+cjpeg -quality 90 -sample 1x2 "$W/base.ppm" > sample-440.jpg
+cjpeg -quality 90 -sample 4x1 "$W/base.ppm" > sample-411.jpg
+cjpeg -quality 90 -rgb "$W/base.ppm" > rgb-components.jpg
 for o in 1 2 3 4 5 6 7 8; do
   vips jpegsave "$W/base.v" "orient-$o.jpg" --Q 90
   exiftool -q -overwrite_original -Orientation="$o" -n "orient-$o.jpg"
@@ -111,6 +114,6 @@ for f in "$OUT.tmp"/formats/*; do
   echo "$(vipsheader -f width "$src") $(vipsheader -f height "$src") $bands" > "$name.txt"
 done
 rm -rf "$W"
-touch "$OUT.tmp/.complete-v9"
+touch "$OUT.tmp/.complete-v10"
 rm -rf "$OUT" && mv "$OUT.tmp" "$OUT"
 echo "fixtures: $OUT" >&2

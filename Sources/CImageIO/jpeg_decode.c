@@ -140,6 +140,7 @@ static void fill_info(tsio_jpeg *j, tsio_info *info) {
     case JCS_YCCK: info->color_space = TSIO_COLOR_YCCK; break;
     default: info->color_space = TSIO_COLOR_RGB; break;
     }
+    info->ycbcr = c->jpeg_color_space == JCS_YCbCr;
     info->chroma_subsampled = 0;
     for (int i = 1; i < c->num_components; i++) {
         if (c->comp_info[i].h_samp_factor != c->comp_info[0].h_samp_factor ||

@@ -51,16 +51,15 @@ int jidx_build_huff(jidx_huff *t, const uint8_t counts[16], const uint8_t *vals,
         }
     }
     p = 0;
-    for (int l = 1; l <= 11; l++) {
+    for (int l = 1; l <= JIDX_SKIP_BITS; l++) {
         for (int i = 0; i < counts[l - 1]; i++, p++) {
             int r = vals[p] >> 4, n = vals[p] & 15;
-            if (l + n > 11) continue;
-            uint16_t entry = (uint16_t)(l + n);
-            if (n) entry |= (uint16_t)((r + 1) << 5);
-            else if (r == 15) entry |= (uint16_t)(16 << 5);
-            else entry |= 1u << 10;
-            uint32_t look = code_of[p] << (11 - l);
-            for (int k = 0; k < (1 << (11 - l)); k++) t->skip[look + (uint32_t)k] = entry;
+            if (l + n > JIDX_SKIP_BITS) continue;
+            /* Coefficients passed: the run and the coefficient, 16 for ZRL, or all 64 at the end of the block. */
+            int advance = n ? r + 1 : r == 15 ? 16 : 64;
+            uint16_t entry = (uint16_t)((l + n) | advance << 5);
+            uint32_t look = code_of[p] << (JIDX_SKIP_BITS - l);
+            for (int k = 0; k < (1 << (JIDX_SKIP_BITS - l)); k++) t->skip[look + (uint32_t)k] = entry;
         }
     }
     t->defined = 1;

@@ -13,6 +13,9 @@
 #define JIDX_WINDOW 65536
 #define JIDX_MAX_COMPONENTS 4
 #define JIDX_MAX_BLOCKS 10    /* blocks in one MCU, as the standard limits it */
+#ifndef JIDX_SKIP_BITS
+#define JIDX_SKIP_BITS 13     /* lookahead of the AC skip table */
+#endif
 
 /* A Huffman table ready for decoding: 9-bit lookahead, then the canonical code walk for longer codes. */
 typedef struct jidx_huff {
@@ -22,9 +25,9 @@ typedef struct jidx_huff {
     int32_t maxcode[18];      /* largest code of each length, -1 when none; [17] a sentinel */
     int32_t valoffset[17];
     uint8_t vals[256];
-    /* For skipping AC symbols: per 11 bits ahead, bits used by code and extra bits (0: look the long way),
-     * coefficients passed (run + 1, 16 for ZRL) << 5, end of block << 10. */
-    uint16_t skip[2048];
+    /* For skipping AC symbols: per JIDX_SKIP_BITS bits ahead, bits used by code and extra bits (0: look the long
+     * way), and coefficients passed << 5 (run + 1, 16 for ZRL, 64 at the end of the block). */
+    uint16_t skip[1 << JIDX_SKIP_BITS];
 } jidx_huff;
 
 /* Reads entropy-coded bits, unstuffing 0xFF00, stopping at a marker (then feeding zeros, as libjpeg does). */
@@ -48,6 +51,7 @@ typedef struct jidx_bits {
 typedef struct jidx_comp {
     int dc, ac;               /* table numbers */
     int h, v;
+    int q;                    /* quantisation table number (the frame's) */
 } jidx_comp;
 
 /* Where decoding of one row of MCUs can start: a bit of the file and the DC predictions there. */
@@ -68,7 +72,7 @@ int jidx_decode_slow(jidx_bits *b, const jidx_huff *t, uint32_t *code, int *len)
 
 /* jidx_bits_fill, all the bytes that fit at once while none of them is 0xFF (the usual case inside entropy
  * data). */
-static inline void jidx_fill(jidx_bits *b) {
+static inline __attribute__((always_inline)) void jidx_fill(jidx_bits *b) {
     if (b->left <= 56 && !b->marker && b->win_len - b->pos >= 8) {
         const uint8_t *p = b->win + b->pos;
         uint64_t v = 0;
@@ -125,6 +129,44 @@ static inline int32_t jidx_dc(jidx_bits *b, const jidx_huff *t, int32_t *pred) {
     int32_t diff = jidx_extend(jidx_get(b, s), s);
     *pred += diff;
     return diff;
+}
+
+/* The AC symbols of one block, passed over: the scan's inner loop, kept lean. The bit buffer stays in registers
+ * for the loop, since each symbol's lookup waits on the last one's length. */
+static inline int jidx_skip_ac(jidx_bits *b, const jidx_huff *ac) {
+    uint64_t buf = b->buf;
+    int left = b->left;
+    for (int i = 1; i < 64;) {
+        if (left < 32) {
+            b->buf = buf;
+            b->left = left;
+            jidx_fill(b);
+            buf = b->buf;
+            left = b->left;
+        }
+        uint16_t e = ac->skip[(uint32_t)(buf >> (left - JIDX_SKIP_BITS)) & ((1u << JIDX_SKIP_BITS) - 1)];
+        if (e) {
+            left -= e & 31;
+            i += e >> 5;
+            continue;
+        }
+        uint32_t code;
+        int len;
+        b->left = left;
+        int sym = jidx_decode(b, ac, &code, &len);
+        if (sym < 0) return -1;
+        left = b->left;
+        int r = sym >> 4, n = sym & 15;
+        if (n) {
+            i += r + 1;
+            left -= n;
+        } else {
+            if (r != 15) break;
+            i += 16;
+        }
+    }
+    b->left = left;
+    return 0;
 }
 
 /* True when bits past the end of the data (fill zeros) have been used. */

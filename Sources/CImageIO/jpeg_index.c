@@ -46,7 +46,27 @@ static int parse_dht(tsio_jidx *x, const uint8_t *p, size_t n) {
     return 0;
 }
 
-static int parse_sof(tsio_jidx *x, const uint8_t *p, size_t n, uint8_t ids[4], int sampling[4][2]) {
+/* The zigzag order of a DQT table, to natural order (libjpeg's jpeg_natural_order). */
+static const uint8_t zigzag[64] = {
+    0, 1, 8, 16, 9, 2, 3, 10, 17, 24, 32, 25, 18, 11, 4, 5, 12, 19, 26, 33, 40, 48, 41, 34, 27, 20, 13, 6, 7, 14, 21,
+    28, 35, 42, 49, 56, 57, 50, 43, 36, 29, 22, 15, 23, 30, 37, 44, 51, 58, 59, 52, 45, 38, 31, 39, 46, 53, 60, 61,
+    54, 47, 55, 62, 63};
+
+static int parse_dqt(tsio_jidx *x, const uint8_t *p, size_t n) {
+    while (n > 0) {
+        int precision = p[0] >> 4, id = p[0] & 15;
+        size_t size = 1 + 64 * (size_t)(precision + 1);
+        if (precision > 1 || id > 3 || size > n) return -1;
+        for (int i = 0; i < 64; i++)
+            x->qt[id][zigzag[i]] = precision ? (uint16_t)(p[1 + 2 * i] << 8 | p[2 + 2 * i]) : p[1 + i];
+        x->qt_defined[id] = 1;
+        p += size;
+        n -= size;
+    }
+    return 0;
+}
+
+static int parse_sof(tsio_jidx *x, const uint8_t *p, size_t n, uint8_t ids[4], int sampling[4][3]) {
     if (n < 6 || p[0] != 8) return -1;
     x->height = (uint32_t)(p[1] << 8 | p[2]);
     x->width = (uint32_t)(p[3] << 8 | p[4]);
@@ -56,13 +76,15 @@ static int parse_sof(tsio_jidx *x, const uint8_t *p, size_t n, uint8_t ids[4], i
         ids[i] = p[6 + 3 * i];
         sampling[i][0] = p[7 + 3 * i] >> 4;
         sampling[i][1] = p[7 + 3 * i] & 15;
+        sampling[i][2] = p[8 + 3 * i];
+        if (sampling[i][2] > 3) return -1;
         if (sampling[i][0] < 1 || sampling[i][0] > 4 || sampling[i][1] < 1 || sampling[i][1] > 4) return -1;
     }
     return 0;
 }
 
 /* The scan must hold every component, whole (spectral 0..63, no successive approximation). */
-static int parse_sos(tsio_jidx *x, const uint8_t *p, size_t n, const uint8_t ids[4], int sampling[4][2]) {
+static int parse_sos(tsio_jidx *x, const uint8_t *p, size_t n, const uint8_t ids[4], int sampling[4][3]) {
     if (n < 1 || p[0] != x->ncomp || n != 4 + 2 * (size_t)x->ncomp) return -1;
     const uint8_t *tail = p + 1 + 2 * x->ncomp;
     if (tail[0] != 0 || tail[1] != 63 || tail[2] != 0) return -1;
@@ -73,6 +95,7 @@ static int parse_sos(tsio_jidx *x, const uint8_t *p, size_t n, const uint8_t ids
         if (f < 0) return -1;
         x->comp[i].h = sampling[f][0];
         x->comp[i].v = sampling[f][1];
+        x->comp[i].q = sampling[f][2];
         x->comp[i].dc = p[2 + 2 * i] >> 4;
         x->comp[i].ac = p[2 + 2 * i] & 15;
         if (x->comp[i].dc > 3 || x->comp[i].ac > 3) return -1;
@@ -102,47 +125,13 @@ static int parse_sos(tsio_jidx *x, const uint8_t *p, size_t n, const uint8_t ids
     return 0;
 }
 
-/* jidx_mcu without the copy: the scan's inner loop, kept lean. */
+/* jidx_mcu without the copy. */
 static int skip_mcu(const tsio_jidx *x, jidx_bits *b, int32_t *pred) {
     for (int k = 0; k < x->blocks; k++) {
         int ci = x->block_comp[k];
         const jidx_comp *comp = &x->comp[ci];
-        uint32_t code;
-        int len;
         if (jidx_dc(b, &x->dc[comp->dc], &pred[ci]) == INT32_MIN) return -1;
-        const jidx_huff *ac = &x->ac[comp->ac];
-        /* The bit buffer in registers for the loop: each symbol's lookup waits on the last one's length. */
-        uint64_t buf = b->buf;
-        int left = b->left;
-        for (int i = 1; i < 64;) {
-            if (left < 32) {
-                b->buf = buf;
-                b->left = left;
-                jidx_fill(b);
-                buf = b->buf;
-                left = b->left;
-            }
-            uint16_t e = ac->skip[(uint32_t)(buf >> (left - 11)) & 2047];
-            if (e) {
-                left -= e & 31;
-                if (e & (1u << 10)) break;
-                i += (e >> 5) & 31;
-                continue;
-            }
-            b->left = left;
-            int sym = jidx_decode(b, ac, &code, &len);
-            if (sym < 0) return -1;
-            left = b->left;
-            int r = sym >> 4, n = sym & 15;
-            if (n) {
-                i += r + 1;
-                left -= n; /* 32 bits were there: at most 16 went to the code */
-            } else {
-                if (r != 15) break;
-                i += 16;
-            }
-        }
-        b->left = left;
+        if (jidx_skip_ac(b, &x->ac[comp->ac]) != 0) return -1;
     }
     return 0;
 }
@@ -157,7 +146,7 @@ tsio_jidx *tsio_jidx_open(int fd, tsio_status *st) {
         return NULL;
     }
     uint8_t ids[4] = {0}, m[4];
-    int sampling[4][2] = {{0}};
+    int sampling[4][3] = {{0}};
     int have_sof = 0;
     uint64_t off = 2;
     if (read_at(fd, 0, m, 2) != 0 || m[0] != 0xFF || m[1] != 0xD8) FAIL(TSIO_ERR_CORRUPT, "not a JPEG file");
@@ -200,6 +189,7 @@ tsio_jidx *tsio_jidx_open(int fd, tsio_status *st) {
             if (!bad) { memcpy(x->sof, seg, n + 4); x->sof_len = n + 4; have_sof = 1; }
             break;
         case 0xC4: bad = parse_dht(x, p, n) != 0 || keep(x, seg, n + 4) != 0; break;
+        case 0xDB: bad = parse_dqt(x, p, n) != 0 || keep(x, seg, n + 4) != 0; break;
         case 0xDD: bad = n != 2; if (!bad) x->restart = (uint32_t)(p[0] << 8 | p[1]); break;
         case 0xDA:
             bad = !have_sof || n + 4 > sizeof x->sos || parse_sos(x, p, n, ids, sampling) != 0;
@@ -228,45 +218,59 @@ size_t tsio_jidx_bytes(const tsio_jidx *x) {
     return sizeof *x + x->header_len + (size_t)x->mcu_rows * x->per_row * sizeof *x->entries;
 }
 
+int jidx_scan_row(tsio_jidx *x) {
+    jidx_bits *b = &x->bits;
+    uint32_t r = x->rows_done;
+    for (uint32_t c = 0; c < x->mcu_cols && !x->stopped; c++) {
+        uint64_t mcu = (uint64_t)r * x->mcu_cols + c;
+        if (x->restart && mcu > 0 && mcu % x->restart == 0) {
+            if (jidx_bits_restart(b, (int)x->restarts) != 0) { x->stopped = 1; break; }
+            x->restarts++;
+            memset(x->pred, 0, sizeof x->pred);
+        }
+        if (c % x->span == 0) {
+            jidx_entry *e = &x->entries[(size_t)r * x->per_row + c / x->span];
+            e->bit = jidx_bits_position(b);
+            if (e->bit == UINT64_MAX) { x->stopped = 1; break; }
+            for (int i = 0; i < x->ncomp; i++) {
+                if (x->pred[i] < INT16_MIN || x->pred[i] > INT16_MAX) x->stopped = 1;
+                e->dc[i] = (int16_t)x->pred[i];
+            }
+        }
+        int bad = x->eighth ? jidx_eighth_mcu(x, b, c) : skip_mcu(x, b, x->pred);
+        if (bad) x->stopped = 1;
+    }
+    if (b->io_error) return -1;
+    if (x->stopped || jidx_overran(b)) {
+        x->stopped = 1;
+        return -1;
+    }
+    x->rows_done++;
+    return 0;
+}
+
 int64_t tsio_jidx_scan(tsio_jidx *x, int fd, uint32_t rows, tsio_status *st) {
     tsio_status_clear(st);
     jidx_bits *b = &x->bits;
     b->fd = fd;
+    /* A 1/8 decode left unfinished: the scan goes on without it. */
+    jidx_eighth_free(x->eighth);
+    x->eighth = NULL;
     if (!x->started) {
         jidx_bits_seek(b, x->data_start * 8);
         x->started = 1;
     }
     if (rows > x->mcu_rows) rows = x->mcu_rows;
     while (x->rows_done < rows && !x->stopped) {
-        uint32_t r = x->rows_done;
-        for (uint32_t c = 0; c < x->mcu_cols && !x->stopped; c++) {
-            uint64_t mcu = (uint64_t)r * x->mcu_cols + c;
-            if (x->restart && mcu > 0 && mcu % x->restart == 0) {
-                if (jidx_bits_restart(b, (int)x->restarts) != 0) { x->stopped = 1; break; }
-                x->restarts++;
-                memset(x->pred, 0, sizeof x->pred);
-            }
-            if (c % x->span == 0) {
-                jidx_entry *e = &x->entries[(size_t)r * x->per_row + c / x->span];
-                e->bit = jidx_bits_position(b);
-                if (e->bit == UINT64_MAX) { x->stopped = 1; break; }
-                for (int i = 0; i < x->ncomp; i++) {
-                    if (x->pred[i] < INT16_MIN || x->pred[i] > INT16_MAX) x->stopped = 1;
-                    e->dc[i] = (int16_t)x->pred[i];
-                }
-            }
-            if (skip_mcu(x, b, x->pred) != 0) x->stopped = 1;
-        }
+        int bad = jidx_scan_row(x);
         if (b->io_error) {
             tsio_status_fail(st, TSIO_ERR_IO, "read failed: %s", strerror(b->io_error));
             return -1;
         }
-        if (x->stopped || jidx_overran(b)) {
-            x->stopped = 1;
+        if (bad) {
             tsio_status_warn(st, "the JPEG data stops making sense: later rows are not indexed");
             break;
         }
-        x->rows_done++;
     }
     return x->rows_done;
 }
@@ -275,5 +279,6 @@ void tsio_jidx_close(tsio_jidx *x) {
     if (x == NULL) return;
     free(x->header);
     free(x->entries);
+    jidx_eighth_free(x->eighth);
     free(x);
 }

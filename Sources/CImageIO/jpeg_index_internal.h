@@ -20,6 +20,8 @@ struct tsio_jidx {
     uint32_t restart;                   /* restart interval in MCUs, 0 for none */
     jidx_huff dc[4], ac[4];
     int dc_used[4];
+    uint16_t qt[4][64];                 /* quantisation tables in natural order (for the 1/8 decode) */
+    int qt_defined[4];
     uint8_t *header;                    /* kept segments, markers included */
     size_t header_len;
     uint8_t sof[32];
@@ -34,11 +36,20 @@ struct tsio_jidx {
     int started;
     int32_t pred[JIDX_MAX_COMPONENTS];
     uint32_t restarts;
+    struct jidx_eighth *eighth;         /* the 1/8 decode riding on the scan, when asked for */
     jidx_bits bits;
 };
 
 /* Decodes one MCU's symbols, adding DC differences to `pred`; with `copy`, also writes them to the extract. */
 typedef struct jidx_writer jidx_writer;
 int jidx_mcu(const struct tsio_jidx *x, jidx_bits *b, int32_t *pred, jidx_writer *copy, int32_t *out_pred);
+
+/* Scans MCU row `rows_done` (entries recorded; with an eighth, its pixels made too) and counts it; 0, or -1 when
+ * the data stops making sense there (`stopped` is set). A read error is left in the bits' io_error. */
+int jidx_scan_row(struct tsio_jidx *x);
+
+/* One MCU of the 1/8 decode: its symbols decoded, each block's samples at 1/8 written to the planes. */
+int jidx_eighth_mcu(struct tsio_jidx *x, jidx_bits *b, uint32_t column);
+void jidx_eighth_free(struct jidx_eighth *e);
 
 #endif

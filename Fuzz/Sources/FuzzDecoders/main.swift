@@ -2,17 +2,22 @@ import Glibc
 import Pyramid
 
 /// The header's metadata (EXIF, IPTC, XMP, PNG text: `MetadataReader`), then the decoder through both doors: `ImageSource` over a file (header, then a region at full size and at 1/8,
-/// as tiles ask, and regions again through the JPEG entry index), and `ImageDecoder` over bytes in memory
+/// as tiles ask, then the whole image at 1/8 from the entry index's scan and regions through its extracts), and `ImageDecoder` over bytes in memory
 /// (cached tiles). The same code runs for any size, so
 /// headers claiming more than 256² pixels are refused: a mutated header would otherwise make every run decode
 /// millions of pixels of garbage, and the fuzzer would crawl.
-private let path = "/dev/shm/tileserver-fuzz-\(getpid()).img"
+/// A new name for every input: indexes are cached by path, size and modification time, and the scan's 1/8 decode
+/// runs only on a fresh index.
+nonisolated(unsafe) private var inputs = 0
 private let limits = ImageLimits(maxPixels: 1 << 16, maxDecoderMemory: 64 << 20)
 /// The same, with every baseline JPEG entered through its entry index (`tsio_jidx_*`: header, scan, extract).
 private let indexed = ImageLimits(maxPixels: 1 << 16, maxDecoderMemory: 64 << 20, entryIndexPixels: 0)
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    inputs += 1
+    let path = "/dev/shm/tileserver-fuzz-\(getpid())-\(inputs).img"
+    defer { unlink(path) }
     let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
     guard fd >= 0 else { return 0 }
     var done = 0
@@ -31,6 +36,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         _ = try? source.decode(PixelRect(x: w / 3, y: h / 3, width: max(1, w / 2), height: max(1, h / 2)))
         _ = try? source.decode(PixelRect(x: 0, y: 0, width: max(1, w / 8), height: max(1, h / 8)), shrink: 8)
         let entered = try ImageOpener.open(path, limits: indexed)
+        _ = try? entered.decode(PixelRect(x: 0, y: 0, width: (w + 7) / 8, height: (h + 7) / 8), shrink: 8)
         _ = try? entered.decode(PixelRect(x: w / 3, y: h / 3, width: max(1, w / 2), height: max(1, h / 2)))
         _ = try? entered.decode(PixelRect(x: w / 4, y: h / 2, width: max(1, (w + 1) / 2 - w / 4), height: max(1, (h + 1) / 2 - h / 2)),
                                 shrink: 2)

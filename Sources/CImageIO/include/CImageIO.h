@@ -64,6 +64,7 @@ typedef struct tsio_info {
     int adobe_inverted;       /* JPEG CMYK stored inverted (Adobe APP14) */
     int chroma_subsampled;    /* JPEG: 1 when chroma is subsampled */
     int exif_adobe_rgb;       /* EXIF says Adobe RGB (1998) without a profile (tsio_exif_adobe_rgb) */
+    int ycbcr;                /* JPEG: three components libjpeg reads as YCbCr */
 } tsio_info;
 
 /* ---- JPEG decoding ---------------------------------------------------- */
@@ -141,6 +142,23 @@ int64_t tsio_jidx_scan(tsio_jidx *x, int fd, uint32_t rows, tsio_status *st);
  */
 int tsio_jidx_extract(const tsio_jidx *x, int fd, uint32_t r0, uint32_t r1, uint32_t c0, uint32_t c1,
                       uint8_t **out, size_t *out_size, tsio_status *st);
+
+/*
+ * Makes the scan decode too: MCU row by MCU row, the image at 1/8 as libjpeg's decode at scale 1/8 makes it (to
+ * the bit), while the index is built, so a master's thumbnail levels and its index cost one pass over the entropy
+ * data. Only before the scan has started, for 1 or 3 components (`ycc`: the three are YCbCr, as libjpeg reads the
+ * file's JFIF/Adobe markers; else RGB) whose sampling libjpeg scales at 1/8 without fancy upsampling. Returns the
+ * rows at 1/8 one MCU row makes, 0 when this file's 1/8 decode cannot come from the scan, -1 without memory.
+ */
+int tsio_jidx_eighth_begin(tsio_jidx *x, int ycc, tsio_status *st);
+
+/*
+ * Scans the next MCU row (its entries recorded) and writes its rows at 1/8 to `dst`, `stride` apart: RGB,
+ * ceil(width / 8) pixels. Returns the rows written (fewer at the foot of the image, 0 after it), -1 on a read
+ * error, -2 when the data stops making sense there (the index stops too: libjpeg must decode the rest). A call
+ * of tsio_jidx_scan ends the 1/8 decode.
+ */
+int64_t tsio_jidx_eighth_row(tsio_jidx *x, int fd, uint8_t *dst, size_t stride, tsio_status *st);
 
 void tsio_jidx_close(tsio_jidx *x);
 

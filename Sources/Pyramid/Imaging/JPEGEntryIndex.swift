@@ -28,6 +28,8 @@ final class JPEGEntryIndex: @unchecked Sendable {
     private static let creating = Locked(())
     /// Extracts made since the process started (for `/metrics` and tests).
     static let extractsMade = Locked(0)
+    /// Decodes at 1/8 made by an index's scan (`whileDecodingEighth`) since the process started.
+    static let eighthsScanned = Locked(0)
 
     /// A cache entry: the index, or nil for a file the index cannot enter (progressive, arithmetic, …).
     private struct Entry: Sendable {
@@ -53,7 +55,7 @@ final class JPEGEntryIndex: @unchecked Sendable {
     /// The index of the file `info` describes, from the shared cache or made now (its header read); nil when
     /// the file is not one it can enter.
     static func of(_ path: String, _ info: ImageInfo) -> JPEGEntryIndex? {
-        let key = "\(info.fileSize)/\(info.modified)/\(path)"
+        let key = key(path, info)
         if let entry = shared.value(for: key) { return entry.index }
         return creating.withLock { _ -> JPEGEntryIndex? in
             if let entry = shared.value(for: key, countingMiss: false) { return entry.index }
@@ -64,6 +66,13 @@ final class JPEGEntryIndex: @unchecked Sendable {
             return index
         }
     }
+
+    /// The index of the file `info` describes if one is made already (nothing is read, nothing counted).
+    static func existing(_ path: String, _ info: ImageInfo) -> JPEGEntryIndex? {
+        shared.value(for: key(path, info), countingMiss: false, countingHit: false)?.index
+    }
+
+    private static func key(_ path: String, _ info: ImageInfo) -> String { "\(info.fileSize)/\(info.modified)/\(path)" }
 
     /// Makes sure MCU rows `0 ..< upTo` are indexed, scanning on from where the index stands; false when the
     /// data stops making sense above `upTo` (those rows must be decoded the usual way).
@@ -98,4 +107,36 @@ final class JPEGEntryIndex: @unchecked Sendable {
         Self.extractsMade.withLock { $0 += 1 }
         return (out, size)
     }
+
+    /// Runs `body` with the next rows of the image at 1/8, made by the scan that builds this index (`rows` writes
+    /// them, `tsio_jidx_eighth_row`), holding the scan all along: a master's thumbnail levels and its index then
+    /// cost one pass over its entropy data. Extracts of rows already indexed go on meanwhile. Nil, without calling
+    /// `body`, when the scan has begun or the file's sampling is not one the scan decodes (`ycc`: YCbCr components).
+    func whileDecodingEighth<T>(ycc: Bool, _ body: (_ rows: (UnsafeMutablePointer<UInt8>, Int) throws -> Int) throws -> T) throws -> T? {
+        try scanning.withLock { _ throws -> T? in
+            guard indexed.withLock({ $0.rows == 0 && !$0.stopped }) else { return nil }
+            var st = tsio_status()
+            let perRow = tsio_jidx_eighth_begin(handle, ycc ? 1 : 0, &st)
+            guard perRow >= 0 else { throw st.error(path: path, format: .jpeg, rows: 0) }
+            guard perRow > 0 else { return nil }
+            Self.eighthsScanned.withLock { $0 += 1 }
+            let fd = try FileDescriptor.image(path)
+            return try body { dst, stride in
+                var st = tsio_status()
+                let n = tsio_jidx_eighth_row(handle, fd.rawValue, dst, stride, &st)
+                if n == -1 { throw st.error(path: path, format: .jpeg, rows: rows) }
+                indexed.withLock {
+                    if n > 0 { $0.rows += 1 }
+                    if n == -2 { $0.stopped = true }
+                }
+                return Int(n)
+            }
+        }
+    }
+
+    /// MCU rows indexed so far (for tests).
+    var indexedRows: Int { indexed.withLock { $0.rows } }
+
+    /// MCU rows of the image at 1/8 one call of `whileDecodingEighth`'s `rows` makes at most.
+    var eighthRowsPerCall: Int { mcuHeight / 8 }
 }

@@ -1,3 +1,5 @@
+import POSIXSupport
+
 /// Regions of large baseline JPEGs decoded from an extract of their MCUs (`JPEGEntryIndex`) instead of a skip
 /// through every row above them.
 extension JPEGSource {
@@ -9,6 +11,13 @@ extension JPEGSource {
     /// the index reaches its rows.
     var entersAnywhere: Bool {
         !info.progressive && info.width * info.height >= limits.entryIndexPixels
+    }
+
+    /// Regions up to the largest extract are cheap once the file's index reaches its foot (the scan that made its
+    /// 1/8 pass does that, or regions asked far enough down).
+    var cheapRegionPixels: Int {
+        guard entersAnywhere, let index = JPEGEntryIndex.existing(path, info), index.indexedRows == index.rows else { return 0 }
+        return Self.largestExtract
     }
 
     /// Streams `rect` at `shrink` from an extract of the MCUs under it, with one MCU more on every side where
@@ -37,5 +46,26 @@ extension JPEGSource {
         try Self.stream(local, shrink: shrink, storedWidth: min(c1 * mw, width) - ox, from: reader, bandRows: bandRows,
                         into: body)
         return reader.warnings
+    }
+
+    /// Streams `rect` at 1/8 from the scan that builds the file's entry index (`JPEGEighthReader`): the pass that
+    /// makes a large master's thumbnail levels indexes it on the way, so deep regions of it are cheap from then on.
+    /// Nil when that does not apply: another shrink, a file the index does not enter, a scan already made.
+    func decodeEighthThroughScan(_ rect: PixelRect, shrink: Int, bandRows: Int,
+                                 into body: (PixelBand) throws -> Void) throws -> DecodeWarnings? {
+        guard shrink == 8, entersAnywhere, let ycc = scanYCC, let index = JPEGEntryIndex.of(path, info) else { return nil }
+        let width = (info.storedWidth + 7) / 8, height = (info.storedHeight + 7) / 8
+        return try index.whileDecodingEighth(ycc: ycc) { rows in try withoutActuallyEscaping(rows) { next in
+            let reader = JPEGEighthReader(path: path, width: width, rowsPerCall: index.eighthRowsPerCall, colour: colour,
+                                          next: next) { [path, limits, colour] in
+                let libjpeg = try JPEGRowReader(path: path, fd: FileDescriptor.image(path), limits: limits)
+                libjpeg.convert(colour)
+                _ = try libjpeg.start(scale: 8, columns: 0 ..< width)
+                return libjpeg
+            }
+            try RowStreamer(inputWidth: width, inputHeight: height, factor: 1).stream(rect, from: reader, bandRows: bandRows,
+                                                                                        into: body)
+            return reader.warnings
+        } }
     }
 }

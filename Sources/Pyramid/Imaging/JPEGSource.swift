@@ -11,6 +11,9 @@ struct JPEGSource: StoredImageSource {
     /// nil when untagged.
     let colour: ColourTransform.Outcome?
     var keptProfile: [UInt8]? { colour.keptProfile }
+    /// For the scan's 1/8 decode: whether libjpeg reads the components as YCbCr; nil for CMYK and YCCK files,
+    /// which it does not decode.
+    let scanYCC: Bool?
 
     /// Reads the header of the JPEG open at `fd` (offset 0).
     init(path: String, fd: FileDescriptor, limits: ImageLimits) throws {
@@ -21,6 +24,7 @@ struct JPEGSource: StoredImageSource {
         self.limits = limits
         self.info = try ImageInfo(raw: header, format: .jpeg, path: path, fileSize: stat.size, modified: stat.modified, limits: limits)
         let space = Int(header.color_space)
+        scanYCC = space == TSIO_COLOR_RGB || space == TSIO_COLOR_GRAY ? header.ycbcr != 0 : nil
         // No profile, but EXIF says Adobe RGB (a camera in Adobe RGB mode): the standard's own profile.
         let adobe = space == TSIO_COLOR_RGB && header.exif_adobe_rgb != 0
         colour = (reader.embeddedProfile() ?? (adobe ? ColourTransform.adobeRGB : nil)).map { profile in
@@ -33,6 +37,7 @@ struct JPEGSource: StoredImageSource {
 
     func decodeStored(_ rect: PixelRect, shrink: Int, bandRows: Int,
                       into body: (PixelBand) throws -> Void) throws -> DecodeWarnings {
+        if let warnings = try decodeEighthThroughScan(rect, shrink: shrink, bandRows: bandRows, into: body) { return warnings }
         if let warnings = try decodeThroughIndex(rect, shrink: shrink, bandRows: bandRows, into: body) { return warnings }
         let reader = try JPEGRowReader(path: path, fd: FileDescriptor.image(path), limits: limits)
         reader.convert(colour)

@@ -24,8 +24,9 @@ extension TileService {
 
     /// The pixels of a missed tile: from its pass, started if it is not running; decoded on their own when the
     /// pass is queued or far behind (a baseline file can be cropped: only the rows above and inside the tile are
-    /// read), or when the store holds the finished pass but lost this tile. Nil when the pass cut the tile
-    /// before this request asked (it is then stored).
+    /// read; a JPEG indexed to its foot, as its 1/8 pass leaves it, costs only the tile's own size), or when the
+    /// store holds the finished pass but lost this tile. Nil when the pass cut the tile before this request asked
+    /// (it is then stored).
     func pixels(for miss: TileMiss) throws -> PixelBuffer? {
         let snapshot = miss.snapshot, tile = miss.key.tile
         if snapshot.source.isRandomAccess { return try miss.image.render(tile, in: snapshot) }
@@ -35,6 +36,9 @@ extension TileService {
             return try direct(miss)
         }
         let pass = try self.pass(plan, of: miss.image, snapshot)
+        if plan.shrink == 1, croppable, !pass.isNear(tile), snapshot.source.cheapRegionPixels > 0 {
+            return try direct(miss, scaled: true)
+        }
         if plan.shrink == 1, croppable, snapshot.geometry.overlap == 0, !pass.isNear(tile),
            let region = try region(for: tile, of: miss.image, snapshot) {
             return try region.pixels(of: tile)
@@ -91,10 +95,10 @@ extension TileService {
                     format: format, version: snapshot.version)
     }
 
-    /// The tile decoded on its own.
-    func direct(_ miss: TileMiss) throws -> PixelBuffer {
+    /// The tile decoded on its own (`scaled`: at its level's shrink, as a region pass would).
+    func direct(_ miss: TileMiss, scaled: Bool = false) throws -> PixelBuffer {
         passCounters.withLock { $0.directDecodes += 1 }
-        return try miss.image.render(miss.key.tile, in: miss.snapshot)
+        return try miss.image.render(miss.key.tile, in: miss.snapshot, scaled: scaled)
     }
 
     /// The pass of `plan` for this version of `image`, queued on the scheduler if new.

@@ -82,6 +82,7 @@ public final class TileService: Sendable {
         var passes = passCounters.withLock { $0 }
         (passes.running, passes.queued) = scheduler.counts
         passes.jpegExtracts = JPEGEntryIndex.extractsMade.withLock { $0 }
+        passes.jpegEighthsScanned = JPEGEntryIndex.eighthsScanned.withLock { $0 }
         return TileStatistics(cache: cache.statistics, tilesRendered: tilesRendered, renderMemory: renderBudget.usage,
                               renderBudget: renderBudget.capacity, images: library.count, store: store?.statistics, passes: passes)
     }

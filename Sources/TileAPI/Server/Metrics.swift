@@ -109,6 +109,8 @@ final class Metrics: Sendable {
         out += "# TYPE tileserver_direct_decodes_total counter\ntileserver_direct_decodes_total \(passes.directDecodes)\n"
         out += "# HELP tileserver_jpeg_extracts_total Regions of large JPEGs decoded from their entry index instead of a skip through the rows above.\n"
         out += "# TYPE tileserver_jpeg_extracts_total counter\ntileserver_jpeg_extracts_total \(passes.jpegExtracts)\n"
+        out += "# HELP tileserver_jpeg_scanned_eighths_total Large JPEGs whose 1/8 pass came from the scan that builds their entry index.\n"
+        out += "# TYPE tileserver_jpeg_scanned_eighths_total counter\ntileserver_jpeg_scanned_eighths_total \(passes.jpegEighthsScanned)\n"
         out += "# TYPE tileserver_passes_running gauge\ntileserver_passes_running \(passes.running)\n"
         out += "# TYPE tileserver_passes_queued gauge\ntileserver_passes_queued \(passes.queued)\n"
         out += "# TYPE tileserver_region_passes_running gauge\ntileserver_region_passes_running \(passes.regionsRunning)\n"

@@ -12,8 +12,8 @@ final class PyramidPassTests: XCTestCase {
         return dir
     }
 
-    private func service(_ path: String, store: String?) throws -> TileService {
-        let options = TileOptions(rasterDirectory: NSTemporaryDirectory())
+    private func service(_ path: String, store: String?, limits: ImageLimits = ImageLimits()) throws -> TileService {
+        let options = TileOptions(rasterDirectory: NSTemporaryDirectory(), limits: limits)
         return TileService(images: [try PyramidImage(id: "large", path: path, options: options)], options: options,
                            store: try store.map { try TileStore(directory: $0, budget: 1 << 30) })
     }
@@ -84,6 +84,27 @@ final class PyramidPassTests: XCTestCase {
         let neighbour = TileStore.name(folder: TileStore.folder(image: "large", version: snapshot.version, options: s.options),
                                        tile: TileCoordinate(level: 12, x: 13, y: 8), format: .jpeg)
         waitFor { FileManager.default.fileExists(atPath: dir + "/" + neighbour) }
+    }
+
+    /// Once the 1/8 pass has indexed a large JPEG to its foot, a tile far below the full pass is decoded on its own
+    /// from an extract at its level's shrink (no region pass, no wait): the same pixels as a render of that tile.
+    func testATileOfAnIndexedJPEGIsDecodedOnItsOwn() throws {
+        let copy = temporaryDirectory() + "/large.jpg"
+        try FileManager.default.copyItem(atPath: large, toPath: copy)
+        let s = try service(copy, store: temporaryDirectory(), limits: ImageLimits(entryIndexPixels: 0))
+        let scanned = JPEGEntryIndex.eighthsScanned.withLock { $0 }
+        _ = try s.tile(image: "large", tile: TileCoordinate(level: 5, x: 0, y: 0), format: .jpeg)
+        waitFor { s.statistics().passes.completed["1/8"] == 1 }
+        XCTAssertEqual(JPEGEntryIndex.eighthsScanned.withLock { $0 }, scanned + 1, "the 1/8 pass came from the scan")
+        let image = try XCTUnwrap(s.image("large"))
+        let snapshot = try image.current()
+        XCTAssertGreaterThan(snapshot.source.cheapRegionPixels, 0)
+        let tile = TileCoordinate(level: 11, x: 7, y: 4)
+        let answer = try s.tile(image: "large", tile: tile, format: .png)
+        XCTAssert(try ImageDecoder.decode(answer.tile.bytes) == image.render(tile, in: snapshot, scaled: true))
+        let stats = s.statistics().passes
+        XCTAssertEqual(stats.directDecodes, 1)
+        XCTAssertNil(stats.started["region"])
     }
 
     /// With the store off, what passes cut lives in the memory cache.
