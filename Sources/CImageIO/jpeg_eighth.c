@@ -29,12 +29,6 @@ typedef struct jidx_eighth {
     int32_t cr_g[256], cb_g[256];
 } jidx_eighth;
 
-/* jpeg_natural_order with libjpeg's 16 entries past the end, where a corrupt run lands. */
-static const uint8_t natural[64 + 16] = {
-    0, 1, 8, 16, 9, 2, 3, 10, 17, 24, 32, 25, 18, 11, 4, 5, 12, 19, 26, 33, 40, 48, 41, 34, 27, 20, 13, 6, 7, 14, 21,
-    28, 35, 42, 49, 56, 57, 50, 43, 36, 29, 22, 15, 23, 30, 37, 44, 51, 58, 59, 52, 45, 38, 31, 39, 46, 53, 60, 61,
-    54, 47, 55, 62, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63};
-
 /* libjpeg's post-IDCT range limit: x + 128 clamped, wrapping beyond +-512 as its 1024-entry table does. */
 static inline uint8_t idct_limit(int32_t x) {
     uint32_t i = (uint32_t)x & 1023;
@@ -89,7 +83,7 @@ static int decode_ac(jidx_bits *b, const jidx_huff *ac, int16_t *coef) {
         int r = sym >> 4, s = sym & 15;
         if (s) {
             k += r;
-            coef[natural[k]] = (int16_t)jidx_extend(jidx_get(b, s), s);
+            coef[jidx_natural_order[k]] = (int16_t)jidx_extend(jidx_get(b, s), s);
         } else {
             if (r != 15) break;
             k += 15;

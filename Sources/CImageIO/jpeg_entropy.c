@@ -4,6 +4,11 @@
 #include <string.h>
 #include <unistd.h>
 
+const uint8_t jidx_natural_order[64 + 16] = {
+    0, 1, 8, 16, 9, 2, 3, 10, 17, 24, 32, 25, 18, 11, 4, 5, 12, 19, 26, 33, 40, 48, 41, 34, 27, 20, 13, 6, 7, 14, 21,
+    28, 35, 42, 49, 56, 57, 50, 43, 36, 29, 22, 15, 23, 30, 37, 44, 51, 58, 59, 52, 45, 38, 31, 39, 46, 53, 60, 61,
+    54, 47, 55, 62, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63};
+
 /* The canonical code of a DHT table, as libjpeg's jpeg_make_d_derived_tbl builds it; -1 when the counts
  * describe no valid code. */
 int jidx_build_huff(jidx_huff *t, const uint8_t counts[16], const uint8_t *vals, int nvals) {

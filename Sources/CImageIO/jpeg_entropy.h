@@ -60,6 +60,10 @@ typedef struct jidx_entry {
     int16_t dc[JIDX_MAX_COMPONENTS];
 } jidx_entry;
 
+/* Zigzag position to natural (row-major) position, libjpeg's jpeg_natural_order with its 16 entries past the end
+ * where a corrupt run lands. */
+extern const uint8_t jidx_natural_order[64 + 16];
+
 int jidx_build_huff(jidx_huff *t, const uint8_t counts[16], const uint8_t *vals, int nvals);
 void jidx_bits_seek(jidx_bits *b, uint64_t bit);
 /* Loads bytes until more than 56 bits are unread, byte by byte (markers, the window's end). */

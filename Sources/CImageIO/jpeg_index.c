@@ -46,19 +46,13 @@ static int parse_dht(tsio_jidx *x, const uint8_t *p, size_t n) {
     return 0;
 }
 
-/* The zigzag order of a DQT table, to natural order (libjpeg's jpeg_natural_order). */
-static const uint8_t zigzag[64] = {
-    0, 1, 8, 16, 9, 2, 3, 10, 17, 24, 32, 25, 18, 11, 4, 5, 12, 19, 26, 33, 40, 48, 41, 34, 27, 20, 13, 6, 7, 14, 21,
-    28, 35, 42, 49, 56, 57, 50, 43, 36, 29, 22, 15, 23, 30, 37, 44, 51, 58, 59, 52, 45, 38, 31, 39, 46, 53, 60, 61,
-    54, 47, 55, 62, 63};
-
 static int parse_dqt(tsio_jidx *x, const uint8_t *p, size_t n) {
     while (n > 0) {
         int precision = p[0] >> 4, id = p[0] & 15;
         size_t size = 1 + 64 * (size_t)(precision + 1);
         if (precision > 1 || id > 3 || size > n) return -1;
         for (int i = 0; i < 64; i++)
-            x->qt[id][zigzag[i]] = precision ? (uint16_t)(p[1 + 2 * i] << 8 | p[2 + 2 * i]) : p[1 + i];
+            x->qt[id][jidx_natural_order[i]] = precision ? (uint16_t)(p[1 + 2 * i] << 8 | p[2 + 2 * i]) : p[1 + i];
         x->qt_defined[id] = 1;
         p += size;
         n -= size;

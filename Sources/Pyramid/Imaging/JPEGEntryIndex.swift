@@ -16,8 +16,9 @@ final class JPEGEntryIndex: @unchecked Sendable {
     let rows: Int
     /// Memory held, for the shared cache's budget.
     let bytes: Int
-    /// Rows indexed so far, and whether the data stopped making sense below them.
-    private let indexed = Locked((rows: 0, stopped: false))
+    /// Rows indexed so far, whether the data stopped making sense below them, and whether a 1/8 pass holds the
+    /// scan (a region below it does not wait for a background pass: it is decoded the usual way).
+    private let indexed = Locked((rows: 0, stopped: false, eighth: false))
     /// One scan at a time; extracts of indexed rows do not wait for it.
     private let scanning = Locked(())
 
@@ -75,9 +76,12 @@ final class JPEGEntryIndex: @unchecked Sendable {
     private static func key(_ path: String, _ info: ImageInfo) -> String { "\(info.fileSize)/\(info.modified)/\(path)" }
 
     /// Makes sure MCU rows `0 ..< upTo` are indexed, scanning on from where the index stands; false when the
-    /// data stops making sense above `upTo` (those rows must be decoded the usual way).
+    /// data stops making sense above `upTo`, or while a 1/8 pass (at background priority) has not reached them
+    /// (those rows must be decoded the usual way).
     func scan(upTo wanted: Int) throws -> Bool {
-        if indexed.withLock({ $0.rows >= wanted }) { return true }
+        let now = indexed.withLock { $0 }
+        if now.rows >= wanted { return true }
+        if now.eighth { return false }
         return try scanning.withLock { _ throws -> Bool in
             let now = indexed.withLock { $0 }
             if now.rows >= wanted { return true }
@@ -86,7 +90,7 @@ final class JPEGEntryIndex: @unchecked Sendable {
             var st = tsio_status()
             let done = tsio_jidx_scan(handle, fd.rawValue, UInt32(wanted), &st)
             guard done >= 0 else { throw st.error(path: path, format: .jpeg, rows: rows) }
-            indexed.withLock { $0 = (Int(done), Int(done) < wanted) }
+            indexed.withLock { $0 = (Int(done), Int(done) < wanted, false) }
             return Int(done) >= wanted
         }
     }
@@ -120,6 +124,8 @@ final class JPEGEntryIndex: @unchecked Sendable {
             guard perRow >= 0 else { throw st.error(path: path, format: .jpeg, rows: 0) }
             guard perRow > 0 else { return nil }
             Self.eighthsScanned.withLock { $0 += 1 }
+            indexed.withLock { $0.eighth = true }
+            defer { indexed.withLock { $0.eighth = false } }
             let fd = try FileDescriptor.image(path)
             return try body { dst, stride in
                 var st = tsio_status()
