@@ -99,7 +99,7 @@ static inline __attribute__((always_inline)) void jidx_fill(jidx_bits *b) {
     if (b->left <= 56) jidx_bits_fill(b);
 }
 
-static inline uint32_t jidx_get(jidx_bits *b, int n) {
+static inline __attribute__((always_inline)) uint32_t jidx_get(jidx_bits *b, int n) {
     if (n == 0) return 0;
     if (b->left < n) jidx_fill(b);
     b->left -= n;
@@ -107,7 +107,7 @@ static inline uint32_t jidx_get(jidx_bits *b, int n) {
 }
 
 /* Decodes one symbol; its code and length are returned too (for copying). -1 on a bad code. */
-static inline int jidx_decode(jidx_bits *b, const jidx_huff *t, uint32_t *code, int *len) {
+static inline __attribute__((always_inline)) int jidx_decode(jidx_bits *b, const jidx_huff *t, uint32_t *code, int *len) {
     if (b->left < 16) jidx_fill(b);
     uint32_t look = (uint32_t)(b->buf >> (b->left - 9)) & 511;
     int l = t->look_len[look];

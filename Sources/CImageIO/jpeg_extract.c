@@ -43,50 +43,94 @@ static void put_raw(jidx_writer *w, const uint8_t *p, size_t n) {
     for (size_t i = 0; i < n && !w->failed; i++) put_byte(w, p[i]);
 }
 
-static void put_bits(jidx_writer *w, uint32_t value, int n) {
+/* Appends the low `n` bits of `value` (n <= 32), stuffing a zero after every 0xFF byte. */
+static inline void put_bits(jidx_writer *w, uint64_t value, int n) {
     if (n == 0) return;
-    w->acc = (w->acc << n) | (value & ((1u << n) - 1));
+    w->acc = (w->acc << n) | (value & ((1ull << n) - 1));
     w->nbits += n;
     while (w->nbits >= 8) {
         uint8_t byte = (uint8_t)(w->acc >> (w->nbits - 8));
         w->nbits -= 8;
+        if (w->len + 2 <= w->cap) {
+            w->data[w->len++] = byte;
+            if (byte == 0xFF) w->data[w->len++] = 0;
+            continue;
+        }
         put_byte(w, byte);
         if (byte == 0xFF) put_byte(w, 0);
     }
+}
+
+/* Bits `left` up to `mark` of the bit buffer (consumed since the last flush), copied to the extract. */
+static inline void put_consumed(jidx_writer *w, uint64_t buf, int mark, int left) {
+    int n = mark - left;
+    uint64_t bits = buf >> left;
+    if (n > 32) {
+        put_bits(w, bits >> 32, n - 32);
+        n = 32;
+    }
+    put_bits(w, bits, n);
+}
+
+/* The AC symbols of one block passed over as jidx_skip_ac does, their bits (codes and values, unchanged)
+ * copied to the extract in runs of up to 64 instead of symbol by symbol. */
+static int copy_ac(jidx_bits *b, const jidx_huff *ac, jidx_writer *w) {
+    uint64_t buf = b->buf;
+    int left = b->left, mark = left;
+    for (int i = 1; i < 64;) {
+        if (left < 32) {
+            put_consumed(w, buf, mark, left);
+            b->buf = buf;
+            b->left = left;
+            jidx_fill(b);
+            buf = b->buf;
+            left = mark = b->left;
+        }
+        uint16_t e = ac->skip[(uint32_t)(buf >> (left - JIDX_SKIP_BITS)) & ((1u << JIDX_SKIP_BITS) - 1)];
+        if (e) {
+            left -= e & 31;
+            i += e >> 5;
+            continue;
+        }
+        uint32_t code;
+        int len;
+        b->left = left;
+        int sym = jidx_decode(b, ac, &code, &len);
+        if (sym < 0) return -1;
+        left = b->left;
+        int r = sym >> 4, n = sym & 15;
+        if (n) {
+            i += r + 1;
+            left -= n;
+        } else {
+            if (r != 15) break;
+            i += 16;
+        }
+    }
+    put_consumed(w, buf, mark, left);
+    b->left = left;
+    return 0;
 }
 
 int jidx_mcu(const tsio_jidx *x, jidx_bits *b, int32_t *pred, jidx_writer *copy, int32_t *out_pred) {
     for (int k = 0; k < x->blocks; k++) {
         int ci = x->block_comp[k];
         const jidx_comp *comp = &x->comp[ci];
-        uint32_t code;
-        int len;
         if (jidx_dc(b, &x->dc[comp->dc], &pred[ci]) == INT32_MIN) return -1;
-        if (copy) {
-            int32_t diff = pred[ci] - out_pred[ci];
-            out_pred[ci] = pred[ci];
-            uint32_t mag = (uint32_t)(diff < 0 ? -diff : diff);
-            int cat = 0;
-            while (mag >> cat) cat++;
-            if (cat > 11) return -1;
-            put_bits(copy, DC_CODE[cat], DC_LEN[cat]);
-            put_bits(copy, (uint32_t)(diff < 0 ? diff - 1 : diff), cat);
-        }
         const jidx_huff *ac = &x->ac[comp->ac];
-        for (int i = 1; i < 64; i++) {
-            int sym = jidx_decode(b, ac, &code, &len);
-            if (sym < 0) return -1;
-            if (copy) put_bits(copy, code, len);
-            int r = sym >> 4, n = sym & 15;
-            if (n) {
-                i += r;
-                uint32_t bits = jidx_get(b, n);
-                if (copy) put_bits(copy, bits, n);
-            } else {
-                if (r != 15) break;
-                i += 15;
-            }
+        if (!copy) {
+            if (jidx_skip_ac(b, ac) != 0) return -1;
+            continue;
         }
+        int32_t diff = pred[ci] - out_pred[ci];
+        out_pred[ci] = pred[ci];
+        uint32_t mag = (uint32_t)(diff < 0 ? -diff : diff);
+        int cat = 0;
+        while (mag >> cat) cat++;
+        if (cat > 11) return -1;
+        put_bits(copy, DC_CODE[cat], DC_LEN[cat]);
+        put_bits(copy, (uint32_t)(diff < 0 ? diff - 1 : diff), cat);
+        if (copy_ac(b, ac, copy) != 0) return -1;
     }
     return 0;
 }
