@@ -41,9 +41,9 @@ public protocol ImageSource: Sendable {
     /// True when any rectangle costs about its own size to decode (no sequential file to read), so tiles
     /// are made directly instead of through decode passes.
     var isRandomAccess: Bool { get }
-    /// The largest region, in pixels of the stored image, that costs about its own size to decode now (a JPEG
-    /// whose entry index reaches every row); 0 when a region costs the rows above it too.
-    var cheapRegionPixels: Int { get }
+    /// True when a tile-sized region anywhere costs about its own size to decode now (a JPEG whose entry index
+    /// reaches every row), though the file is read in sequence; false when a region costs the rows above it too.
+    var regionsAreCheap: Bool { get }
     /// What the pixels come from: "jpeg", "png", or another word for synthetic sources.
     var kind: String { get }
     /// The ICC profile every output made from these pixels embeds: set when the file's colours are kept
@@ -64,7 +64,7 @@ public protocol ImageSource: Sendable {
 
 extension ImageSource {
     var isRandomAccess: Bool { false }
-    public var cheapRegionPixels: Int { 0 }
+    public var regionsAreCheap: Bool { false }
     public var keptProfile: [UInt8]? { nil }
     public func checkUnchanged() throws {}
     public var kind: String { info.format.rawValue }

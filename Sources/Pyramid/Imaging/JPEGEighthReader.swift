@@ -6,8 +6,9 @@ import CImageIO
 final class JPEGEighthReader: StoredRowReader {
     let path: String
     let format = ImageFormat.jpeg
+    /// Rows are the image's whole width at 1/8; the wanted columns start at `wantedOffset`.
     let rowWidth: Int
-    let wantedOffset = 0
+    let wantedOffset: Int
     let channels = 3
     /// What the colour conversion said, and what libjpeg met after taking over.
     var warnings: DecodeWarnings {
@@ -27,10 +28,11 @@ final class JPEGEighthReader: StoredRowReader {
     /// Rows handed out so far.
     private var delivered = 0
 
-    init(path: String, width: Int, rowsPerCall: Int, colour: ColourTransform.Outcome?,
+    init(path: String, width: Int, wantedOffset: Int, rowsPerCall: Int, colour: ColourTransform.Outcome?,
          next: @escaping (UnsafeMutablePointer<UInt8>, Int) throws -> Int, fallback: @escaping () throws -> JPEGRowReader) {
         self.path = path
         self.rowWidth = width
+        self.wantedOffset = wantedOffset
         self.next = next
         self.makeFallback = fallback
         rows = [UInt8](repeating: 0, count: width * 3 * rowsPerCall)

@@ -112,11 +112,12 @@ final class JPEGEntryIndex: @unchecked Sendable {
         return (out, size)
     }
 
-    /// Runs `body` with the next rows of the image at 1/8, made by the scan that builds this index (`rows` writes
-    /// them, `tsio_jidx_eighth_row`), holding the scan all along: a master's thumbnail levels and its index then
-    /// cost one pass over its entropy data. Extracts of rows already indexed go on meanwhile. Nil, without calling
-    /// `body`, when the scan has begun or the file's sampling is not one the scan decodes (`ycc`: YCbCr components).
-    func whileDecodingEighth<T>(ycc: Bool, _ body: (_ rows: (UnsafeMutablePointer<UInt8>, Int) throws -> Int) throws -> T) throws -> T? {
+    /// Runs `body` with the image at 1/8 made by the scan that builds this index, holding the scan all along: a
+    /// master's thumbnail levels and its index then cost one pass over its entropy data. `rows` writes the next MCU
+    /// row's rows at 1/8 (`perCall` at most; `tsio_jidx_eighth_row`). Extracts of rows already indexed go on
+    /// meanwhile. Nil, without calling `body`, when the scan has begun or the file's sampling is not one the scan
+    /// decodes (`ycc`: YCbCr components).
+    func whileDecodingEighth<T>(ycc: Bool, _ body: (_ perCall: Int, _ rows: (UnsafeMutablePointer<UInt8>, Int) throws -> Int) throws -> T) throws -> T? {
         try scanning.withLock { _ throws -> T? in
             guard indexed.withLock({ $0.rows == 0 && !$0.stopped }) else { return nil }
             var st = tsio_status()
@@ -127,7 +128,7 @@ final class JPEGEntryIndex: @unchecked Sendable {
             indexed.withLock { $0.eighth = true }
             defer { indexed.withLock { $0.eighth = false } }
             let fd = try FileDescriptor.image(path)
-            return try body { dst, stride in
+            return try body(Int(perRow)) { dst, stride in
                 var st = tsio_status()
                 let n = tsio_jidx_eighth_row(handle, fd.rawValue, dst, stride, &st)
                 if n == -1 { throw st.error(path: path, format: .jpeg, rows: rows) }
@@ -142,7 +143,4 @@ final class JPEGEntryIndex: @unchecked Sendable {
 
     /// MCU rows indexed so far (for tests).
     var indexedRows: Int { indexed.withLock { $0.rows } }
-
-    /// MCU rows of the image at 1/8 one call of `whileDecodingEighth`'s `rows` makes at most.
-    var eighthRowsPerCall: Int { mcuHeight / 8 }
 }

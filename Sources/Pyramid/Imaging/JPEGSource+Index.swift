@@ -13,11 +13,11 @@ extension JPEGSource {
         !info.progressive && info.width * info.height >= limits.entryIndexPixels
     }
 
-    /// Regions up to the largest extract are cheap once the file's index reaches its foot (the scan that made its
-    /// 1/8 pass does that, or regions asked far enough down).
-    var cheapRegionPixels: Int {
-        guard entersAnywhere, let index = JPEGEntryIndex.existing(path, info), index.indexedRows == index.rows else { return 0 }
-        return Self.largestExtract
+    /// Regions (up to the largest extract) are cheap once the file's index reaches its foot: the scan that made
+    /// its 1/8 pass does that, or regions asked far enough down.
+    var regionsAreCheap: Bool {
+        guard entersAnywhere, let index = JPEGEntryIndex.existing(path, info) else { return false }
+        return index.indexedRows == index.rows
     }
 
     /// Streams `rect` at `shrink` from an extract of the MCUs under it, with one MCU more on every side where
@@ -55,8 +55,8 @@ extension JPEGSource {
                                  into body: (PixelBand) throws -> Void) throws -> DecodeWarnings? {
         guard shrink == 8, entersAnywhere, let ycc = scanYCC, let index = JPEGEntryIndex.of(path, info) else { return nil }
         let width = (info.storedWidth + 7) / 8, height = (info.storedHeight + 7) / 8
-        return try index.whileDecodingEighth(ycc: ycc) { rows in try withoutActuallyEscaping(rows) { next in
-            let reader = JPEGEighthReader(path: path, width: width, rowsPerCall: index.eighthRowsPerCall, colour: colour,
+        return try index.whileDecodingEighth(ycc: ycc) { perCall, rows in try withoutActuallyEscaping(rows) { next in
+            let reader = JPEGEighthReader(path: path, width: width, wantedOffset: rect.x, rowsPerCall: perCall, colour: colour,
                                           next: next) { [path, limits, colour] in
                 let libjpeg = try JPEGRowReader(path: path, fd: FileDescriptor.image(path), limits: limits)
                 libjpeg.convert(colour)

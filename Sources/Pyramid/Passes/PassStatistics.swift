@@ -14,6 +14,7 @@ public struct PassStatistics: Sendable, Equatable {
     /// Regions of large JPEGs decoded from an extract of their MCUs (`JPEGEntryIndex`) instead of a skip
     /// through every row above them; process-wide.
     public var jpegExtracts = 0
+    /// Large JPEGs whose 1/8 pass came from the scan that builds their entry index; process-wide.
     public var jpegEighthsScanned = 0
     public var running = 0
     /// Region passes running now.

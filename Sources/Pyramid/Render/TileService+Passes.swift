@@ -36,12 +36,11 @@ extension TileService {
             return try direct(miss)
         }
         let pass = try self.pass(plan, of: miss.image, snapshot)
-        if plan.shrink == 1, croppable, !pass.isNear(tile), snapshot.source.cheapRegionPixels > 0 {
-            return try direct(miss, scaled: true)
-        }
-        if plan.shrink == 1, croppable, snapshot.geometry.overlap == 0, !pass.isNear(tile),
-           let region = try region(for: tile, of: miss.image, snapshot) {
-            return try region.pixels(of: tile)
+        if plan.shrink == 1, croppable, !pass.isNear(tile) {
+            if snapshot.source.regionsAreCheap { return try direct(miss, scaled: true) }
+            if snapshot.geometry.overlap == 0, let region = try region(for: tile, of: miss.image, snapshot) {
+                return try region.pixels(of: tile)
+            }
         }
         return try pass.pixels(of: tile)
     }

@@ -31,6 +31,23 @@ final class ScannedEighthTests: XCTestCase {
         }
     }
 
+    /// A region at 1/8 as the first decode of a fresh file: the scan makes the rows down to its foot and stops
+    /// there; a region further down then carries the plain scan on from that row (an extract of its MCUs).
+    func testARegionFirstStopsTheScanWhereItEnds() throws {
+        for name in ["baseline.jpg", "restart-422.jpg"] {
+            let path = try Fixtures.temporary(try Fixtures.bytes(name), name: "region-\(UUID().uuidString)-\(name)")
+            let whole = try ImageOpener.open(Fixtures.path(name)).decodeAll(shrink: 8)
+            let source = try ImageOpener.open(path, limits: indexEverything)
+            let (w, h) = source.size(shrink: 8)
+            let before = JPEGEntryIndex.eighthsScanned.withLock { $0 }
+            let upper = PixelRect(x: w / 3, y: h / 4, width: w / 3, height: h / 4)
+            XCTAssert(try source.decode(upper, shrink: 8) == whole.cropped(to: upper), name)
+            XCTAssertEqual(JPEGEntryIndex.eighthsScanned.withLock { $0 }, before + 1, name)
+            let lower = PixelRect(x: 5, y: h * 3 / 4, width: w / 2, height: h - h * 3 / 4)
+            XCTAssert(try source.decode(lower, shrink: 8) == whole.cropped(to: lower), name)
+        }
+    }
+
     /// CMYK (which the scan does not convert) and progressive files (which it cannot enter) are libjpeg's.
     func testFilesTheScanDoesNotDecodeGoToLibjpeg() throws {
         for name in ["cmyk.jpg", "progressive.jpg"] {

@@ -98,7 +98,7 @@ final class PyramidPassTests: XCTestCase {
         XCTAssertEqual(JPEGEntryIndex.eighthsScanned.withLock { $0 }, scanned + 1, "the 1/8 pass came from the scan")
         let image = try XCTUnwrap(s.image("large"))
         let snapshot = try image.current()
-        XCTAssertGreaterThan(snapshot.source.cheapRegionPixels, 0)
+        XCTAssertTrue(snapshot.source.regionsAreCheap)
         let tile = TileCoordinate(level: 11, x: 7, y: 4)
         let answer = try s.tile(image: "large", tile: tile, format: .png)
         XCTAssert(try ImageDecoder.decode(answer.tile.bytes) == image.render(tile, in: snapshot, scaled: true))
