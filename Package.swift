@@ -30,10 +30,25 @@ let package = Package(
             pkgConfig: "lcms2",
             providers: [.apt(["liblcms2-dev"])]
         ),
+        .systemLibrary(
+            name: "CTIFF",
+            pkgConfig: "libtiff-4",
+            providers: [.apt(["libtiff-dev"])]
+        ),
+        .systemLibrary(
+            name: "CWebP",
+            pkgConfig: "libwebpmux",
+            providers: [.apt(["libwebp-dev"])]
+        ),
+        .systemLibrary(
+            name: "COpenJPEG",
+            pkgConfig: "libopenjp2",
+            providers: [.apt(["libopenjp2-7-dev"])]
+        ),
         .systemLibrary(name: "CEpoll"),
         .target(
             name: "CImageIO",
-            dependencies: ["CJPEG", "CPNG", "CLCMS"]
+            dependencies: ["CJPEG", "CPNG", "CLCMS", "CTIFF", "CWebP", "COpenJPEG"]
         ),
         .target(name: "POSIXSupport"),
         .target(

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the project needs, only when something is missing.
-#   scripts/install-deps.sh run    build and run: libjpeg, libpng, lcms2, pkg-config
-#   scripts/install-deps.sh test   also what the tests use: nginx, wrk, libvips-tools, cjpeg/djpeg, exiftool, ICC profiles
+#   scripts/install-deps.sh run    build and run: libjpeg, libpng, lcms2, libtiff, OpenJPEG, libwebp, pkg-config
+#   scripts/install-deps.sh test   also what the tests use: nginx, wrk, libvips-tools, cjpeg/djpeg, tiffcp, opj_compress, exiftool, ICC profiles
 #                                  (colord-data, icc-profiles-free) and Argyll (a CMYK profile from FOGRA39), curl, python3-venv,
 #                                  chromium (driven by Playwright from PyPI: no browser download)
 set -euo pipefail
-packages=(libjpeg-dev libpng-dev liblcms2-dev pkg-config)
+packages=(libjpeg-dev libpng-dev liblcms2-dev libtiff-dev libopenjp2-7-dev libwebp-dev pkg-config)
 if [ "${1:-run}" = test ]; then
-  packages+=(nginx wrk libvips-tools libjpeg-turbo-progs libimage-exiftool-perl colord-data icc-profiles-free argyll curl python3 python3-venv chromium fonts-dejavu-core)
+  packages+=(nginx wrk libvips-tools libjpeg-turbo-progs libtiff-tools libopenjp2-tools libimage-exiftool-perl colord-data icc-profiles-free argyll curl python3 python3-venv chromium fonts-dejavu-core)
 fi
 missing=()
 for p in "${packages[@]}"; do

@@ -4,19 +4,20 @@
 #
 #   scripts/make-fixtures.sh [OUT]
 #
-# OUT/formats/NAME.{jpg,png}   the variants a server meets (same recipes as ../shared/tools/make-images.sh)
+# OUT/formats/NAME.{jpg,png,tif,jp2}  the variants a server meets (same recipes as ../shared/tools/make-images.sh)
 # OUT/reference/NAME.raw       libvips' decode, upright (autorot), as 8-bit RGB or RGBA: CMYK is turned into
 #                              RGB with the naive (1-C)(1-K) formula, 16-bit keeps its high byte, gray is
 #                              repeated into three bands
 # OUT/reference/NAME.txt       "WIDTH HEIGHT BANDS" of that raw file
 # OUT/gallery/large.jpg        a 3,996 x 2,582 photo-like JPEG for the browser tests
-# Needs: libvips-tools, libjpeg-turbo-progs, libimage-exiftool-perl (scripts/test.sh installs them).
+# Needs: libvips-tools, libjpeg-turbo-progs, libimage-exiftool-perl, libtiff-tools, libopenjp2-tools (scripts/test.sh
+# installs them).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${1:-$ROOT/.build-fixtures}
 F=$OUT/formats
 R=$OUT/reference
-STAMP=$OUT/.complete-v10
+STAMP=$OUT/.complete-v11
 [ -f "$STAMP" ] && exit 0
 rm -rf "$OUT.tmp"
 mkdir -p "$OUT.tmp/formats" "$OUT.tmp/reference" "$OUT.tmp/work" "$OUT.tmp/gallery"
@@ -79,6 +80,34 @@ vips pngsave "$W/p16.v" prophoto16.png && vips pngsave "$W/p16.v" prophoto16-int
 # A camera in Adobe RGB mode: no profile, EXIF ColorSpace "uncalibrated" and interoperability index R03.
 vips icc_transform "$W/base.v" "adobe-exif-r03.jpg[Q=95,strip]" "$ICC/AdobeRGB1998.icc" --input-profile srgb
 exiftool -q -overwrite_original -ColorSpace=0xffff -n -InteropIndex=R03 adobe-exif-r03.jpg
+# TIFF as archives hold it: pyramidal (pages and SubIFDs), flat tiled, striped, BigTIFF, planes, 16-bit, alpha,
+# 1-bit, CMYK, a profile and an orientation tag; every compression this libtiff decodes. Names differ from the JPEG
+# and PNG variants' by more than the extension: references are named without it.
+vips tiffsave "$W/base.v" pyramid-jpeg.tif --tile --pyramid --compression jpeg --Q 95 --tile-width 128 --tile-height 128
+vips tiffsave "$W/base.v" pyramid-subifd.tif --tile --pyramid --subifd --compression deflate --tile-width 128 --tile-height 128
+vips tiffsave "$W/base.v" pyramid-bigtiff.tif --tile --pyramid --bigtiff --compression lzw --predictor horizontal \
+  --tile-width 64 --tile-height 64
+vips tiffsave "$W/base.v" tiled-deflate.tif --tile --compression deflate --predictor horizontal --tile-width 256 --tile-height 128
+vips tiffsave "$W/base.v" tiled-zstd.tif --tile --compression zstd --tile-width 128 --tile-height 128
+vips tiffsave "$W/base.v" tiled-webp.tif --tile --compression webp --lossless --tile-width 128 --tile-height 128
+vips tiffsave "$W/base.v" striped-lzw.tif --compression lzw
+tiffcp -c none -r 7 striped-lzw.tif striped-none.tif
+tiffcp -c packbits -p separate -r 16 striped-lzw.tif planar-packbits.tif
+tiffcp -c jpeg:95 -r 16 striped-lzw.tif striped-jpeg.tif
+vips tiffsave "$W/c16.v" tiff-rgb16.tif --tile --compression deflate
+vips tiffsave "$W/g16.v" tiff-gray16.tif
+vips tiffsave "$W/a.v" tiff-rgba.tif --tile --compression lzw
+vips tiffsave "$W/a.v" tiff-rgba-premultiplied.tif --premultiply --compression lzw
+vips tiffsave "$W/g.v" tiff-bilevel.tif --bitdepth 1 --miniswhite
+vips tiffsave "$W/c.v" tiff-cmyk.tif --compression lzw
+vips icc_transform "$W/base.v" tiff-prophoto.tif "$ICC/ProPhotoRGB.icc" --input-profile srgb
+vips tiffsave "$W/base.v" tiff-orient-6.tif --compression deflate && exiftool -q -overwrite_original -Orientation=6 -n tiff-orient-6.tif
+# JPEG 2000: lossless and lossy, in tiles, a JP2 file and a bare code-stream.
+vips pngsave "$W/base.v" "$W/base.png"
+opj_compress -i "$W/base.png" -o lossless.jp2 -n 5 >/dev/null
+opj_compress -i "$W/base.png" -o tiled-lossy.jp2 -n 4 -t 256,256 -r 20 -p RPCL >/dev/null
+opj_compress -i "$W/base.png" -o codestream.j2k -n 6 -r 10 >/dev/null
+vips pngsave "$W/a.v" "$W/a.png" && opj_compress -i "$W/a.png" -o jp2-rgba.jp2 >/dev/null
 
 # A photo larger than a browser window, for the viewer tests (not a format variant).
 vips resize "$W/base.v" "$W/big.v" 5.7 --kernel linear
@@ -114,6 +143,6 @@ for f in "$OUT.tmp"/formats/*; do
   echo "$(vipsheader -f width "$src") $(vipsheader -f height "$src") $bands" > "$name.txt"
 done
 rm -rf "$W"
-touch "$OUT.tmp/.complete-v10"
+touch "$OUT.tmp/.complete-v11"
 rm -rf "$OUT" && mv "$OUT.tmp" "$OUT"
 echo "fixtures: $OUT" >&2

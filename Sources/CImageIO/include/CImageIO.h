@@ -2,7 +2,7 @@
 #define CIMAGEIO_H
 
 /*
- * A tiny, prefixed ABI over libjpeg-turbo and libpng.
+ * A tiny, prefixed ABI over libjpeg-turbo, libpng, lcms2, libtiff, OpenJPEG and libwebp.
  *
  * Every function here sets up its own setjmp point before it calls into the
  * libraries, so a library error never exits, aborts or prints: it comes back
@@ -255,6 +255,18 @@ int tsio_png_encode(const uint8_t *pixels, uint32_t width, uint32_t height, size
                     int channels, int level, const uint8_t *icc, size_t icc_size,
                     uint8_t **out, size_t *out_size, tsio_status *st);
 
+/*
+ * Lossy WebP (libwebp) into a malloc'd buffer (tsio_free). `channels` 3 or 4 (alpha kept); `quality` 0..100 as
+ * libwebp reads it; `method` 0 (fastest) .. 6 (smallest); `icc` (NULL: none) goes in an ICCP chunk.
+ */
+int tsio_webp_encode(const uint8_t *pixels, uint32_t width, uint32_t height, size_t stride, int channels, float quality,
+                     int method, const uint8_t *icc, size_t icc_size, uint8_t **out, size_t *out_size, tsio_status *st);
+/* The size and alpha of the WebP image in `data` (`channels` 3 or 4). */
+int tsio_webp_info(const uint8_t *data, size_t size, tsio_info *info, tsio_status *st);
+/* Decodes it into `dst`: `height` rows of `stride` bytes, RGB or RGBA as `channels` says. */
+int tsio_webp_decode(const uint8_t *data, size_t size, uint8_t *dst, size_t stride, uint32_t height, int channels,
+                     tsio_status *st);
+
 void tsio_free(void *p);
 
 /*
@@ -277,6 +289,99 @@ int tsio_exif_orientation(const uint8_t *data, size_t size);
 /* 1 when a TIFF/EXIF block marks Adobe RGB (1998) the DCF way: ColorSpace "uncalibrated" and the interoperability
  * index "R03" (cameras set in Adobe RGB mode write no ICC profile). */
 int tsio_exif_adobe_rgb(const uint8_t *data, size_t size);
+
+/* ---- JPEG 2000 --------------------------------------------------------- */
+
+/* What a JPEG 2000 header says. */
+typedef struct tsio_jp2_header {
+    uint32_t width;
+    uint32_t height;
+    int components;
+    int precision;            /* bits of the first component */
+    int colour_space;         /* OpenJPEG's: 1 sRGB, 2 gray, 3 sYCC, 5 CMYK, 0 unspecified */
+    int codestream;           /* 1: a bare code-stream (.j2k), 0: a JP2 file */
+    int has_profile;          /* a restricted ICC profile in the colr box */
+    int channels;             /* what reads deliver: 3 (RGB) or 4 (RGBA) */
+    int gray;                 /* one colour component */
+    int resolutions;          /* resolution levels: reads reduce by up to 2^(resolutions - 1) */
+    uint32_t tile_width;      /* the whole image when untiled */
+    uint32_t tile_height;
+    uint32_t tiles;
+    int layers;               /* quality layers */
+    int progression;          /* 0 LRCP, 1 RLCP, 2 RPCL, 3 PCRL, 4 CPRL */
+} tsio_jp2_header;
+
+/* Reads the header of the JPEG 2000 file or code-stream at `fd` (pread(2): the fd's offset is not used). */
+int tsio_jp2_open(int fd, tsio_jp2_header *h, tsio_status *st);
+/* Its ICC profile, in a malloc'd buffer (tsio_free); 0 when none. */
+int tsio_jp2_icc_profile(int fd, uint8_t **profile, size_t *size);
+/*
+ * Pixels [x, x + w) × [y, y + h) of the image reduced by 2^`reduce` (OpenJPEG's cp_reduce: its size is
+ * ceil(width / 2^reduce) × ceil(height / 2^reduce)), only the code-blocks under them decoded, as 8-bit RGB or RGBA
+ * (`channels`) into `dst`. Safe on several threads at once: every call has a codec of its own.
+ */
+int tsio_jp2_read(int fd, uint32_t reduce, uint32_t x, uint32_t y, uint32_t w, uint32_t h, uint8_t *dst, size_t stride,
+                  int channels, tsio_status *st);
+
+/* ---- TIFF and BigTIFF ---------------------------------------------------- */
+
+/* Directories listed at most: pages of the main chain plus the first page's SubIFDs. */
+#define TSIO_TIFF_MAX_DIRS 64
+
+/* One image file directory: a page, a reduced-resolution level or a SubIFD. */
+typedef struct tsio_tiff_dir {
+    uint64_t offset;          /* where the IFD is: what tsio_tiff_select takes */
+    uint32_t width;
+    uint32_t height;
+    uint32_t tile_width;      /* 0 when striped */
+    uint32_t tile_height;
+    uint32_t rows_per_strip;  /* striped: rows a strip holds */
+    int compression;          /* TIFF's code: 1 none, 5 LZW, 7 JPEG, 8 deflate, 32773 PackBits, 50000 ZSTD, 50001 WebP */
+    int photometric;          /* 0 white-is-zero, 1 black-is-zero, 2 RGB, 3 palette, 5 CMYK, 6 YCbCr, 8 CIELab */
+    int bits;                 /* bits per sample */
+    int samples;              /* samples per pixel */
+    int planar;               /* 1 contiguous, 2 a plane per sample */
+    int sample_format;        /* 1 unsigned, 2 signed, 3 float */
+    int subfile_type;         /* bit 0: a reduced-resolution image; bit 2: a mask */
+    int orientation;          /* 1..8, as EXIF */
+    int has_profile;          /* an ICC profile is embedded */
+    int subifd;               /* found in the first page's SubIFDs rather than the main chain */
+    int alpha;                /* 0 none, 1 unassociated, 2 associated (premultiplied) */
+    int channels;             /* what reads deliver: 3 (RGB) or 4 (RGBA) */
+    int direct;               /* 1: 8- or 16-bit gray/RGB(A)/CMYK (or JPEG YCbCr) converted here; 0: libtiff's RGBA image */
+    int readable;             /* 0: neither can read it, `reason` says why */
+    char reason[120];
+} tsio_tiff_dir;
+
+typedef struct tsio_tiff tsio_tiff;
+
+/*
+ * Opens the TIFF or BigTIFF at `fd` (read with pread(2): handles on one file are independent; one handle is used by
+ * one thread at a time) and selects its first directory. The fd stays the caller's.
+ */
+tsio_tiff *tsio_tiff_open(int fd, tsio_status *st);
+/* Describes up to `cap` directories into `out`: the main chain, then the first page's SubIFDs; returns how many
+ * there are (at most TSIO_TIFF_MAX_DIRS), -1 on error. A broken chain after the first page is a warning. */
+int tsio_tiff_directories(tsio_tiff *t, tsio_tiff_dir *out, int cap, tsio_status *st);
+/* Makes the directory at `offset` the one reads come from; `d` (may be NULL) gets its description. */
+int tsio_tiff_select(tsio_tiff *t, uint64_t offset, tsio_tiff_dir *d, tsio_status *st);
+/*
+ * Pixels [x, x + w) × [y, y + h) of the selected directory shrunk by `shrink` (its size at that shrink is
+ * ceil(width / shrink) × ceil(height / shrink); each pixel averages the block under it) into `dst`, `stride` bytes
+ * a row, as 8-bit RGB or RGBA (`channels`). Gray becomes RGB, 16-bit samples are rounded to 8 bits, associated
+ * alpha is undone. 0, or -1 with `st` saying why.
+ */
+int tsio_tiff_read(tsio_tiff *t, uint32_t x, uint32_t y, uint32_t w, uint32_t h, uint32_t shrink, uint8_t *dst,
+                   size_t stride, tsio_status *st);
+/* Converts CMYK directories' samples to RGB with `icc` (made for TSIO_ICC_CMYK; it must outlive the reads); NULL: with
+ * the naive (1 - C)(1 - K) formula. */
+void tsio_tiff_set_cmyk_icc(tsio_tiff *t, const tsio_icc *icc);
+/* The selected directory's ICC profile, in a malloc'd buffer (tsio_free); 0 when none. */
+int tsio_tiff_icc_profile(tsio_tiff *t, uint8_t **profile, size_t *size);
+/* libtiff's name of a compression code ("JPEG", "AdobeDeflate", …), and whether this libtiff decodes it. */
+const char *tsio_tiff_compression_name(int compression);
+int tsio_tiff_compression_supported(int compression);
+void tsio_tiff_close(tsio_tiff *t);
 
 #ifdef __cplusplus
 }

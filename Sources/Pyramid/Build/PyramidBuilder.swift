@@ -38,10 +38,8 @@ public struct PyramidBuilder: Sendable {
         let ext = options.format.fileExtension
         let profile = source.keptProfile
         let queue = EncodeQueue<BuildJob>(threads: options.threads, capacity: 2 * max(8, geometry.tileCount(geometry.maxLevel).columns)) { job in
-            let bytes: [UInt8] = switch options.format {
-            case .jpeg: try ImageEncoder.jpeg(job.pixels, quality: options.quality, profile: profile)
-            case .png: try ImageEncoder.png(job.pixels, level: options.pngLevel, profile: profile)
-            }
+            let bytes = try ImageEncoder.encode(job.pixels, as: options.format, quality: options.quality,
+                                                pngLevel: options.pngLevel, profile: profile)
             try OutputDirectory.write(bytes, to: job.path)
         }
         let total = geometry.totalTiles

@@ -14,7 +14,7 @@ extension tsio_status {
 
     /// The typed error for a failed call into CImageIO. `rows` is the image height the decoder was working
     /// through (0 while reading the header).
-    func error(path: String, format: ImageFormat, rows: Int) -> ImageSourceError {
+    func error(path: String, format: SourceFormat, rows: Int) -> ImageSourceError {
         switch Int(code) {
         case TSIO_ERR_TRUNCATED:
             return .truncated(path: path, format: format, atByte: Int64(offset), fileSize: Int64(file_size),

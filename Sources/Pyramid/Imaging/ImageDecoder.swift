@@ -2,7 +2,7 @@ import CImageIO
 
 /// Decodes a small encoded image held in memory (a cached tile) back to pixels, so regions and view images can
 /// be assembled from the tile cache instead of rendering tiles again. JPEG comes back as RGB; PNG as RGB, RGBA
-/// or, for gray tiles, RGB. EXIF orientation is not applied: tiles carry none.
+/// or, for gray tiles, RGB; WebP as RGB or RGBA. EXIF orientation is not applied: tiles carry none.
 public enum ImageDecoder {
     /// Tiles are at most 4,096² (the largest `--tile-size`); anything larger is refused before allocating.
     public static let maxPixels = 4096 * 4096
@@ -38,6 +38,19 @@ public enum ImageDecoder {
                                     name: name, format: .png) { dst, stride, rows, st in
                     tsio_png_read(decoder, dst, stride, rows, &st)
                 }
+            case .webp:
+                guard tsio_webp_info(data.baseAddress, data.count, &info, &st) == 0 else {
+                    throw ImageSourceError.decodeFailed(path: name, format: .webp, message: st.messageText)
+                }
+                try checkSize(info, name: name)
+                var buffer = PixelBuffer(width: Int(info.width), height: Int(info.height), channels: Int(info.channels))
+                let rowBytes = buffer.rowBytes
+                guard buffer.bytes.withUnsafeMutableBufferPointer({
+                    tsio_webp_decode(data.baseAddress, data.count, $0.baseAddress, rowBytes, info.height, info.channels, &st)
+                }) == 0 else {
+                    throw ImageSourceError.decodeFailed(path: name, format: .webp, message: st.messageText)
+                }
+                return buffer
             }
         }
     }
@@ -49,7 +62,7 @@ public enum ImageDecoder {
         }
     }
 
-    private static func readRows(width: Int, height: Int, channels: Int, name: String, format: ImageFormat,
+    private static func readRows(width: Int, height: Int, channels: Int, name: String, format: SourceFormat,
                                  _ read: (UnsafeMutablePointer<UInt8>, Int, UInt32, inout tsio_status) -> Int64) throws -> PixelBuffer {
         var buffer = PixelBuffer(width: width, height: height, channels: channels)
         var st = tsio_status()

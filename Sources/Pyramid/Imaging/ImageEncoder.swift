@@ -1,6 +1,6 @@
 import CImageIO
 
-/// Encodes pixel buffers to JPEG or PNG in memory.
+/// Encodes pixel buffers to JPEG, PNG or WebP in memory.
 enum ImageEncoder {
     /// `tsio_jpeg_encode`: quality 1…100, 4:2:0 chroma unless `subsample` is false. Alpha is flattened onto black.
     /// `profile`, when given, is embedded (APP2).
@@ -29,13 +29,28 @@ enum ImageEncoder {
         }
     }
 
+    /// `tsio_webp_encode`: lossy, at the WebP quality `WebPQuality` maps the JPEG `quality` to; keeps alpha.
+    /// `profile`, when given, is embedded (ICCP).
+    public static func webp(_ buffer: PixelBuffer, quality: Int = 85, profile: [UInt8]? = nil) throws -> [UInt8] {
+        try encode(.webp) { out, size, st in
+            buffer.bytes.withUnsafeBufferPointer { p in
+                (profile ?? []).withUnsafeBufferPointer { icc in
+                    tsio_webp_encode(p.baseAddress, UInt32(buffer.width), UInt32(buffer.height), buffer.rowBytes,
+                                     Int32(buffer.channels), Float(WebPQuality.webp(forJPEG: quality)), Int32(WebPQuality.method),
+                                     icc.baseAddress, icc.count, &out, &size, &st)
+                }
+            }
+        }
+    }
+
     /// The one encode entry point for tiles, regions and view images: JPEG at `quality`, PNG at `pngLevel`, with
-    /// the source's profile embedded when its colours are kept (`ImageSource.keptProfile`).
+    /// WebP at `quality` mapped, with the source's profile embedded when its colours are kept (`ImageSource.keptProfile`).
     public static func encode(_ buffer: PixelBuffer, as format: ImageFormat, quality: Int = 85, pngLevel: Int = 3,
                               profile: [UInt8]? = nil) throws -> [UInt8] {
         switch format {
         case .jpeg: try jpeg(buffer, quality: quality, profile: profile)
         case .png: try png(buffer, level: pngLevel, profile: profile)
+        case .webp: try webp(buffer, quality: quality, profile: profile)
         }
     }
 

@@ -2,14 +2,9 @@ import CImageIO
 
 extension ImageInfo {
     /// Builds the upright description from a CImageIO header, refusing sizes over the pixel limit.
-    init(raw: tsio_info, format: ImageFormat, path: String, fileSize: Int64, modified: Int64, limits: ImageLimits) throws {
+    init(raw: tsio_info, format: SourceFormat, path: String, fileSize: Int64, modified: Int64, limits: ImageLimits) throws {
         let w = Int(raw.width), h = Int(raw.height)
-        if w <= 0 || h <= 0 {
-            throw ImageSourceError.corrupt(path: path, format: format, atByte: 0, message: "the header gives a size of \(w)×\(h)")
-        }
-        if w.multipliedReportingOverflow(by: h).partialValue > limits.maxPixels {
-            throw ImageSourceError.tooLarge(path: path, width: w, height: h, limit: limits.maxPixels)
-        }
+        try limits.check(width: w, height: h, path: path, format: format)
         let orientation = Orientation(exif: Int(raw.orientation))
         let sampleBytes = raw.bit_depth == 16 ? 2 : 1
         if raw.progressive != 0 && format == .png

@@ -2,7 +2,7 @@ import POSIXSupport
 
 /// What the header of an image says, with width and height already upright (EXIF orientation applied).
 public struct ImageInfo: Hashable, Sendable {
-    public var format: ImageFormat
+    public var format: SourceFormat
     /// Upright size: what a viewer shows.
     public var width: Int
     public var height: Int
@@ -20,7 +20,7 @@ public struct ImageInfo: Hashable, Sendable {
     /// Modification time of the file, nanoseconds since 1970: with `fileSize`, tells when a source changed.
     var modified: Int64
 
-    public init(format: ImageFormat, width: Int, height: Int, channels: Int, progressive: Bool, orientation: Orientation,
+    public init(format: SourceFormat, width: Int, height: Int, channels: Int, progressive: Bool, orientation: Orientation,
                 colorSpace: String, bitDepth: Int, restartInterval: Int, fileSize: Int64, modified: Int64) {
         self.format = format
         self.width = width
@@ -57,6 +57,7 @@ public struct ImageInfo: Hashable, Sendable {
             case "cmyk", "ycck": return pixels * 8
             default: return pixels * 3
             }
+        case .tiff, .jp2: return 0
         }
     }
 }

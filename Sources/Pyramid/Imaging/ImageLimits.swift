@@ -23,4 +23,15 @@ public struct ImageLimits: Sendable, Hashable {
         self.maxDecoderMemory = maxDecoderMemory
         self.entryIndexPixels = entryIndexPixels
     }
+
+    /// Throws unless a header's `width × height` is a real size within `maxPixels`: checked before any pixel
+    /// buffer exists.
+    func check(width w: Int, height h: Int, path: String, format: SourceFormat) throws {
+        if w <= 0 || h <= 0 {
+            throw ImageSourceError.corrupt(path: path, format: format, atByte: 0, message: "the header gives a size of \(w)×\(h)")
+        }
+        if w.multipliedReportingOverflow(by: h).partialValue > maxPixels {
+            throw ImageSourceError.tooLarge(path: path, width: w, height: h, limit: maxPixels)
+        }
+    }
 }

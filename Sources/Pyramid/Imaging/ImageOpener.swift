@@ -8,13 +8,15 @@ public enum ImageOpener {
         let head: [UInt8]
         do {
             fd = try FileDescriptor(readingAt: path)
-            head = try fd.read(count: 8, at: 0)
+            head = try fd.read(count: 12, at: 0)
         } catch {
             throw ImageSourceError.cannotOpen(path: path, reason: error.description)
         }
-        switch ImageFormat.detect(head) {
+        switch SourceFormat.detect(head) {
         case .jpeg: return try JPEGSource(path: path, fd: fd, limits: limits)
         case .png: return try PNGSource(path: path, fd: fd, limits: limits)
+        case .tiff: return try TIFFSource(path: path, fd: fd, limits: limits)
+        case .jp2: return try JP2Source(path: path, fd: fd, limits: limits)
         case nil: throw ImageSourceError.unknownFormat(path: path, firstBytes: head)
         }
     }

@@ -38,9 +38,10 @@ public struct DecodeWarnings: Sendable, Equatable {
 public protocol ImageSource: Sendable {
     var path: String { get }
     var info: ImageInfo { get }
-    /// True when any rectangle costs about its own size to decode (no sequential file to read), so tiles
-    /// are made directly instead of through decode passes.
-    var isRandomAccess: Bool { get }
+    /// True when any rectangle at `shrink` costs about its own size to decode (no sequential file to read: a
+    /// tiled TIFF near one of its levels, a JPEG 2000), so tiles of that shrink are made directly instead of
+    /// through decode passes.
+    func isRandomAccess(atShrink shrink: Int) -> Bool
     /// True when a tile-sized region anywhere costs about its own size to decode now (a JPEG whose entry index
     /// reaches every row), though the file is read in sequence; false when a region costs the rows above it too.
     var regionsAreCheap: Bool { get }
@@ -63,7 +64,7 @@ public protocol ImageSource: Sendable {
 }
 
 extension ImageSource {
-    var isRandomAccess: Bool { false }
+    public func isRandomAccess(atShrink shrink: Int) -> Bool { false }
     public var regionsAreCheap: Bool { false }
     public var keptProfile: [UInt8]? { nil }
     public func checkUnchanged() throws {}

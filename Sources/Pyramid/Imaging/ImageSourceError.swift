@@ -2,13 +2,15 @@
 public enum ImageSourceError: Swift.Error, Sendable, Equatable, CustomStringConvertible {
     case cannotOpen(path: String, reason: String)
     case unknownFormat(path: String, firstBytes: [UInt8])
-    case truncated(path: String, format: ImageFormat, atByte: Int64, fileSize: Int64, row: Int, rows: Int)
-    case corrupt(path: String, format: ImageFormat, atByte: Int64, message: String)
+    case truncated(path: String, format: SourceFormat, atByte: Int64, fileSize: Int64, row: Int, rows: Int)
+    case corrupt(path: String, format: SourceFormat, atByte: Int64, message: String)
     case tooLarge(path: String, width: Int, height: Int, limit: Int)
     case outOfMemory(path: String, message: String)
     case unsupported(path: String, message: String)
     case regionOutside(path: String, region: PixelRect, width: Int, height: Int, shrink: Int)
     case encodeFailed(format: ImageFormat, message: String)
+    /// An encoded tile (a cached or stored WebP) that does not decode.
+    case decodeFailed(path: String, format: ImageFormat, message: String)
 
     public var description: String {
         switch self {
@@ -17,14 +19,14 @@ public enum ImageSourceError: Swift.Error, Sendable, Equatable, CustomStringConv
         case let .unknownFormat(path, bytes):
             let hex = bytes.prefix(8).map { ($0 < 16 ? "0" : "") + String($0, radix: 16, uppercase: true) }.joined(separator: " ")
             return bytes.isEmpty
-                ? "\(path): the file is empty (0 bytes); expected a JPEG or PNG image"
-                : "\(path): not a JPEG or PNG image (starts with \(hex))"
+                ? "\(path): the file is empty (0 bytes); expected a JPEG, PNG, TIFF or JPEG 2000 image"
+                : "\(path): not a JPEG, PNG, TIFF or JPEG 2000 image (starts with \(hex))"
         case let .truncated(path, format, at, size, row, rows):
             let place = rows > 0 ? " after \(row.grouped) of \(rows.grouped) rows" : " in the header"
             let end = at == size ? ", the end of the file," : " of \(size.grouped)"
-            return "\(path): \(format.rawValue.uppercased()) data ends at byte \(at.grouped)\(end)\(place) (truncated file)"
+            return "\(path): \(format.name) data ends at byte \(at.grouped)\(end)\(place) (truncated file)"
         case let .corrupt(path, format, at, message):
-            return "\(path): corrupt \(format.rawValue.uppercased()) data near byte \(at.grouped): \(message)"
+            return "\(path): corrupt \(format.name) data near byte \(at.grouped): \(message)"
         case let .tooLarge(path, w, h, limit):
             return "\(path): \(w.grouped) × \(h.grouped) is \((w * h).grouped) pixels, over the limit of \(limit.grouped) (raise --max-pixels to allow it)"
         case let .outOfMemory(path, message):
@@ -35,6 +37,8 @@ public enum ImageSourceError: Swift.Error, Sendable, Equatable, CustomStringConv
             return "\(path): region \(region) lies outside the \(w)×\(h) image at shrink \(shrink)"
         case let .encodeFailed(format, message):
             return "cannot encode \(format.rawValue.uppercased()): \(message)"
+        case let .decodeFailed(path, format, message):
+            return "\(path): cannot decode \(format.rawValue.uppercased()): \(message)"
         }
     }
 }

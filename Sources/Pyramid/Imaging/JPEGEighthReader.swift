@@ -5,7 +5,7 @@ import CImageIO
 /// comes from libjpeg (`fallback`), which decodes a damaged file its own way.
 final class JPEGEighthReader: StoredRowReader {
     let path: String
-    let format = ImageFormat.jpeg
+    let format = SourceFormat.jpeg
     /// Rows are the image's whole width at 1/8; the wanted columns start at `wantedOffset`.
     let rowWidth: Int
     let wantedOffset: Int

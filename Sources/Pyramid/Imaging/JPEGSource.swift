@@ -62,7 +62,7 @@ struct JPEGSource: StoredImageSource {
 /// decoder (`tsio_jpeg_close` when released).
 final class JPEGRowReader: StoredRowReader {
     let path: String
-    let format = ImageFormat.jpeg
+    let format = SourceFormat.jpeg
     let decoder: OpaquePointer
     /// What the decoder reads: the open file, or an extract in memory (freed with the reader).
     let fd: FileDescriptor?

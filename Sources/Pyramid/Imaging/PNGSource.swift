@@ -40,7 +40,7 @@ struct PNGSource: StoredImageSource {
 /// when released).
 final class PNGRowReader: StoredRowReader {
     let path: String
-    let format = ImageFormat.png
+    let format = SourceFormat.png
     let decoder: OpaquePointer
     let fd: FileDescriptor
     /// The header as `tsio_png_open` read it.

@@ -1,7 +1,7 @@
 /// Reads stored rows from a decoder that has already been cropped and started.
 protocol StoredRowReader {
     var path: String { get }
-    var format: ImageFormat { get }
+    var format: SourceFormat { get }
     /// Samples per row the reader delivers (its crop may be wider than asked: libjpeg widens to iMCUs).
     var rowWidth: Int { get }
     /// Column of the reader's rows where input column 0 of the wanted range sits.

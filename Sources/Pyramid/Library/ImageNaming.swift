@@ -27,9 +27,9 @@ public enum ImageNaming {
     }
 
     /// The format a file name's extension promises, or nil for names that are not images (hidden ones too).
-    public static func imageFormat(of name: String) -> ImageFormat? {
+    public static func imageFormat(of name: String) -> SourceFormat? {
         guard !name.hasPrefix("."), let dot = name.lastIndex(of: "."), dot != name.startIndex else { return nil }
-        return ImageFormat(fileExtension: name[name.index(after: dot)...])
+        return SourceFormat(fileExtension: name[name.index(after: dot)...])
     }
 
     /// The id (one component) of each image file of one folder, by file name.

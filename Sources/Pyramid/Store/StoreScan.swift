@@ -89,6 +89,9 @@ enum TileFileCheck {
         switch format {
         case .jpeg: bytes.count >= 4 && bytes[0] == 0xFF && bytes[1] == 0xD8 && bytes[bytes.count - 2] == 0xFF && bytes[bytes.count - 1] == 0xD9
         case .png: bytes.count >= 20 && bytes[0] == 0x89 && Array(bytes.suffix(pngEnd.count)) == pngEnd
+        // RIFF's size field counts every byte after its first eight.
+        case .webp: bytes.count >= 20 && ImageFormat.detect(bytes) == .webp
+            && Int(bytes[4]) | Int(bytes[5]) << 8 | Int(bytes[6]) << 16 | Int(bytes[7]) << 24 == bytes.count - 8
         }
     }
 }

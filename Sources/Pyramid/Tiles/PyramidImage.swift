@@ -213,7 +213,7 @@ public final class PyramidImage: @unchecked Sendable {
         let geometry = snapshot.geometry
         let rect = try geometry.rect(of: tile)
         let shrink = geometry.shrink(ofLevel: tile.level)
-        if snapshot.source.isRandomAccess || scaled { return try snapshot.source.decode(rect, shrink: shrink) }
+        if snapshot.source.isRandomAccess(atShrink: shrink) || scaled { return try snapshot.source.decode(rect, shrink: shrink) }
         let base = PassPlan.covering(tile.level, in: geometry).shrink
         let factor = shrink / base
         let (width, height) = snapshot.source.size(shrink: base)

@@ -19,7 +19,7 @@ struct ProceduralPhoto: ImageSource {
     let info = ImageInfo(format: .jpeg, width: ProceduralPhoto.width, height: ProceduralPhoto.height, channels: 3,
                          progressive: false, orientation: .up, colorSpace: "rgb", bitDepth: 8, restartInterval: 0,
                          fileSize: 0, modified: 0)
-    var isRandomAccess: Bool { true }
+    func isRandomAccess(atShrink shrink: Int) -> Bool { true }
     var kind: String { "procedural" }
 
     @discardableResult

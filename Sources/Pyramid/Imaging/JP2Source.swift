@@ -1,0 +1,86 @@
+import CImageIO
+import POSIXSupport
+
+/// A JPEG 2000 file or code-stream read through OpenJPEG (`tsio_jp2_*`). Its wavelet resolutions are its levels:
+/// a read at shrink 2ⁿ asks OpenJPEG for that reduction (up to the file's last resolution) and the area under the
+/// rectangle only, so tiles at every level come from the file without a full decode; what the resolutions do not
+/// reach is box-shrunk. Every read has a codec of its own: reads run on any threads at once.
+struct JP2Source: StoredImageSource {
+    let path: String
+    let info: ImageInfo
+    let header: tsio_jp2_header
+    let colour: ColourTransform.Outcome?
+    var keptProfile: [UInt8]? { colour.keptProfile }
+
+    /// Reads at a shrink beyond the last resolution by more than this go through decode passes instead (each tile
+    /// would decode `rest²` times its own area).
+    static let randomAccessReach = 8
+
+    init(path: String, fd: FileDescriptor, limits: ImageLimits) throws {
+        var st = tsio_status()
+        var header = tsio_jp2_header()
+        guard tsio_jp2_open(fd.rawValue, &header, &st) == 0 else { throw st.error(path: path, format: .jp2, rows: 0) }
+        let w = Int(header.width), h = Int(header.height)
+        try limits.check(width: w, height: h, path: path, format: .jp2)
+        let stat = try fd.status()
+        self.path = path
+        self.header = header
+        let space = header.gray != 0 ? (header.channels == 4 ? "gray-alpha" : "gray")
+            : header.colour_space == 3 ? "ycbcr" : (header.channels == 4 ? "rgba" : "rgb")
+        info = ImageInfo(format: .jp2, width: w, height: h, channels: Int(header.channels), progressive: false,
+                         orientation: .up, colorSpace: space, bitDepth: Int(header.precision), restartInterval: 0,
+                         fileSize: stat.size, modified: stat.modified)
+        colour = header.has_profile == 0 ? nil : ColourTransform.profile { tsio_jp2_icc_profile(fd.rawValue, &$0, &$1) }.map { profile in
+            ColourTransform.outcome(for: profile, layout: ColourTransform.layout(
+                for: profile, channels: Int(header.channels), grayPixels: header.gray != 0, cmyk: false, inverted: false),
+                keeping: limits.keepsColourProfiles)
+        }
+    }
+
+    /// The reduction a read at `shrink` asks OpenJPEG for, and what is left to box-shrink.
+    func reduction(for shrink: Int) -> (reduce: Int, rest: Int) {
+        let reduce = min(shrink.trailingZeroBitCount, max(0, Int(header.resolutions) - 1))
+        return (reduce, shrink >> reduce)
+    }
+
+    func isRandomAccess(atShrink shrink: Int) -> Bool {
+        reduction(for: shrink).rest <= Self.randomAccessReach
+    }
+
+    func decodeStored(_ rect: PixelRect, shrink: Int, bandRows: Int,
+                      into body: (PixelBand) throws -> Void) throws -> DecodeWarnings {
+        let (reduce, rest) = reduction(for: shrink)
+        let fd = try FileDescriptor.image(path)
+        let scale = 1 << reduce
+        let reducedW = (info.width + scale - 1) / scale, reducedH = (info.height + scale - 1) / scale
+        let channels = info.channels
+        // Bands of whole code-blocks (64 rows at most) of a tile.
+        let tileRows = max(1, Int(header.tile_height) / scale)
+        let reader = LevelReader(levelWidth: (reducedW + rest - 1) / rest, levelHeight: (reducedH + rest - 1) / rest,
+                                 channels: channels, align: rest <= 64 ? max(1, min(tileRows, 256) / rest) : 1)
+        var warnings = DecodeWarnings()
+        let transform = colour.attach({ _ in }, warnings: &warnings)
+        try reader.stream(rect, bandRows: bandRows, read: { x, y, w, h, into in
+            // The reduced pixels under the band, then box-shrunk by `rest`.
+            let rx = x * rest, ry = y * rest
+            let rw = min((x + w) * rest, reducedW) - rx, rh = min((y + h) * rest, reducedH) - ry
+            var reduced = rest == 1 ? [] : [UInt8](repeating: 0, count: rw * rh * channels)
+            var st = tsio_status()
+            let rc = rest == 1
+                ? tsio_jp2_read(fd.rawValue, UInt32(reduce), UInt32(rx), UInt32(ry), UInt32(rw), UInt32(rh), into.baseAddress,
+                                rw * channels, Int32(channels), &st)
+                : reduced.withUnsafeMutableBufferPointer {
+                    tsio_jp2_read(fd.rawValue, UInt32(reduce), UInt32(rx), UInt32(ry), UInt32(rw), UInt32(rh), $0.baseAddress,
+                                  rw * channels, Int32(channels), &st)
+                }
+            guard rc == 0 else { throw st.error(path: path, format: .jp2, rows: reducedH) }
+            warnings.note(st)
+            if rest > 1 {
+                let shrunk = PixelBuffer(width: rw, height: rh, channels: channels, bytes: reduced).boxShrunk(by: rest)
+                _ = into.initialize(from: shrunk.bytes)
+            }
+            if let transform { tsio_icc_apply(transform.handle, into.baseAddress, into.baseAddress, w * h) }
+        }, into: body)
+        return warnings
+    }
+}

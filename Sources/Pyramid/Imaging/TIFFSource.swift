@@ -1,0 +1,97 @@
+import CImageIO
+import POSIXSupport
+
+/// A TIFF or BigTIFF read through libtiff (`tsio_tiff_*`). Its first page is the image; pages and SubIFDs that
+/// are the same image reduced by a power of two (as `vips tiffsave --pyramid`, IIPImage's tools and Photoshop write
+/// them) are its levels, and every shrink reads from the smallest level at least as large, box-shrinking the rest.
+/// A tiled level is read tile by tile, so a tile of a pyramidal TIFF costs about its own size: no pass, no raster.
+/// A striped TIFF reads the strips under a region; its tiles come from decode passes like a JPEG's.
+struct TIFFSource: StoredImageSource {
+    let path: String
+    let info: ImageInfo
+    /// The image's levels, full size first, by increasing reduction.
+    let levels: [TIFFLevel]
+    /// Every directory of the file, as `tileserver info` reports them.
+    let directories: [tsio_tiff_dir]
+    let colour: ColourTransform.Outcome?
+    var keptProfile: [UInt8]? { colour.keptProfile }
+    let handles: TIFFHandles
+    /// CMYK samples the reader converts itself (with the profile's transform, as rows are read).
+    let cmyk: Bool
+    /// What opening noticed without failing (a broken page chain past the first page, libtiff's warnings).
+    let openWarnings: DecodeWarnings
+
+    /// A level is read directly (tile by tile) for shrinks up to this many times its own reduction; beyond, each
+    /// tile would read `factor²` times its area, and passes read the level once instead.
+    static let randomAccessReach = 8
+
+    init(path: String, fd: FileDescriptor, limits: ImageLimits) throws {
+        let first = try TIFFHandle(path: path, fd: fd)
+        var warnings = DecodeWarnings()
+        let dirs = try first.directories(path: path, warnings: &warnings)
+        let main = dirs[0]
+        guard main.readable != 0 else {
+            throw ImageSourceError.unsupported(path: path, message: "TIFF \(TIFFLevel.describe(main)): \(Self.text(main.reason))")
+        }
+        try limits.check(width: Int(main.width), height: Int(main.height), path: path, format: .tiff)
+        let stat = try fd.status()
+        self.path = path
+        directories = dirs
+        levels = TIFFLevel.levels(of: dirs)
+        let orientation = Orientation(exif: Int(main.orientation))
+        let w = Int(main.width), h = Int(main.height)
+        info = ImageInfo(format: .tiff, width: orientation.swapsAxes ? h : w, height: orientation.swapsAxes ? w : h,
+                         channels: Int(main.channels), progressive: false, orientation: orientation,
+                         colorSpace: TIFFLevel.colourSpace(main), bitDepth: Int(main.bits), restartInterval: 0,
+                         fileSize: stat.size, modified: stat.modified)
+        try first.select(main.offset, path: path)
+        let gray = main.photometric <= 1
+        cmyk = main.photometric == 5 && main.direct != 0
+        colour = main.has_profile == 0 ? nil : ColourTransform.profile { tsio_tiff_icc_profile(first.raw, &$0, &$1) }.map { [cmyk] profile in
+            ColourTransform.outcome(for: profile, layout: ColourTransform.layout(
+                for: profile, channels: Int(main.channels), grayPixels: gray, cmyk: cmyk, inverted: false),
+                keeping: limits.keepsColourProfiles)
+        }
+        handles = TIFFHandles(path: path, first: first)
+        openWarnings = warnings
+    }
+
+    private static func text<T>(_ tuple: T) -> String {
+        withUnsafeBytes(of: tuple) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+    }
+
+    /// The level a read at `shrink` comes from, and what is left to shrink it by.
+    func level(for shrink: Int) -> (level: TIFFLevel, rest: Int) {
+        let level = levels.last { $0.factor <= shrink } ?? levels[0]
+        return (level, shrink / level.factor)
+    }
+
+    func isRandomAccess(atShrink shrink: Int) -> Bool {
+        let (level, rest) = level(for: shrink)
+        return level.tiled && rest <= Self.randomAccessReach
+    }
+
+    func decodeStored(_ rect: PixelRect, shrink: Int, bandRows: Int,
+                      into body: (PixelBand) throws -> Void) throws -> DecodeWarnings {
+        let (level, rest) = level(for: shrink)
+        var warnings = openWarnings
+        let channels = info.channels
+        let reader = LevelReader(levelWidth: (level.width + rest - 1) / rest, levelHeight: (level.height + rest - 1) / rest,
+                                 channels: channels, align: level.chunkHeight % rest == 0 ? level.chunkHeight / rest : 1)
+        let transform = colour.attach({ _ in }, warnings: &warnings)
+        try handles.with(level.offset) { handle in
+            if cmyk { tsio_tiff_set_cmyk_icc(handle.raw, transform?.handle) }
+            defer { if cmyk { tsio_tiff_set_cmyk_icc(handle.raw, nil) } }
+            try reader.stream(rect, bandRows: bandRows, read: { x, y, w, h, into in
+                var st = tsio_status()
+                guard tsio_tiff_read(handle.raw, UInt32(x), UInt32(y), UInt32(w), UInt32(h), UInt32(rest), into.baseAddress,
+                                     w * channels, &st) == 0 else {
+                    throw st.error(path: path, format: .tiff, rows: reader.levelHeight)
+                }
+                warnings.note(st)
+                if let transform, !cmyk { tsio_icc_apply(transform.handle, into.baseAddress, into.baseAddress, w * h) }
+            }, into: body)
+        }
+        return warnings
+    }
+}
