@@ -7,6 +7,16 @@ async function getJSON(url) {
 }
 
 const enc = encodeURIComponent;
+
+/** 'webp' where the browser decodes WebP (every current one: a quarter to a third fewer bytes a tile than JPEG),
+ *  else 'jpg': tile URLs in the viewport answers are in this format. Found by decoding a 1 × 1 WebP. */
+const tileFormat = new Promise((resolve) => {
+  if (typeof Image === 'undefined') { resolve('jpg'); return; }
+  const probe = new Image();
+  probe.onload = () => resolve(probe.width === 1 ? 'webp' : 'jpg');
+  probe.onerror = () => resolve('jpg');
+  probe.src = 'data:image/webp;base64,UklGRiIAAABXRUJQVlA4IBYAAAAwAQCdASoBAAEADsD+JaQAA3AAAAAA';
+});
 const num = (v) => (Math.round(v * 1e6) / 1e6).toString();
 
 export function images() {
@@ -35,16 +45,16 @@ export function folderOf(id) {
 }
 
 /** /viewport for a view of `width × height` CSS pixels; zoom is a number, 'fit' or 'max'. */
-export function viewport(id, width, height, zoom = 'fit', cx, cy) {
+export async function viewport(id, width, height, zoom = 'fit', cx, cy) {
   let url = `/api/images/${enc(id)}/viewport?width=${Math.round(width)}&height=${Math.round(height)}&zoom=${typeof zoom === 'number' ? num(zoom) : zoom}`;
   if (cx !== undefined && cy !== undefined) url += `&cx=${num(cx)}&cy=${num(cy)}`;
-  return getJSON(url);
+  return getJSON(`${url}&format=${await tileFormat}`);
 }
 
 /** /zoomrect for a double tap at image point (x, y). */
-export function doubleTap(id, width, height, zoom, x, y, mode = 'step', factor = 1.5) {
+export async function doubleTap(id, width, height, zoom, x, y, mode = 'step', factor = 1.5) {
   return getJSON(`/api/images/${enc(id)}/zoomrect?width=${Math.round(width)}&height=${Math.round(height)}` +
-    `&zoom=${num(zoom)}&x=${num(x)}&y=${num(y)}&mode=${mode}&factor=${num(factor)}`);
+    `&zoom=${num(zoom)}&x=${num(x)}&y=${num(y)}&mode=${mode}&factor=${num(factor)}&format=${await tileFormat}`);
 }
 
 /** A small picture of the whole image for the minimap. */

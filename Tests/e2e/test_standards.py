@@ -57,7 +57,7 @@ def test_info_json(standards):
 @pytest.mark.parametrize("path,status", [
     ("/iiif/3/large/0,0,0,10/max/0/default.jpg", 400), ("/iiif/3/large/5000,0,10,10/max/0/default.jpg", 400),
     ("/iiif/3/large/full/5000,/0/default.jpg", 400), ("/iiif/3/large/full/^9000,/0/default.jpg", 400),
-    ("/iiif/3/large/full/max/45/default.jpg", 501), ("/iiif/3/large/full/max/0/default.webp", 501),
+    ("/iiif/3/large/full/max/45/default.jpg", 501), ("/iiif/3/large/full/max/0/default.tif", 501),
     ("/iiif/3/large/full/max/0/sepia.jpg", 400), ("/iiif/3/large/full/max/0/default.xyz", 400),
 ])
 def test_iiif_errors(standards, path, status):

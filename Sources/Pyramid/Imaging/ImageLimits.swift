@@ -11,7 +11,10 @@ public struct ImageLimits: Sendable, Hashable {
     /// (the default), or keep its colours and hand the profile to the encoders to embed (`--colour keep`).
     public var keepsColourProfiles: Bool
 
-    public static let defaultMaxPixels = 2_000_000_000
+    /// 40 gigapixels: a 200,000 × 200,000 BigTIFF pyramid or a 100,000 × 30,000 PNG is served (tiles of a pyramid
+    /// are read from its levels; other files stream rows, so memory follows the width, not the area), while a header
+    /// claiming more is refused before anything is read.
+    public static let defaultMaxPixels = 40_000_000_000
     public static let defaultMaxDecoderMemory = 4 << 30
     public static let defaultEntryIndexPixels = 16_000_000
 

@@ -58,6 +58,9 @@ public protocol ImageSource: Sendable {
     func decode(_ rect: PixelRect, shrink: Int, bandRows: Int,
                 into body: (PixelBand) throws -> Void) throws -> DecodeWarnings
 
+    /// The file's levels, tiles, compression and profile, from its header (`tileserver info`).
+    var structure: SourceStructure { get }
+
     /// Throws `PyramidError.sourceChanged` when the file is no longer the one `info` describes: pixels decoded
     /// from it since may mix two versions, so they must not be served.
     func checkUnchanged() throws
@@ -67,6 +70,10 @@ extension ImageSource {
     public func isRandomAccess(atShrink shrink: Int) -> Bool { false }
     public var regionsAreCheap: Bool { false }
     public var keptProfile: [UInt8]? { nil }
+    public var structure: SourceStructure {
+        SourceStructure(levels: [.init(width: info.width, height: info.height, factor: 1, tileWidth: nil, tileHeight: nil,
+                                       compression: kind)], samples: info.channels, bitsPerSample: info.bitDepth, profile: nil)
+    }
     public func checkUnchanged() throws {}
     public var kind: String { info.format.rawValue }
 

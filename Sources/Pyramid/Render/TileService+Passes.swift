@@ -17,9 +17,10 @@ extension TileService {
         return store.read(storeName(miss), format: miss.key.format, version: miss.snapshot.version)
     }
 
-    /// The format a pass stores tiles in: JPEG, or PNG for images with alpha (regions of those read PNG tiles).
-    func passFormat(_ snapshot: PyramidImage.Snapshot) -> ImageFormat {
-        snapshot.source.info.hasAlpha ? .png : .jpeg
+    /// The format a pass stores tiles in: the tile format setting, PNG instead of JPEG for images with alpha
+    /// (regions of those read PNG or WebP tiles, which keep it).
+    public func passFormat(_ snapshot: PyramidImage.Snapshot) -> ImageFormat {
+        snapshot.source.info.hasAlpha && !options.format.keepsAlpha ? .png : options.format
     }
 
     /// The pixels of a missed tile: from its pass, started if it is not running; decoded on their own when the

@@ -1,14 +1,14 @@
 extension TileService {
     /// The pixels of one tile for assembling a region or a view: decoded from its cached encoding when there
     /// is one (PNG first: lossless), else produced through the coalesced tile path, which caches the encoded
-    /// tile for the next request and hands back the pixels it rendered. Images with alpha use PNG tiles only,
-    /// so every tile of a region has the source's channels.
+    /// tile for the next request and hands back the pixels it rendered. Tiles are the ones passes store, so every
+    /// tile of a region has the source's channels (PNG or WebP for images with alpha).
     func pixels(of tile: TileCoordinate, in image: PyramidImage, snapshot: PyramidImage.Snapshot) throws -> PixelBuffer {
         let hasAlpha = snapshot.source.info.hasAlpha
         if !hasAlpha, case let .hit(png) = try lookup(image, snapshot: snapshot, tile: tile, format: .png, countingMiss: false) {
             return try ImageDecoder.decode(png.bytes)
         }
-        switch try lookup(image, snapshot: snapshot, tile: tile, format: hasAlpha ? .png : .jpeg) {
+        switch try lookup(image, snapshot: snapshot, tile: tile, format: passFormat(snapshot)) {
         case let .hit(encoded):
             return try ImageDecoder.decode(encoded.bytes)
         case let .miss(miss):

@@ -2,8 +2,11 @@
 public struct TileOptions: Sendable, Hashable {
     public var tileSize: Int
     var overlap: Int
-    /// JPEG quality 1…100.
+    /// JPEG quality 1…100 (WebP's is mapped from it: `WebPQuality`).
     public var quality: Int
+    /// The format decode passes store tiles in and tile URLs without an extension get (PNG instead of JPEG for
+    /// images with alpha).
+    public var format: ImageFormat
     /// zlib level for PNG tiles.
     var pngLevel: Int
     /// Byte budget of the in-memory LRU of encoded tiles.
@@ -24,7 +27,7 @@ public struct TileOptions: Sendable, Hashable {
     /// Seconds between two `stat`s of a source file for changes; a replaced file is seen within this time.
     var changeCheckInterval: Double
 
-    public init(tileSize: Int = 256, overlap: Int = 0, quality: Int = 85, pngLevel: Int = 3,
+    public init(tileSize: Int = 256, overlap: Int = 0, quality: Int = 85, format: ImageFormat = .jpeg, pngLevel: Int = 3,
                 cacheBytes: Int = 256 << 20, rasterDirectory: String = "/var/tmp", passes: Int = 2, passEncoders: Int = 2,
                 limits: ImageLimits = ImageLimits(), changeCheckInterval: Double = 1,
                 renderBytes: Int = 512 << 20, renderQueue: Int = 64, renderWait: Double = 10) {
@@ -37,6 +40,7 @@ public struct TileOptions: Sendable, Hashable {
         self.tileSize = tileSize
         self.overlap = overlap
         self.quality = quality
+        self.format = format
         self.pngLevel = pngLevel
         self.cacheBytes = cacheBytes
         self.rasterDirectory = rasterDirectory

@@ -10,12 +10,15 @@ struct ImageAPIHandler: Sendable {
     let tiles: TileService
     let library: ImageLibrary
     let tileSize: Int
+    /// The tile format setting: what `tiles` and `thumbnail` URLs name.
+    let format: ImageFormat
     let publishLocation: Bool
 
     init(_ services: Services) {
         tiles = services.tiles
         library = services.tiles.library
         tileSize = services.tiles.options.tileSize
+        format = services.tiles.options.format
         publishLocation = services.options.publishLocation
     }
 
@@ -78,13 +81,14 @@ struct ImageAPIHandler: Sendable {
             ("height", .int(g.height)),
             ("tileSize", .int(g.tileSize)),
             ("maxLevel", .int(g.maxLevel)),
-            ("format", .string(ImageFormat.jpeg.fileExtension)),
+            ("format", .string(format.fileExtension)),
             ("source", .string(summary.kind)),
             ("folder", .string(LibraryKey.folder(of: id))),
-            ("tiles", .string(URLPath.tiles(id, version: version))),
+            ("tiles", .string(URLPath.tiles(id, version: version, format: format))),
             ("dzi", .string(URLPath.versioned("/images/\(path).dzi", version))),
             ("iiif", .string("/iiif/3/\(path)@\(version)/info.json")),
-            ("thumbnail", .string(URLPath.tile(id, TileCoordinate(level: g.thumbnailLevel, x: 0, y: 0), version: version))),
+            ("thumbnail", .string(URLPath.tile(id, TileCoordinate(level: g.thumbnailLevel, x: 0, y: 0), version: version,
+                                                format: format))),
             ("manifest", .string(URLPath.manifest(id))),
             ("collection", .string(URLPath.collection(LibraryKey.folder(of: id)))),
         ]

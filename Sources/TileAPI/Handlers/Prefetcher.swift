@@ -13,10 +13,11 @@ struct Prefetcher: Sendable {
         metrics = services.metrics
     }
 
-    func callAsFunction(image: String, tiles wanted: [TileCoordinate]) {
+    /// Makes `wanted` of `image` in `format`, the one the viewer asked its tile URLs in.
+    func callAsFunction(image: String, tiles wanted: [TileCoordinate], format: ImageFormat) {
         for tile in wanted {
             let accepted = pool.submitLowPriority { [tiles] in
-                _ = try? tiles.tile(image: image, tile: tile, format: .jpeg)
+                _ = try? tiles.tile(image: image, tile: tile, format: format)
             }
             if !accepted { metrics.prefetchDropped() }
         }

@@ -27,7 +27,8 @@ struct TileHandler: Sendable {
     }
 
     private func serve(_ context: RequestContext, image id: String) throws -> HandlerOutcome {
-        let (tile, format) = try TilePath.parse(z: context.capture("z"), x: context.capture("x"), y: context.capture("y"))
+        let (tile, format) = try TilePath.parse(z: context.capture("z"), x: context.capture("x"), y: context.capture("y"),
+                                                plain: tiles.options.format)
         return try serve(context, image: id, tile: tile, format: format)
     }
 

@@ -1,7 +1,7 @@
 import HTTPTransport
 import Pyramid
 
-/// `/api/images/{id}/viewport.jpg|png`: the view itself as one image, letterboxed on a neutral gray, made from
+/// `/api/images/{id}/viewport.jpg|png|webp`: the view itself as one image, letterboxed on a neutral gray, made from
 /// the same cached tiles the viewer shows.
 struct ViewImageHandler: Sendable {
     static let maxSide = 4096
@@ -17,6 +17,7 @@ struct ViewImageHandler: Sendable {
 
     func jpeg(_ context: RequestContext) throws -> HandlerOutcome { try render(context, as: .jpeg) }
     func png(_ context: RequestContext) throws -> HandlerOutcome { try render(context, as: .png) }
+    func webp(_ context: RequestContext) throws -> HandlerOutcome { try render(context, as: .webp) }
 
     private func render(_ context: RequestContext, as format: ImageFormat) throws -> HandlerOutcome {
         let image = try context.image(context.capture("id"), in: tiles)

@@ -15,6 +15,16 @@ struct ViewportHandler: Sendable {
         prefetch = Prefetcher(services)
     }
 
+    /// The format the query's `format` names for tile URLs (`jpg`, `png`, `webp`: the viewer asks for WebP where the
+    /// browser decodes it), else the tile format setting.
+    private func format(_ context: RequestContext) throws -> ImageFormat {
+        guard let text = context.path.query["format"] else { return tiles.options.format }
+        guard let format = ImageFormat(fileExtension: text) else {
+            throw APIError.badRequest("format must be jpg, png or webp, not '\(text)'")
+        }
+        return format
+    }
+
     /// The model for `width`/`height` of the query, the image it is for, and that image's version (tile URLs carry it).
     private func model(_ context: RequestContext) throws -> (PyramidImage, ScrollViewModel, String) {
         let image = try context.image(context.capture("id"), in: tiles)
@@ -38,12 +48,14 @@ struct ViewportHandler: Sendable {
         let (image, model, version) = try model(context)
         let layout = model.layout(zoom: try Self.zoomRequest(context, required: false),
                                   centerX: try context.number("cx"), centerY: try context.number("cy"))
-        prefetch(image: image.id, tiles: layout.prefetch)
-        return .response(.json(Self.encode(layout, image: image.id, version: version, view: model)))
+        let format = try format(context)
+        prefetch(image: image.id, tiles: layout.prefetch, format: format)
+        return .response(.json(Self.encode(layout, image: image.id, version: version, view: model, format: format)))
     }
 
     func zoomRect(_ context: RequestContext) throws -> HandlerOutcome {
         let (image, model, version) = try model(context)
+        let format = try format(context)
         let result: ZoomResult
         if let rect = context.path.query["rect"] {
             let parts = rect.split(separator: ",").map { Double($0) }
@@ -63,17 +75,18 @@ struct ViewportHandler: Sendable {
             let factor = try context.number("factor", 0.01 ... 64) ?? 1.5
             result = model.doubleTap(zoom: zoom, x: x, y: y, mode: mode, factor: factor)
         }
-        prefetch(image: image.id, tiles: result.layout.prefetch)
+        prefetch(image: image.id, tiles: result.layout.prefetch, format: format)
         var members: [(String, JSONValue)] = [("mode", .string(result.mode.rawValue))]
         if let from = result.fromZoom { members.append(("fromZoom", .double(from))) }
         members += [("zoom", .double(result.zoom)), ("rect", Self.rect(result.rect)),
-                    ("viewport", Self.encode(result.layout, image: image.id, version: version, view: model))]
+                    ("viewport", Self.encode(result.layout, image: image.id, version: version, view: model, format: format))]
         return .response(.json(.object(members)))
     }
 
-    static func encode(_ layout: ViewportLayout, image id: String, version: String, view: ScrollViewModel) -> JSONValue {
+    static func encode(_ layout: ViewportLayout, image id: String, version: String, view: ScrollViewModel,
+                       format: ImageFormat = .jpeg) -> JSONValue {
         func url(_ t: TileCoordinate) -> JSONValue {
-            .string(URLPath.tile(id, t, version: version))
+            .string(URLPath.tile(id, t, version: version, format: format))
         }
         return .object([
             ("image", .string(id)),

@@ -1,7 +1,7 @@
 import HTTPTransport
 import Pyramid
 
-/// DeepZoom: `/images/{id}.dzi` and `/images/{id}_files/{L}/{x}_{y}.{jpg|png}`, the same tiles (and cache
+/// DeepZoom: `/images/{id}.dzi` and `/images/{id}_files/{L}/{x}_{y}.{jpg|png|webp}`, the same tiles (and cache
 /// entries) as `/images/{id}/tiles/{L}/{x}/{y}`.
 struct DeepZoomHandler: Sendable {
     let tiles: TileHandler
@@ -13,7 +13,8 @@ struct DeepZoomHandler: Sendable {
         let snapshot = try context.snapshot(of: image), g = snapshot.geometry
         // OpenSeadragon appends the descriptor's query to every tile URL, so `?v=` reaches the tiles too.
         let check = try VersionCheck(context, current: snapshot.version)
-        var response = HTTPResponse.text(DeepZoomDescriptor.xml(width: g.width, height: g.height, tileSize: g.tileSize, overlap: 0, format: .jpeg),
+        var response = HTTPResponse.text(DeepZoomDescriptor.xml(width: g.width, height: g.height, tileSize: g.tileSize, overlap: 0,
+                                                                 format: tiles.tiles.options.format),
                                          contentType: "application/xml; charset=utf-8")
         if check == .current { response.headers.append(VersionCheck.immutable) }
         return .response(response)
@@ -25,7 +26,7 @@ struct DeepZoomHandler: Sendable {
             throw APIError.notFound("no such file: /images/\(files)/\(context.capture("z"))/\(name)")
         }
         let (tile, format) = try TilePath.parse(z: context.capture("z"), x: String(name[..<underscore]),
-                                                   y: String(name[name.index(after: underscore)...]))
+                                                   y: String(name[name.index(after: underscore)...]), plain: tiles.tiles.options.format)
         return try tiles.serve(context, image: String(files.dropLast(6)), tile: tile, format: format)
     }
 }

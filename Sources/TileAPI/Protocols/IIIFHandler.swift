@@ -83,7 +83,7 @@ struct IIIFHandler: Sendable {
             ("tiles", .array([.object([("width", .int(g.tileSize)),
                                        ("scaleFactors", .array((0 ... g.maxLevel).map { .int(1 << $0) }))])])),
             ("sizes", .array(sizes.map { .object([("width", .int($0.width)), ("height", .int($0.height))]) })),
-            ("extraFormats", .array([])),
+            ("extraFormats", .array([.string("webp")])),
             ("extraQualities", .array(["color", "gray", "bitonal"])),
             ("extraFeatures", .array(features)),
         ])

@@ -22,6 +22,7 @@ enum Routes {
             Route(name: "zoomrect", pattern: ["api", "images", "*id", "zoomrect"], handler: viewport.zoomRect),
             Route(name: "viewport_image", pattern: ["api", "images", "*id", "viewport.jpg"], handler: viewImage.jpeg),
             Route(name: "viewport_image", pattern: ["api", "images", "*id", "viewport.png"], handler: viewImage.png),
+            Route(name: "viewport_image", pattern: ["api", "images", "*id", "viewport.webp"], handler: viewImage.webp),
             Route(name: "tile", pattern: ["tiles", ":z", ":x", ":y"], handler: tiles.defaultImage),
             Route(name: "tile", pattern: ["images", "*id", "tiles", ":z", ":x", ":y"], handler: tiles.anyImage),
             Route(name: "dzi", pattern: ["images", "*file"], handler: deepZoom.descriptor),

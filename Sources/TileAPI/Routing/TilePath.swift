@@ -3,14 +3,14 @@ import Pyramid
 
 /// The tile address of `/tiles/…`, `/images/{id}/tiles/…` and DeepZoom tile URLs: pure, so it is fuzzed alone.
 enum TilePath {
-    /// Parses `{z}/{x}/{y}` with an optional extension on y; JPEG when there is none.
-    static func parse(z: String, x: String, y: String) throws(APIError) -> (TileCoordinate, ImageFormat) {
+    /// Parses `{z}/{x}/{y}` with an optional extension on y; `plain` (the tile format setting) when there is none.
+    static func parse(z: String, x: String, y: String, plain: ImageFormat = .jpeg) throws(APIError) -> (TileCoordinate, ImageFormat) {
         var row = Substring(y)
-        var format = ImageFormat.jpeg
+        var format = plain
         if let dot = y.lastIndex(of: ".") {
             let suffix = y[y.index(after: dot)...]
             guard let named = ImageFormat(fileExtension: suffix) else {
-                throw .badRequest("tile format must be jpg, jpeg or png, not '\(suffix)'")
+                throw .badRequest("tile format must be jpg, jpeg, png or webp, not '\(suffix)'")
             }
             format = named
             row = y[..<dot]

@@ -29,11 +29,12 @@ extension URLPath {
 extension URLPath {
     /// The XYZ tile URL of image `id` (`/images/{id}/tiles/{z}/{x}/{y}.jpg?v=…`); left out, `z`, `x` and `y`
     /// stay template fields, as `/api/images` hands them to Leaflet.
-    static func tiles(_ id: String, z: String = "{z}", x: String = "{x}", y: String = "{y}", version: String) -> String {
-        versioned("/images/\(escape(id))/tiles/\(z)/\(x)/\(y).jpg", version)
+    static func tiles(_ id: String, z: String = "{z}", x: String = "{x}", y: String = "{y}", version: String,
+                      format: ImageFormat = .jpeg) -> String {
+        versioned("/images/\(escape(id))/tiles/\(z)/\(x)/\(y).\(format.fileExtension)", version)
     }
 
-    static func tile(_ id: String, _ tile: TileCoordinate, version: String) -> String {
-        tiles(id, z: String(tile.level), x: String(tile.x), y: String(tile.y), version: version)
+    static func tile(_ id: String, _ tile: TileCoordinate, version: String, format: ImageFormat = .jpeg) -> String {
+        tiles(id, z: String(tile.level), x: String(tile.x), y: String(tile.y), version: version, format: format)
     }
 }

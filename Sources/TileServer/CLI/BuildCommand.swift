@@ -17,7 +17,7 @@ struct BuildCommand: ParsableCommand {
         abstract: "Write every tile of an image's pyramid (DeepZoom or XYZ layout); the output appears only when complete."
     )
 
-    @Argument(help: "A JPEG or PNG file.")
+    @Argument(help: "A JPEG, PNG, TIFF or JPEG 2000 file.")
     var image: String
 
     @Option(help: "Output directory.")
@@ -32,10 +32,10 @@ struct BuildCommand: ParsableCommand {
     @Option(help: "Pixels each tile extends past its interior edges (0 to tile size / 2).")
     var overlap: Int = 0
 
-    @Option(help: "jpg or png.")
+    @Option(help: "jpg, png or webp.")
     var format: ImageFormat = .jpeg
 
-    @Option(help: "JPEG quality, 1 to 100.")
+    @Option(help: "JPEG quality, 1 to 100 (WebP's is mapped to look the same).")
     var quality: Int = 85
 
     @Option(help: "convert: an RGB image's ICC profile is converted to sRGB; keep: the pixels are left and every tile embeds the profile.")

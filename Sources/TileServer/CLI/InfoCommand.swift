@@ -6,10 +6,10 @@ import TileAPI
 struct InfoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "info",
-        abstract: "Print format, upright size, channels, orientation and pyramid levels of images as JSON lines."
+        abstract: "Print format, upright size, channels, orientation, pyramid levels and the file's structure (its stored levels, tiles, compression, bit depth and profile) of images as JSON lines."
     )
 
-    @Argument(help: "JPEG or PNG files.")
+    @Argument(help: "JPEG, PNG, TIFF or JPEG 2000 files.")
     var images: [String]
 
     @Option(help: "Refuse images with more pixels than this.")
@@ -46,6 +46,24 @@ struct InfoCommand: ParsableCommand {
             ("fileSize", .int(Int(info.fileSize))),
             ("maxLevel", .int(maxLevel)),
             ("levels", .int(maxLevel + 1)),
+            ("structure", structure(source.structure)),
         ])
+    }
+
+    /// The file's own layout: what a request at each shrink reads.
+    static func structure(_ s: SourceStructure) -> JSONValue {
+        var members: [(String, JSONValue)] = [
+            ("samples", .int(s.samples)),
+            ("bitsPerSample", .int(s.bitsPerSample)),
+            ("levels", .array(s.levels.map { level in
+                var fields: [(String, JSONValue)] = [("width", .int(level.width)), ("height", .int(level.height)),
+                                                     ("factor", .int(level.factor)), ("compression", .string(level.compression))]
+                if let w = level.tileWidth, let h = level.tileHeight { fields += [("tileWidth", .int(w)), ("tileHeight", .int(h))] }
+                return .object(fields)
+            })),
+        ]
+        if let profile = s.profile { members.append(("profile", .string(profile))) }
+        if !s.notes.isEmpty { members.append(("notes", .array(s.notes.map { .string($0) }))) }
+        return .object(members)
     }
 }

@@ -18,6 +18,8 @@ struct ServerConfiguration: Sendable {
     var api = APIOptions()
     var tileSize = 256
     var quality = 85
+    /// What passes store and tile URLs without an extension get.
+    var tileFormat = ImageFormat.jpeg
     var cacheMB = 256
     /// Directory of the persistent tile store; `off`: none.
     var storeDir = ServerConfiguration.defaultStoreDirectory
@@ -42,7 +44,9 @@ struct ServerConfiguration: Sendable {
         .text("host", \.transport.host, "Address to listen on."),
         .integer("port", \.transport.port, 0 ... 65535, "Port (0 picks a free one)."),
         .integer("tile-size", \.tileSize, 16 ... 4096, "Tile edge in pixels."),
-        .integer("quality", \.quality, 1 ... 100, "JPEG quality of tiles."),
+        .integer("quality", \.quality, 1 ... 100, "Quality of JPEG tiles and images; WebP's is mapped to look the same (see the README)."),
+        .format("tile-format", \.tileFormat,
+                "jpeg, webp or png: what the tile store keeps, DeepZoom descriptors name and tile URLs without an extension get (images with alpha are stored as PNG instead of JPEG). Requests naming another format are made from the image."),
         .integer("cache-mb", \.cacheMB, 0 ... 1 << 20, "In-memory tile cache budget in MiB."),
         .text("store-dir", \.storeDir,
               "Directory of the persistent tile store, where every tile a decode pass cuts is kept across restarts; off: none (tiles then live in the memory cache only and are decoded again when evicted)."),
@@ -73,7 +77,7 @@ struct ServerConfiguration: Sendable {
     ]
 
     var tileOptions: TileOptions {
-        TileOptions(tileSize: tileSize, quality: quality, cacheBytes: cacheMB << 20, rasterDirectory: rasterDir,
+        TileOptions(tileSize: tileSize, quality: quality, format: tileFormat, cacheBytes: cacheMB << 20, rasterDirectory: rasterDir,
                     passes: api.workers, passEncoders: min(2, api.workers), limits: ImageLimits(maxPixels: maxPixels, keepsColourProfiles: keepColourProfiles),
                     renderBytes: renderMemoryMB << 20, renderQueue: renderQueue, renderWait: renderWait)
     }

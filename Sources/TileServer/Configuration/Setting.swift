@@ -1,3 +1,4 @@
+import Pyramid
 import Logging
 
 /// One setting of `tileserver serve`, declared once: its name (the flag `--NAME` and the variable
@@ -70,6 +71,15 @@ struct Setting: Sendable {
     }
 
     /// One of two words for a switch whose two states are not on and off (`--colour convert|keep`).
+    static func format(_ name: String, _ path: WritableKeyPath<ServerConfiguration, ImageFormat> & Sendable, _ help: String) -> Setting {
+        Setting(name: name, help: help, defaultText: ServerConfiguration()[keyPath: path].rawValue) { config, value, source in
+            guard let format = ImageFormat(fileExtension: value) else {
+                throw ConfigurationError(message: "\(source) must be jpeg, webp or png, not '\(value)'")
+            }
+            config[keyPath: path] = format
+        }
+    }
+
     static func choice(_ name: String, _ path: WritableKeyPath<ServerConfiguration, Bool> & Sendable,
                        _ words: (off: String, on: String), _ help: String) -> Setting {
         Setting(name: name, help: help, defaultText: ServerConfiguration()[keyPath: path] ? words.on : words.off) { config, value, source in

@@ -174,7 +174,7 @@ final class TileServiceTests: XCTestCase {
         }
         XCTAssertThrowsError(try ImageDecoder.decode(Array(png.bytes.prefix(40))))
         XCTAssertThrowsError(try ImageDecoder.decode([0x47, 0x49, 0x46, 0x38])) { error in
-            XCTAssertTrue("\(error)".contains("not a JPEG or PNG"), "\(error)")
+            XCTAssertTrue("\(error)".contains("not a JPEG, PNG"), "\(error)")
         }
     }
 

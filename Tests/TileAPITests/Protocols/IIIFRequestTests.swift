@@ -70,7 +70,8 @@ final class IIIFRequestTests: XCTestCase {
         XCTAssertEqual(status("full", "max", "-90"), 400)
         XCTAssertEqual(status("full", "max", "abcd"), 400)
         XCTAssertEqual(status("full", "max", "0", "sepia.jpg"), 400)
-        XCTAssertEqual(status("full", "max", "0", "default.webp"), 501)
+        XCTAssertEqual(status("full", "max", "0", "default.tif"), 501)
+        XCTAssertEqual(try parse("full", "max", "0", "default.webp").format, .webp)
         XCTAssertEqual(status("full", "max", "0", "default.abc"), 400)
         XCTAssertEqual(status("full", "max", "0", "default"), 400)
     }
