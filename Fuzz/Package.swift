@@ -18,7 +18,7 @@ let package = Package(
         ]),
         .executableTarget(name: "FuzzHTTPParser", dependencies: ["ServerParsers"]),
         .executableTarget(name: "FuzzRequestURLs", dependencies: ["ServerParsers"]),
-        // One target for both image formats: the corpus (Fuzz/Corpus/jpeg or png) steers it.
+        // One target for every image format: the corpus (Fuzz/Corpus/jpeg, png, tiff or jp2) steers it.
         .executableTarget(name: "FuzzDecoders", dependencies: [.product(name: "Pyramid", package: "tileserver")]),
     ]
 )

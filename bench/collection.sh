@@ -14,6 +14,9 @@
 #            over 6 keep-alive connections; time, p50, p99, and how often a master was read twice (/metrics).
 #   warm     one store filled by all traces (waits until no pass runs), then per round and trace: our server restarted
 #            on it, then IIPImage on the TIFFs, alternated; medians.
+#   tiff     issue 22: the same traces from a cold start against the pyramidal TIFFs `convert` wrote, our server on the
+#            TIFF folder (a fresh store, no passes: tiles come from the files' levels) and IIPImage on the same files,
+#            alternated, page cache dropped before each; ROUNDS rounds, medians.
 #   disk     the store's bytes against `vips dzsave` output of the same masters at the same quality.
 #   soak     SOAK seconds (600) of the mixed trace over and over with a store budget of SOAK_STORE_MB (half the
 #            collection's pyramids): the largest RSS and store size seen, sampled every 2 s.
@@ -23,7 +26,7 @@ set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BIN=${BIN:-$ROOT/.build/release/tileserver}
 WORK=${WORK:-/var/tmp/tileserver-collection}
-PHASES=${PHASES:-"convert cold warm disk soak"}
+PHASES=${PHASES:-"convert cold warm tiff disk soak"}
 ROUNDS=${ROUNDS:-3}; PORT=${PORT:-18560}; IIP_PORT=${IIP_PORT:-18561}
 SOAK=${SOAK:-600}; CACHE_MB=${CACHE_MB:-256}
 MASTERS=$WORK/masters; TIFS=$WORK/tiff; TRACES=$WORK/traces; RUN=$WORK/run
@@ -64,7 +67,7 @@ metric() { curl -s "127.0.0.1:$PORT/metrics" | awk -v k="$1" '$1 == k {print $2}
 
 start_ours() {  # STORE [extra flags]
   local store=$1; shift
-  "$BIN" serve "$MASTERS" --host 127.0.0.1 --port "$PORT" --store-dir "$store" --cache-mb "$CACHE_MB" --access-log off \
+  "$BIN" serve "${SERVE:-$MASTERS}" --host 127.0.0.1 --port "$PORT" --store-dir "$store" --cache-mb "$CACHE_MB" --access-log off \
     --raster-dir "$RUN" "$@" > "$RUN/ours.log" 2>&1 &
   OURS=$!
   for _ in $(seq 200); do curl -sf "127.0.0.1:$PORT/healthz" >/dev/null && return 0; sleep 0.05; done
@@ -149,6 +152,23 @@ if has warm; then
   done
 fi
 
+if has tiff; then
+  for round in $(seq "$ROUNDS"); do
+    for trace in $TRACE_NAMES; do
+      rm -rf "$RUN/store-tiff"; drop_caches "$TIFS"
+      SERVE=$TIFS start_ours "$RUN/store-tiff" || exit 1
+      read -r s p50 p99 errors < <(replay ours "$PORT" /iiif/3/ "$trace")
+      figure "tiff $trace round $round ours_s $s p50_ms $p50 p99_ms $p99 errors $errors passes $(metric 'tileserver_passes_started_total{pass="full"}')"
+      stop_ours
+      drop_caches "$TIFS"
+      start_iip || exit 1
+      read -r s p50 p99 errors < <(ID_SUFFIX=.tif replay iip "$IIP_PORT" "/fcgi-bin/iipsrv.fcgi?IIIF=$TIFS/" "$trace")
+      figure "tiff $trace round $round iip_s $s p50_ms $p50 p99_ms $p99 errors $errors"
+      stop_iip
+    done
+  done
+fi
+
 if has disk; then
   log "vips dzsave of every master for the size comparison"
   rm -rf "$RUN/dz"; mkdir -p "$RUN/dz"
@@ -176,18 +196,18 @@ if has soak; then
 fi
 
 echo
-echo "== figures (medians of rounds for warm) =="
+echo "== figures (medians of rounds for warm and tiff) =="
 python3 - "$RUN/figures.txt" <<'EOF'
 import statistics, sys
 lines = [l.split() for l in open(sys.argv[1]) if l.strip()]
 warm = {}
 for l in lines:
-    if l[0] == "warm":
+    if l[0] in ("warm", "tiff"):
         who = "ours" if "ours_s" in l else "iip"
         d = dict(zip(l[4::2], l[5::2]))
-        warm.setdefault((l[1], who), []).append((float(d[f"{who}_s"]), float(d["p99_ms"])))
+        warm.setdefault((l[0], l[1], who), []).append((float(d[f"{who}_s"]), float(d["p99_ms"])))
     else:
         print(" ".join(l))
-for (trace, who), v in sorted(warm.items()):
-    print(f"warm {trace} {who}: median {statistics.median(s for s, _ in v):.2f} s, p99 median {statistics.median(p for _, p in v):.1f} ms ({len(v)} rounds)")
+for (phase, trace, who), v in sorted(warm.items()):
+    print(f"{phase} {trace} {who}: median {statistics.median(s for s, _ in v):.2f} s, p99 median {statistics.median(p for _, p in v):.1f} ms ({len(v)} rounds)")
 EOF

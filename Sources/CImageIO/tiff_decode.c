@@ -139,7 +139,12 @@ static void describe(tsio_tiff *t, tsio_tiff_dir *d) {
         && (d->sample_format == SAMPLEFORMAT_UINT || d->sample_format == SAMPLEFORMAT_VOID)
         && (d->planar == PLANARCONFIG_CONTIG || d->planar == PLANARCONFIG_SEPARATE)
         && d->width > 0 && d->height > 0 && (d->tile_width > 0 ? d->tile_height > 0 : d->rows_per_strip > 0);
-    if (d->direct) {
+    if (!TIFFIsCODECConfigured((uint16_t)d->compression)) {
+        d->direct = 0;
+        d->readable = 0;
+        snprintf(d->reason, sizeof d->reason, "compression %d (%s) is not one this libtiff decodes", d->compression,
+                 tsio_tiff_compression_name(d->compression));
+    } else if (d->direct) {
         d->readable = 1;
     } else {
         char emsg[1024] = "";

@@ -195,35 +195,45 @@ static int read_scanlines(tsio_tiff *t, const sink *k, uint64_t lx1, uint64_t ly
     return 0;
 }
 
-/* Anything else libtiff can read (palette, CMYK, Lab, 1-bit, old JPEG, …) through its RGBA image, in bands. */
+/*
+ * Anything else libtiff can read (palette, CMYK with extra samples, Lab, 1-bit, YCbCr without JPEG, old JPEG, …)
+ * through its RGBA interface, in bands of whole rows starting on a tile or strip row: its code for subsampled
+ * YCbCr and for column offsets is where malformed files crash it, so every band is the full width from an aligned row.
+ */
 static int read_rgba(tsio_tiff *t, const sink *k, uint64_t lx1, uint64_t ly1) {
     const tsio_tiff_dir *d = &t->dir;
     int ch = d->channels;
-    uint32_t w = (uint32_t)(lx1 - k->lx0);
-    uint32_t band = (uint32_t)((8u << 20) / ((uint64_t)w * 4));
-    if (band < 1) band = 1;
+    uint32_t w = d->width;
+    uint32_t chunk = d->tile_width > 0 ? d->tile_height : d->rows_per_strip;
+    if (chunk == 0) chunk = 1;
+    uint32_t band = chunk;
+    while (band > 16 && (uint64_t)w * band * 4 > (16u << 20)) band /= 2;
+    if ((uint64_t)w * band * 4 > (64u << 20)) return tsio_tiff_fail(t, TSIO_ERR_UNSUPPORTED, "rows too wide for libtiff's RGBA interface");
     char emsg[1024] = "";
     TIFFRGBAImage img;
     if (!TIFFRGBAImageBegin(&img, t->tif, 0, emsg)) return tsio_tiff_fail(t, TSIO_ERR_UNSUPPORTED, emsg);
     img.req_orientation = ORIENTATION_TOPLEFT;
     img.orientation = ORIENTATION_TOPLEFT; /* orientation is applied above this layer, as for JPEG */
+    img.col_offset = 0;
     int rc = 0;
     t->chunk_id = -1;
     if (!grow((void **)&t->chunk, &t->chunk_cap, (size_t)w * band * 4) || !grow((void **)&t->row, &t->row_cap, (size_t)w * 4)) {
         rc = tsio_tiff_fail(t, TSIO_ERR_NOMEM, "out of memory");
     }
-    for (uint64_t r = k->ly0; rc == 0 && r < ly1; r += band) {
-        uint32_t rows = (uint32_t)(ly1 - r < band ? ly1 - r : band);
+    for (uint64_t r = k->ly0 - k->ly0 % band; rc == 0 && r < ly1; r += band) {
+        uint32_t rows = (uint32_t)(d->height - r < band ? d->height - r : band);
         img.row_offset = (int)r;
-        img.col_offset = (int)k->lx0;
         uint32_t *raster = (uint32_t *)t->chunk;
+        memset(raster, 0, (size_t)w * rows * 4);
         if (!TIFFRGBAImageGet(&img, raster, w, rows)) {
             rc = tsio_tiff_fail(t, t->hit_end ? TSIO_ERR_TRUNCATED : TSIO_ERR_CORRUPT, "the image cannot be decoded");
             break;
         }
         for (uint32_t j = 0; j < rows; j++) {
-            const uint32_t *src = raster + (size_t)j * w;
-            for (uint32_t i = 0; i < w; i++) {
+            if (r + j < k->ly0 || r + j >= ly1) continue;
+            const uint32_t *src = raster + (size_t)j * w + k->lx0;
+            uint32_t n = (uint32_t)(lx1 - k->lx0);
+            for (uint32_t i = 0; i < n; i++) {
                 uint32_t p = src[i];
                 uint8_t *px = t->row + (size_t)i * (size_t)ch, a = (uint8_t)TIFFGetA(p);
                 px[0] = (uint8_t)TIFFGetR(p);
@@ -237,7 +247,7 @@ static int read_rgba(tsio_tiff *t, const sink *k, uint64_t lx1, uint64_t ly1) {
                     }
                 }
             }
-            emit(k, ch, r + j, k->lx0, w, t->row);
+            emit(k, ch, r + j, k->lx0, n, t->row);
         }
     }
     TIFFRGBAImageEnd(&img);

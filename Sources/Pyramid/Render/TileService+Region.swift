@@ -8,6 +8,14 @@ extension TileService {
         if !hasAlpha, case let .hit(png) = try lookup(image, snapshot: snapshot, tile: tile, format: .png, countingMiss: false) {
             return try ImageDecoder.decode(png.bytes)
         }
+        // A tiled file's tile is read faster than an encoded tile is made and decoded again: regions read the file.
+        if snapshot.source.isRandomAccess(atShrink: snapshot.geometry.shrink(ofLevel: tile.level)) {
+            if case let .hit(encoded) = try lookup(image, snapshot: snapshot, tile: tile, format: passFormat(snapshot),
+                                                   countingMiss: false) {
+                return try ImageDecoder.decode(encoded.bytes)
+            }
+            return try image.render(tile, in: snapshot)
+        }
         switch try lookup(image, snapshot: snapshot, tile: tile, format: passFormat(snapshot)) {
         case let .hit(encoded):
             return try ImageDecoder.decode(encoded.bytes)

@@ -140,8 +140,11 @@ public final class TileService: Sendable {
             let produced = try result.get()
             return Produced(tile: produced.tile, origin: .memory, pixels: produced.pixels)
         }
+        // A tile read straight from a tiled file costs about what reading it back from the store would: such tiles
+        // are not stored (the file is their store), which saves a look and a write per tile.
+        let fromFile = miss.snapshot.source.isRandomAccess(atShrink: miss.snapshot.geometry.shrink(ofLevel: key.tile.level))
         let result = Result { () throws -> Produced in
-            if let stored = stored(miss) { return Produced(tile: stored, origin: .disk, pixels: nil) }
+            if !fromFile, let stored = stored(miss) { return Produced(tile: stored, origin: .disk, pixels: nil) }
             // A file rewritten while its pass ran may have given rows of two versions, or failed half-way: never
             // cache or serve those; a failure on a changed file is the change (503, ask again), not a broken file.
             let pixels: PixelBuffer
@@ -165,7 +168,7 @@ public final class TileService: Sendable {
             cache.insert(produced.tile, for: key)
             if produced.origin == .rendered {
                 renderCounter.add(1, ordering: .relaxed)
-                store?.write(produced.tile, as: storeName(miss))
+                if !fromFile { store?.write(produced.tile, as: storeName(miss)) }
             }
         }
         pending.withLock { $0[key] = nil }

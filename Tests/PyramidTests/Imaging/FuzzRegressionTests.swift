@@ -51,4 +51,15 @@ final class FuzzRegressionTests: XCTestCase {
         }
         for file in files { _ = replay(file) }
     }
+
+    func testTIFFAndJPEG2000Inputs() throws {
+        for target in ["tiff", "jp2"] {
+            let files = try inputs(target)
+            XCTAssertGreaterThanOrEqual(files.count, 3, target)
+            for file in files where file.path.contains("/Corpus/") {
+                XCTAssertEqual(replay(file), "ok", "seed \(file.lastPathComponent) decodes")
+            }
+            for file in files { _ = replay(file) }
+        }
+    }
 }
