@@ -2,7 +2,9 @@
 truncations, bit flips, wrong magic, decompression bombs by header and by data, 0 x N sizes, endless IDAT chunks,
 a JPEG with thousands of scans, EXIF with absurd offsets, a 2-gigapixel interlaced PNG header, broken and hostile ICC
 profiles (wrong size field, half a profile, an absurd tag count, tags far outside it, a gray or CMYK profile on RGB
-pixels, an iCCP chunk that does not inflate), and XMP and IPTC blocks of junk.
+pixels, an iCCP chunk that does not inflate), XMP and IPTC blocks of junk, and TIFF and JPEG 2000 files cut short or
+flipped, with a looping directory chain, a 1 x 4,000,000,000 strip, 39 million tiles with no arrays behind them and a
+code-stream claiming 2^31 pixels square.
 
     python3 Tests/e2e/hostile_files.py OUT_DIR [FIXTURES_DIR]
 
@@ -130,7 +132,44 @@ def make(out: Path, fixtures: Path) -> dict:
     put("xmp-junk.jpg", jpeg[:2] + b"\xff\xe1" + struct.pack(">H", len(xmp) + 2) + xmp + jpeg[2:], "maybe")
     iptc = b"Photoshop 3.0\x00" + b"8BIM\x04\x04\x00\x00" + struct.pack(">I", 0x7FFFFFFF) + b"\x1c\x02\x05\xff\xff" * 400
     put("iptc-junk.jpg", jpeg[:2] + b"\xff\xed" + struct.pack(">H", len(iptc) + 2) + iptc + jpeg[2:], "maybe")
+    archive_files(put, fixtures, rng)
     return files
+
+
+def tiff(entries, data=b"", next_is_self=False):
+    """A little-endian classic TIFF: one directory of (tag, type, count, value) entries, then `data`."""
+    out = b"II*\x00" + struct.pack("<I", 8) + struct.pack("<H", len(entries))
+    out += b"".join(struct.pack("<HHII", *e) for e in entries)
+    return out + struct.pack("<I", 8 if next_is_self else 0) + data
+
+
+def archive_files(put, fixtures, rng):
+    """TIFF and JPEG 2000: what a new reader meets first."""
+    pyramid = (fixtures / "pyramid-jpeg.tif").read_bytes()
+    jp2 = (fixtures / "lossless.jp2").read_bytes()
+    for k, cut in enumerate([4, len(pyramid) // 3, len(pyramid) * 2 // 3, len(pyramid) - 10]):
+        put(f"trunc-tif-{k}.tif", pyramid[:cut], "header" if k == 0 else "maybe")
+    for k, cut in enumerate([10, len(jp2) // 2, len(jp2) - 10]):
+        put(f"trunc-jp2-{k}.jp2", jp2[:cut], "header" if k == 0 else "maybe")
+    for source, ext in ((pyramid, "tif"), (jp2, "jp2")):
+        for k in range(4):
+            flipped = bytearray(source)
+            for _ in range(8):
+                at = rng.randrange(8, len(source))
+                flipped[at] ^= 1 << rng.randrange(8)
+            put(f"flip-{ext}-{k}.{ext}", bytes(flipped), "maybe")
+    rgb = [(256, 4, 1, 8), (257, 4, 1, 8), (258, 3, 1, 8), (259, 3, 1, 1), (262, 3, 1, 2), (277, 3, 1, 3)]
+    data_at = 8 + 2 + 9 * 12 + 4
+    put("tif-ifd-loop.tif", tiff(rgb + [(273, 4, 1, data_at), (278, 4, 1, 8), (279, 4, 1, 192)], bytes(192), next_is_self=True), "maybe")
+    put("tif-strip-1x4e9.tif", tiff([(256, 4, 1, 1), (257, 4, 1, 4_000_000_000), (258, 3, 1, 8), (259, 3, 1, 1), (262, 3, 1, 2),
+                                     (277, 3, 1, 3), (273, 4, 1, data_at), (278, 4, 1, 4_000_000_000), (279, 4, 1, 12_000_000_000 % 2**32)],
+                                    bytes(64)), "maybe")
+    tiles = (100_000 // 16) ** 2
+    put("tif-tiles-absurd.tif", tiff([(256, 4, 1, 100_000), (257, 4, 1, 100_000), (258, 3, 1, 8), (259, 3, 1, 1), (262, 3, 1, 2),
+                                      (277, 3, 1, 3), (322, 4, 1, 16), (323, 4, 1, 16), (324, 4, tiles, 0x10000000),
+                                      (325, 4, tiles, 0x20000000)]), "maybe")
+    siz = struct.pack(">HIIIIIIIIH", 0, 0x7FFFFFFF, 0x7FFFFFFF, 0, 0, 0x7FFFFFFF, 0x7FFFFFFF, 0, 0, 1) + bytes([7, 1, 1])
+    put("j2k-siz-bomb.j2k", b"\xff\x4f\xff\x51" + struct.pack(">H", len(siz) + 2) + siz + b"\xff\xd9", "header")
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@ public enum ImageSourceError: Swift.Error, Sendable, Equatable, CustomStringConv
     case unknownFormat(path: String, firstBytes: [UInt8])
     case truncated(path: String, format: SourceFormat, atByte: Int64, fileSize: Int64, row: Int, rows: Int)
     case corrupt(path: String, format: SourceFormat, atByte: Int64, message: String)
-    case tooLarge(path: String, width: Int, height: Int, limit: Int)
+    case tooLarge(path: String, width: Int, height: Int, limit: Int, pyramid: Bool = false)
     case outOfMemory(path: String, message: String)
     case unsupported(path: String, message: String)
     case regionOutside(path: String, region: PixelRect, width: Int, height: Int, shrink: Int)
@@ -27,8 +27,10 @@ public enum ImageSourceError: Swift.Error, Sendable, Equatable, CustomStringConv
             return "\(path): \(format.name) data ends at byte \(at.grouped)\(end)\(place) (truncated file)"
         case let .corrupt(path, format, at, message):
             return "\(path): corrupt \(format.name) data near byte \(at.grouped): \(message)"
-        case let .tooLarge(path, w, h, limit):
-            return "\(path): \(w.grouped) × \(h.grouped) is \((w * h).grouped) pixels, over the limit of \(limit.grouped) (raise --max-pixels to allow it)"
+        case let .tooLarge(path, w, h, limit, pyramid):
+            let (pixels, _) = w.multipliedReportingOverflow(by: h)
+            return "\(path): \(w.grouped) × \(h.grouped) is \(pixels.grouped) pixels, over the limit of \(limit.grouped) (raise "
+                + (pyramid ? "--max-pyramid-pixels" : "--max-pixels") + " to allow it)"
         case let .outOfMemory(path, message):
             return "\(path): not enough memory to decode (\(message))"
         case let .unsupported(path, message):

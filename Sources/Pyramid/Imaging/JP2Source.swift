@@ -21,7 +21,9 @@ struct JP2Source: StoredImageSource {
         var header = tsio_jp2_header()
         guard tsio_jp2_open(fd.rawValue, &header, &st) == 0 else { throw st.error(path: path, format: .jp2, rows: 0) }
         let w = Int(header.width), h = Int(header.height)
-        try limits.check(width: w, height: h, path: path, format: .jp2)
+        // Its last resolution small enough for a thumbnail pass to cost little: read from its levels throughout.
+        let pyramid = max(w, h) >> max(0, Int(header.resolutions) - 1) <= 8192
+        try limits.check(width: w, height: h, path: path, format: .jp2, pyramid: pyramid)
         let stat = try fd.status()
         self.path = path
         self.header = header

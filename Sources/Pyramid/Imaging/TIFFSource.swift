@@ -33,11 +33,15 @@ struct TIFFSource: StoredImageSource {
         guard main.readable != 0 else {
             throw ImageSourceError.unsupported(path: path, message: "TIFF \(TIFFLevel.describe(main)): \(Self.text(main.reason))")
         }
-        try limits.check(width: Int(main.width), height: Int(main.height), path: path, format: .tiff)
+        let levels = TIFFLevel.levels(of: dirs)
+        // Read from its levels at every shrink down to thumbnails: a pyramid, whose size costs nothing.
+        let smallest = levels.last!
+        let pyramid = smallest.tiled && max(smallest.width, smallest.height) <= 8192
+        try limits.check(width: Int(main.width), height: Int(main.height), path: path, format: .tiff, pyramid: pyramid)
         let stat = try fd.status()
         self.path = path
         directories = dirs
-        levels = TIFFLevel.levels(of: dirs)
+        self.levels = levels
         let orientation = Orientation(exif: Int(main.orientation))
         let w = Int(main.width), h = Int(main.height)
         info = ImageInfo(format: .tiff, width: orientation.swapsAxes ? h : w, height: orientation.swapsAxes ? w : h,

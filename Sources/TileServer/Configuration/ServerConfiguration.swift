@@ -28,6 +28,7 @@ struct ServerConfiguration: Sendable {
     var publicDir: String?
     var logLevel = Logger.Level.info
     var maxPixels = ImageLimits.defaultMaxPixels
+    var maxPyramidPixels = ImageLimits.defaultMaxPyramidPixels
     /// Keep RGB files' colour profiles (embedded in every output) instead of converting to sRGB.
     var keepColourProfiles = false
     var rasterDir = "/var/tmp"
@@ -63,7 +64,10 @@ struct ServerConfiguration: Sendable {
         .integer("tile-max-age", \.api.tileMaxAge, 0 ... 31_536_000, "Cache-Control max-age of tiles in seconds."),
         .number("header-timeout", \.transport.headerTimeout, 0.1 ... 3600, "Seconds for a complete request head before 408."),
         .number("idle-timeout", \.transport.idleTimeout, 0.1 ... 86400, "Seconds an idle keep-alive connection stays open."),
-        .integer("max-pixels", \.maxPixels, 1 ... 1 << 40, "Refuse images with more pixels."),
+        .integer("max-pixels", \.maxPixels, 1 ... 1 << 40,
+                 "Refuse images decoded in passes (JPEG, PNG, striped or flat TIFF) with more pixels: their decode costs their area."),
+        .integer("max-pyramid-pixels", \.maxPyramidPixels, 1 ... 1 << 40,
+                 "Refuse images read from their own levels (tiled pyramidal TIFF, JPEG 2000) with more pixels."),
         .choice("colour", \.keepColourProfiles, ("convert", "keep"),
                 "convert: RGB images with an ICC profile are converted to sRGB; keep: their pixels are left as they are and every tile and image embeds the profile (gray and CMYK files are converted either way)."),
         .text("raster-dir", \.rasterDir, "Directory for scratch files (outputs too large for memory are spooled there, unlinked)."),
@@ -78,7 +82,8 @@ struct ServerConfiguration: Sendable {
 
     var tileOptions: TileOptions {
         TileOptions(tileSize: tileSize, quality: quality, format: tileFormat, cacheBytes: cacheMB << 20, rasterDirectory: rasterDir,
-                    passes: api.workers, passEncoders: min(2, api.workers), limits: ImageLimits(maxPixels: maxPixels, keepsColourProfiles: keepColourProfiles),
+                    passes: api.workers, passEncoders: min(2, api.workers), limits: ImageLimits(maxPixels: maxPixels, maxPyramidPixels: maxPyramidPixels,
+                                                                                                   keepsColourProfiles: keepColourProfiles),
                     renderBytes: renderMemoryMB << 20, renderQueue: renderQueue, renderWait: renderWait)
     }
 

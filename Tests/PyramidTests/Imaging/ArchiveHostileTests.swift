@@ -89,7 +89,7 @@ final class ArchiveHostileTests: XCTestCase {
         let huge = try Fixtures.temporary(JP2Bytes.codestream(width: 0x7FFF_FFFF, height: 0x7FFF_FFFF), name: "huge.j2k")
         XCTAssertNotNil(attempt(huge), "a 2³¹ square decoded")
         // A real header over the pixel limit is refused before OpenJPEG decodes anything.
-        guard case .tooLarge? = attempt(Fixtures.path("lossless.jp2"), limits: ImageLimits(maxPixels: 100_000)) else {
+        guard case .tooLarge? = attempt(Fixtures.path("lossless.jp2"), limits: ImageLimits(maxPixels: 100_000, maxPyramidPixels: 100_000)) else {
             return XCTFail("a JPEG 2000 over the pixel limit was not refused")
         }
         let small = try Fixtures.temporary(JP2Bytes.codestream(width: 4000, height: 3000), name: "empty.j2k")
