@@ -8,12 +8,24 @@ import subprocess
 import tempfile
 import time
 import http.client
+import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = Path(os.environ.get("TILESERVER_FIXTURES", ROOT / ".build-fixtures")) / "formats"
+
+
+def assert_iiif_validator_passes(port, image_id):
+    """The public IIIF validator (PyPI's iiif-validator) at level 2 on `image_id`, which must be its test image."""
+    validator = Path(sys.executable).parent / "iiif-validate.py"
+    run = subprocess.run([sys.executable, str(validator), "-s", f"127.0.0.1:{port}", "-p", "iiif/3",
+                          "-i", image_id, "--version=3.0", "--level", "2"], capture_output=True, text=True, timeout=300)
+    output = run.stdout + run.stderr
+    print(output[-3000:])
+    assert run.returncode == 0, output
+    assert "(33 tests, 0 failures)" in output and " FAIL" not in output
 
 
 def binary() -> str:

@@ -52,6 +52,14 @@ def scans(jpeg: bytes):
     return out
 
 
+def flipped(source: bytes, rng, start: int) -> bytes:
+    """`source` with 8 single bits flipped at or after byte `start`."""
+    out = bytearray(source)
+    for _ in range(8):
+        out[rng.randrange(start, len(source))] ^= 1 << rng.randrange(8)
+    return bytes(out)
+
+
 def make(out: Path, fixtures: Path) -> dict:
     out.mkdir(parents=True, exist_ok=True)
     files = {}
@@ -72,11 +80,7 @@ def make(out: Path, fixtures: Path) -> dict:
             kind = "header" if cut < header_end else ("maybe" if ext == "png" and k == 7 else "data")
             put(f"trunc-{ext}-{k}.{ext}", source[:cut], kind)
         for k in range(6):
-            flipped = bytearray(source)
-            for _ in range(8):
-                at = rng.randrange(20, len(source))
-                flipped[at] ^= 1 << rng.randrange(8)
-            put(f"flip-{ext}-{k}.{ext}", bytes(flipped), "maybe")
+            put(f"flip-{ext}-{k}.{ext}", flipped(source, rng, 20), "maybe")
     put("magic-png-named-jpg.jpg", pngb, "maybe")  # content decides the format, not the name
     put("magic-random.jpg", bytes(rng.randrange(256) for _ in range(4096)), "header")
     put("magic-empty.png", b"", "header")
@@ -153,11 +157,7 @@ def archive_files(put, fixtures, rng):
         put(f"trunc-jp2-{k}.jp2", jp2[:cut], "header" if k == 0 else "maybe")
     for source, ext in ((pyramid, "tif"), (jp2, "jp2")):
         for k in range(4):
-            flipped = bytearray(source)
-            for _ in range(8):
-                at = rng.randrange(8, len(source))
-                flipped[at] ^= 1 << rng.randrange(8)
-            put(f"flip-{ext}-{k}.{ext}", bytes(flipped), "maybe")
+            put(f"flip-{ext}-{k}.{ext}", flipped(source, rng, 8), "maybe")
     rgb = [(256, 4, 1, 8), (257, 4, 1, 8), (258, 3, 1, 8), (259, 3, 1, 1), (262, 3, 1, 2), (277, 3, 1, 3)]
     data_at = 8 + 2 + 9 * 12 + 4
     put("tif-ifd-loop.tif", tiff(rgb + [(273, 4, 1, data_at), (278, 4, 1, 8), (279, 4, 1, 192)], bytes(192), next_is_self=True), "maybe")
