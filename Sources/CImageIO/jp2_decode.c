@@ -144,9 +144,58 @@ static void layout(const opj_image_t *im, int *colour, int *alpha) {
     if (*alpha < 0 && (n == 2 || n == 4)) *alpha = n - 1;
 }
 
-int tsio_jp2_open(int fd, tsio_jp2_header *h, tsio_status *st) {
+/* The box at `at` (ending before `end`): its type, where its body starts and where it ends; 0 at the end or on a
+ * box that runs past `end`. */
+static int next_box(int fd, uint64_t at, uint64_t end, uint32_t *type, uint64_t *body, uint64_t *box_end) {
+    uint8_t b[16];
+    if (at + 8 > end || pread(fd, b, 8, (off_t)at) != 8) return 0;
+    uint64_t length = (uint64_t)b[0] << 24 | (uint64_t)b[1] << 16 | (uint64_t)b[2] << 8 | b[3];
+    *type = (uint32_t)b[4] << 24 | (uint32_t)b[5] << 16 | (uint32_t)b[6] << 8 | b[7];
+    *body = at + 8;
+    if (length == 1) { /* a 64-bit length follows */
+        if (at + 16 > end || pread(fd, b + 8, 8, (off_t)(at + 8)) != 8) return 0;
+        length = 0;
+        for (int i = 8; i < 16; i++) length = length << 8 | b[i];
+        *body = at + 16;
+    } else if (length == 0) {
+        length = end - at;
+    }
+    if (length < *body - at || length > end - at) return 0;
+    *box_end = at + length;
+    return 1;
+}
+
+/* The ICC profile of a JP2 file's colour box (`jp2h` > `colr`, method 2 or 3), into a malloc'd buffer. OpenJPEG hands
+ * the profile over only with the decoded image, so the header's boxes are read here. */
+static int jp2_profile(int fd, uint64_t size, uint8_t **profile, size_t *profile_size) {
+    uint32_t type;
+    uint64_t body, end, at = 0;
+    while (next_box(fd, at, size, &type, &body, &end)) {
+        if (type == 0x6A703268) { /* jp2h */
+            uint64_t inner = body, ibody, iend;
+            while (next_box(fd, inner, end, &type, &ibody, &iend)) {
+                uint8_t method;
+                if (type == 0x636F6C72 && iend - ibody > 3 && pread(fd, &method, 1, (off_t)ibody) == 1 && (method == 2 || method == 3)) {
+                    uint64_t n = iend - ibody - 3;
+                    if (n == 0 || n > (16u << 20) || !(*profile = malloc(n))) return 0;
+                    if (pread(fd, *profile, n, (off_t)(ibody + 3)) != (ssize_t)n) { free(*profile); *profile = NULL; return 0; }
+                    *profile_size = n;
+                    return 1;
+                }
+                inner = iend;
+            }
+            return 0;
+        }
+        if (type == 0x6A703263) return 0; /* jp2c: the code-stream, after every header box */
+        at = end;
+    }
+    return 0;
+}
+
+int tsio_jp2_open(int fd, tsio_jp2_header *h, uint8_t **profile, size_t *profile_size, tsio_status *st) {
     tsio_status_clear(st);
     memset(h, 0, sizeof *h);
+    if (profile) *profile = NULL;
     jp2_reader r;
     int rc = reader_open(&r, fd, 0, st);
     if (rc == 0) {
@@ -157,7 +206,15 @@ int tsio_jp2_open(int fd, tsio_jp2_header *h, tsio_status *st) {
         h->precision = (int)im->comps[0].prec;
         h->colour_space = im->color_space;
         h->codestream = r.codestream;
-        h->has_profile = im->icc_profile_len > 0;
+        uint8_t *icc = NULL;
+        size_t icc_size = 0;
+        h->has_profile = !r.codestream && jp2_profile(fd, r.in.size, &icc, &icc_size);
+        if (profile) {
+            *profile = icc;
+            *profile_size = icc_size;
+        } else {
+            free(icc);
+        }
         int colour, alpha;
         layout(im, &colour, &alpha);
         h->channels = alpha >= 0 ? 4 : 3;
@@ -180,23 +237,6 @@ int tsio_jp2_open(int fd, tsio_jp2_header *h, tsio_status *st) {
     }
     reader_close(&r);
     return rc;
-}
-
-int tsio_jp2_icc_profile(int fd, uint8_t **profile, size_t *size) {
-    tsio_status st;
-    memset(&st, 0, sizeof st);
-    jp2_reader r;
-    int found = 0;
-    if (reader_open(&r, fd, 0, &st) == 0 && r.image->icc_profile_buf && r.image->icc_profile_len > 0) {
-        *profile = malloc(r.image->icc_profile_len);
-        if (*profile) {
-            memcpy(*profile, r.image->icc_profile_buf, r.image->icc_profile_len);
-            *size = r.image->icc_profile_len;
-            found = 1;
-        }
-    }
-    reader_close(&r);
-    return found;
 }
 
 static inline int to8(int32_t v, const opj_image_comp_t *comp) {

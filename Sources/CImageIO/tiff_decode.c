@@ -278,7 +278,3 @@ const char *tsio_tiff_compression_name(int compression) {
     return c && c->name ? c->name : "unknown";
 }
 
-int tsio_tiff_compression_supported(int compression) {
-    return TIFFIsCODECConfigured((uint16_t)compression);
-}
-

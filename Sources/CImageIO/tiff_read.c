@@ -18,11 +18,6 @@ static int grow(void **buf, size_t *cap, size_t need) {
     return 1;
 }
 
-/* Room for `n` CMYK pixels in t->cmyk, made before any row is converted; 0 without memory. */
-static int grow_cmyk(tsio_tiff *t, uint32_t n) {
-    return grow((void **)&t->cmyk, &t->cmyk_cap, (size_t)n * 4);
-}
-
 static inline uint8_t take(const uint8_t *p, int wide) {
     if (!wide) return *p;
     uint16_t v;
@@ -278,7 +273,8 @@ int tsio_tiff_read(tsio_tiff *t, uint32_t x, uint32_t y, uint32_t w, uint32_t h,
         memset(t->sums, 0, n * sizeof(uint32_t));
         k.sums = t->sums;
     }
-    if (t->colour_samples == 4 && t->cmyk_icc && !grow_cmyk(t, d->width)) {
+    /* Room for a row of CMYK samples before any row is converted. */
+    if (t->colour_samples == 4 && t->cmyk_icc && !grow((void **)&t->cmyk, &t->cmyk_cap, (size_t)d->width * 4)) {
         tsio_status_fail(st, TSIO_ERR_NOMEM, "out of memory");
         return -1;
     }

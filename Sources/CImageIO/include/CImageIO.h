@@ -300,7 +300,7 @@ typedef struct tsio_jp2_header {
     int precision;            /* bits of the first component */
     int colour_space;         /* OpenJPEG's: 1 sRGB, 2 gray, 3 sYCC, 5 CMYK, 0 unspecified */
     int codestream;           /* 1: a bare code-stream (.j2k), 0: a JP2 file */
-    int has_profile;          /* a restricted ICC profile in the colr box */
+    int has_profile;          /* an ICC profile in the JP2 colour box (method 2 or 3) */
     int channels;             /* what reads deliver: 3 (RGB) or 4 (RGBA) */
     int gray;                 /* one colour component */
     int resolutions;          /* resolution levels: reads reduce by up to 2^(resolutions - 1) */
@@ -311,10 +311,9 @@ typedef struct tsio_jp2_header {
     int progression;          /* 0 LRCP, 1 RLCP, 2 RPCL, 3 PCRL, 4 CPRL */
 } tsio_jp2_header;
 
-/* Reads the header of the JPEG 2000 file or code-stream at `fd` (pread(2): the fd's offset is not used). */
-int tsio_jp2_open(int fd, tsio_jp2_header *h, tsio_status *st);
-/* Its ICC profile, in a malloc'd buffer (tsio_free); 0 when none. */
-int tsio_jp2_icc_profile(int fd, uint8_t **profile, size_t *size);
+/* Reads the header of the JPEG 2000 file or code-stream at `fd` (pread(2): the fd's offset is not used), and with
+ * `profile` (may be NULL) its ICC profile into a malloc'd buffer (tsio_free; NULL when it has none). */
+int tsio_jp2_open(int fd, tsio_jp2_header *h, uint8_t **profile, size_t *profile_size, tsio_status *st);
 /*
  * Pixels [x, x + w) × [y, y + h) of the image reduced by 2^`reduce` (OpenJPEG's cp_reduce: its size is
  * ceil(width / 2^reduce) × ceil(height / 2^reduce)), only the code-blocks under them decoded, as 8-bit RGB or RGBA
@@ -378,9 +377,9 @@ int tsio_tiff_read(tsio_tiff *t, uint32_t x, uint32_t y, uint32_t w, uint32_t h,
 void tsio_tiff_set_cmyk_icc(tsio_tiff *t, const tsio_icc *icc);
 /* The selected directory's ICC profile, in a malloc'd buffer (tsio_free); 0 when none. */
 int tsio_tiff_icc_profile(tsio_tiff *t, uint8_t **profile, size_t *size);
-/* libtiff's name of a compression code ("JPEG", "AdobeDeflate", …), and whether this libtiff decodes it. */
+/* libtiff's name of a compression code ("JPEG", "AdobeDeflate", …). Directories whose codec this libtiff lacks are
+ * described as not readable. */
 const char *tsio_tiff_compression_name(int compression);
-int tsio_tiff_compression_supported(int compression);
 void tsio_tiff_close(tsio_tiff *t);
 
 #ifdef __cplusplus

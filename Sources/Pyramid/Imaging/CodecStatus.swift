@@ -2,15 +2,8 @@ import CImageIO
 import POSIXSupport
 
 extension tsio_status {
-    var messageText: String { Self.text(message) }
-    var warningText: String { Self.text(warning) }
-
-    private static func text<T>(_ tuple: T) -> String {
-        withUnsafeBytes(of: tuple) { raw in
-            let bytes = raw.prefix { $0 != 0 }
-            return String(decoding: bytes, as: UTF8.self)
-        }
-    }
+    var messageText: String { cText(message) }
+    var warningText: String { cText(warning) }
 
     /// The typed error for a failed call into CImageIO. `rows` is the image height the decoder was working
     /// through (0 while reading the header).
@@ -29,6 +22,11 @@ extension tsio_status {
             return .corrupt(path: path, format: format, atByte: Int64(offset), message: messageText)
         }
     }
+}
+
+/// The text of a fixed-size C `char` array (a tuple in Swift) up to its first NUL.
+func cText<T>(_ tuple: T) -> String {
+    withUnsafeBytes(of: tuple) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
 }
 
 extension DecodeWarnings {

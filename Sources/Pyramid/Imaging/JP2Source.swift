@@ -12,17 +12,18 @@ struct JP2Source: StoredImageSource {
     let colour: ColourTransform.Outcome?
     var keptProfile: [UInt8]? { colour.keptProfile }
 
-    /// Reads at a shrink beyond the last resolution by more than this go through decode passes instead (each tile
-    /// would decode `rest²` times its own area).
-    static let randomAccessReach = 8
-
     init(path: String, fd: FileDescriptor, limits: ImageLimits) throws {
         var st = tsio_status()
         var header = tsio_jp2_header()
-        guard tsio_jp2_open(fd.rawValue, &header, &st) == 0 else { throw st.error(path: path, format: .jp2, rows: 0) }
+        var opened: Int32 = -1
+        let profile = ColourTransform.profile { bytes, size in
+            opened = tsio_jp2_open(fd.rawValue, &header, &bytes, &size, &st)
+            return opened == 0 && bytes != nil ? 1 : 0
+        }
+        guard opened == 0 else { throw st.error(path: path, format: .jp2, rows: 0) }
         let w = Int(header.width), h = Int(header.height)
         // Its last resolution small enough for a thumbnail pass to cost little: read from its levels throughout.
-        let pyramid = max(w, h) >> max(0, Int(header.resolutions) - 1) <= 8192
+        let pyramid = LevelReader.isPyramid(smallestSide: max(w, h) >> max(0, Int(header.resolutions) - 1))
         try limits.check(width: w, height: h, path: path, format: .jp2, pyramid: pyramid)
         let stat = try fd.status()
         self.path = path
@@ -32,7 +33,7 @@ struct JP2Source: StoredImageSource {
         info = ImageInfo(format: .jp2, width: w, height: h, channels: Int(header.channels), progressive: false,
                          orientation: .up, colorSpace: space, bitDepth: Int(header.precision), restartInterval: 0,
                          fileSize: stat.size, modified: stat.modified)
-        colour = header.has_profile == 0 ? nil : ColourTransform.profile { tsio_jp2_icc_profile(fd.rawValue, &$0, &$1) }.map { profile in
+        colour = profile.map { profile in
             ColourTransform.outcome(for: profile, layout: ColourTransform.layout(
                 for: profile, channels: Int(header.channels), grayPixels: header.gray != 0, cmyk: false, inverted: false),
                 keeping: limits.keepsColourProfiles)
@@ -46,7 +47,7 @@ struct JP2Source: StoredImageSource {
     }
 
     func isRandomAccess(atShrink shrink: Int) -> Bool {
-        reduction(for: shrink).rest <= Self.randomAccessReach
+        reduction(for: shrink).rest <= LevelReader.randomAccessReach
     }
 
     func decodeStored(_ rect: PixelRect, shrink: Int, bandRows: Int,
@@ -56,7 +57,8 @@ struct JP2Source: StoredImageSource {
         let scale = 1 << reduce
         let reducedW = (info.width + scale - 1) / scale, reducedH = (info.height + scale - 1) / scale
         let channels = info.channels
-        // Bands of whole code-blocks (64 rows at most) of a tile.
+        // Bands end on the file's tile rows at this reduction (at most 256 rows apart), so a band's decode covers
+        // whole tiles.
         let tileRows = max(1, Int(header.tile_height) / scale)
         let reader = LevelReader(levelWidth: (reducedW + rest - 1) / rest, levelHeight: (reducedH + rest - 1) / rest,
                                  channels: channels, align: rest <= 64 ? max(1, min(tileRows, 256) / rest) : 1)

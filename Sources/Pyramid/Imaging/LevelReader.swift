@@ -3,6 +3,15 @@
 /// multiples of `align` rows (the level's tile rows, so each tile is decoded once). A level rounded down may lack the
 /// last column or row of ours (ceil): those repeat its edge.
 struct LevelReader {
+    /// A level is read directly for shrinks up to this many times its own reduction; beyond, each tile would read
+    /// `rest²` times its own area, and a decode pass reads the level once instead.
+    static let randomAccessReach = 8
+
+    /// Whether a file whose smallest stored level has `side` pixels on its longer side is read from its levels at every
+    /// shrink, thumbnails included (a pass over that level costs little): its size is then limited by
+    /// `ImageLimits.maxPyramidPixels`, not `maxPixels`.
+    static func isPyramid(smallestSide side: Int) -> Bool { side <= 8192 }
+
     let levelWidth: Int
     let levelHeight: Int
     let channels: Int

@@ -8,11 +8,15 @@ public enum SourceFormat: String, Sendable, CaseIterable {
     /// JPEG 2000: a JP2 file or a bare code-stream.
     case jp2
 
-    /// The format whose signature starts `bytes`, or nil.
+    /// The format whose signature starts `bytes`, or nil: JPEG and PNG as `ImageFormat` knows them (a WebP file is
+    /// not read), TIFF, JPEG 2000.
     static func detect(_ bytes: some Collection<UInt8>) -> SourceFormat? {
         let head = Array(bytes.prefix(12))
-        if head.count >= 3, head[0] == 0xFF, head[1] == 0xD8, head[2] == 0xFF { return .jpeg }
-        if head.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return .png }
+        switch ImageFormat.detect(head) {
+        case .jpeg: return .jpeg
+        case .png: return .png
+        case .webp, nil: break
+        }
         // "II" or "MM", then 42 (classic) or 43 (BigTIFF) in that byte order.
         if head.count >= 4, (head[0] == 0x49 && head[1] == 0x49 && (head[2] == 42 || head[2] == 43) && head[3] == 0)
             || (head[0] == 0x4D && head[1] == 0x4D && head[2] == 0 && (head[3] == 42 || head[3] == 43)) { return .tiff }

@@ -21,22 +21,17 @@ struct TIFFSource: StoredImageSource {
     /// What opening noticed without failing (a broken page chain past the first page, libtiff's warnings).
     let openWarnings: DecodeWarnings
 
-    /// A level is read directly (tile by tile) for shrinks up to this many times its own reduction; beyond, each
-    /// tile would read `factor²` times its area, and passes read the level once instead.
-    static let randomAccessReach = 8
-
     init(path: String, fd: FileDescriptor, limits: ImageLimits) throws {
         let first = try TIFFHandle(path: path, fd: fd)
         var warnings = DecodeWarnings()
         let dirs = try first.directories(path: path, warnings: &warnings)
         let main = dirs[0]
         guard main.readable != 0 else {
-            throw ImageSourceError.unsupported(path: path, message: "TIFF \(TIFFLevel.describe(main)): \(Self.text(main.reason))")
+            throw ImageSourceError.unsupported(path: path, message: "TIFF \(TIFFLevel.describe(main)): \(cText(main.reason))")
         }
         let levels = TIFFLevel.levels(of: dirs)
-        // Read from its levels at every shrink down to thumbnails: a pyramid, whose size costs nothing.
         let smallest = levels.last!
-        let pyramid = smallest.tiled && max(smallest.width, smallest.height) <= 8192
+        let pyramid = smallest.tiled && LevelReader.isPyramid(smallestSide: max(smallest.width, smallest.height))
         try limits.check(width: Int(main.width), height: Int(main.height), path: path, format: .tiff, pyramid: pyramid)
         let stat = try fd.status()
         self.path = path
@@ -60,10 +55,6 @@ struct TIFFSource: StoredImageSource {
         openWarnings = warnings
     }
 
-    private static func text<T>(_ tuple: T) -> String {
-        withUnsafeBytes(of: tuple) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-    }
-
     /// The level a read at `shrink` comes from, and what is left to shrink it by.
     func level(for shrink: Int) -> (level: TIFFLevel, rest: Int) {
         let level = levels.last { $0.factor <= shrink } ?? levels[0]
@@ -72,7 +63,7 @@ struct TIFFSource: StoredImageSource {
 
     func isRandomAccess(atShrink shrink: Int) -> Bool {
         let (level, rest) = level(for: shrink)
-        return level.tiled && rest <= Self.randomAccessReach
+        return level.tiled && rest <= LevelReader.randomAccessReach
     }
 
     func decodeStored(_ rect: PixelRect, shrink: Int, bandRows: Int,

@@ -3,7 +3,7 @@
 /// to the WebP quality whose tiles of a real photo reach the same mean SSIM (`bench/webp.py` on a 5,640 × 3,172
 /// photo: 75 → 73, 85 → 81, 92 → 88, at 0.81, 0.78 and 0.77 of the JPEG bytes); between the points it is linear.
 public enum WebPQuality {
-    /// libwebp's effort, 0…6: 4 is its default (6 saves about 1 % more bytes at twice the time).
+    /// libwebp's effort, 0…6: 4 is its default (6 gave 1 % fewer bytes at the same SSIM; its time was not measured).
     static let method = 4
 
     /// (JPEG quality, WebP quality of the same SSIM).

@@ -30,9 +30,7 @@ extension TileService {
     /// (it is then stored).
     func pixels(for miss: TileMiss) throws -> PixelBuffer? {
         let snapshot = miss.snapshot, tile = miss.key.tile
-        if snapshot.source.isRandomAccess(atShrink: snapshot.geometry.shrink(ofLevel: tile.level)) {
-            return try miss.image.render(tile, in: snapshot)
-        }
+        if snapshot.readsDirectly(tile.level) { return try miss.image.render(tile, in: snapshot) }
         let plan = PassPlan.covering(tile.level, in: snapshot.geometry)
         let croppable = snapshot.source.info.wholeDecodeBytes == 0
         if croppable, let store, store.has(StoredPass.doneMarker(folder: folder(miss.image.id, snapshot), shrink: plan.shrink)) {

@@ -9,7 +9,7 @@ extension TileService {
             return try ImageDecoder.decode(png.bytes)
         }
         // A tiled file's tile is read faster than an encoded tile is made and decoded again: regions read the file.
-        if snapshot.source.isRandomAccess(atShrink: snapshot.geometry.shrink(ofLevel: tile.level)) {
+        if snapshot.readsDirectly(tile.level) {
             if case let .hit(encoded) = try lookup(image, snapshot: snapshot, tile: tile, format: passFormat(snapshot),
                                                    countingMiss: false) {
                 return try ImageDecoder.decode(encoded.bytes)

@@ -18,6 +18,11 @@ public final class PyramidImage: @unchecked Sendable {
         public let generation: Int
         /// The source's fingerprint (`SourceVersion`): what versioned URLs carry.
         public let version: String
+
+        /// Whether tiles of `level` are read straight from the file (`ImageSource.isRandomAccess(atShrink:)`).
+        func readsDirectly(_ level: Int) -> Bool {
+            source.isRandomAccess(atShrink: geometry.shrink(ofLevel: level))
+        }
     }
 
     public let id: String

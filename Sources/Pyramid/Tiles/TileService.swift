@@ -142,7 +142,7 @@ public final class TileService: Sendable {
         }
         // A tile read straight from a tiled file costs about what reading it back from the store would: such tiles
         // are not stored (the file is their store), which saves a look and a write per tile.
-        let fromFile = miss.snapshot.source.isRandomAccess(atShrink: miss.snapshot.geometry.shrink(ofLevel: key.tile.level))
+        let fromFile = miss.snapshot.readsDirectly(key.tile.level)
         let result = Result { () throws -> Produced in
             if !fromFile, let stored = stored(miss) { return Produced(tile: stored, origin: .disk, pixels: nil) }
             // A file rewritten while its pass ran may have given rows of two versions, or failed half-way: never
