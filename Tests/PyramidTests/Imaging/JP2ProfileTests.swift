@@ -47,4 +47,21 @@ final class JP2ProfileTests: XCTestCase {
         XCTAssertEqual(kept.keptProfile, profile)
         XCTAssertTrue(try kept.decodeAll().bytes == plain.decodeAll().bytes, "kept colours are the file's own")
     }
+
+    /// The box walk that finds the profile meets cut and lying boxes: an error or the image, never a crash.
+    func testBrokenColourBoxes() throws {
+        let profile = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Self.proPhoto)))
+        let file = try tagged(try Fixtures.bytes("lossless.jp2"), profile: profile)
+        let colr = try XCTUnwrap(file.firstRange(of: Array("colr".utf8))).lowerBound - 4
+        for (k, cut) in [colr + 2, colr + 9, colr + 200, colr + profile.count].enumerated() {
+            let path = try Fixtures.temporary(Array(file.prefix(cut)), name: "cut-colr-\(k).jp2")
+            XCTAssertThrowsError(try ImageOpener.open(path).decodeAll(), "cut at \(cut)")
+        }
+        for length: UInt32 in [0xFFFF_FFF0, 1, 9] {   // past the file, a 64-bit length with none after it, too short
+            var lying = file
+            lying.replaceSubrange(colr ..< colr + 4, with: [UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF)])
+            let path = try Fixtures.temporary(lying, name: "lying-colr-\(length).jp2")
+            do { _ = try ImageOpener.open(path).decodeAll() } catch { XCTAssertTrue(error is ImageSourceError, "\(error)") }
+        }
+    }
 }
