@@ -13,6 +13,7 @@ import pytest
 from PIL import Image, ImageChops, ImageStat
 
 from conftest import FIXTURES, ROOT, Server, assert_iiif_validator_passes, binary
+from test_library import metric
 from test_viewers import OSD_PAGE, TileWatch, not_blank, settle, VENDOR
 
 PHOTO = FIXTURES.parent / "gallery" / "large.jpg"      # 3996 x 2582
@@ -104,6 +105,40 @@ def test_tiles_match_the_jpeg_master(formats, image):
             worst = max(worst, d) if limit == 1.5 else worst
             assert d <= limit, (image, level, x, y, d)
     print(f"{image}: worst tile mean absolute difference {worst:.2f}")
+
+
+def test_tiles_on_the_files_grid_are_its_own_jpegs(browser, formats, tmp_path):
+    """Served on the pyramid's own 128 px grid, a JPEG tile is the file's compressed tile as it is (RGB at vips' quality
+    95, YCbCr at 85), counted in /metrics: the pixels libtiff decodes from it, and the colours Chromium shows."""
+    folder = tmp_path / "grid"
+    folder.mkdir()
+    shutil.copy(formats.folder / "pyramid.tif", folder)
+    subprocess.run(["vips", "tiffsave", str(PHOTO), str(folder / "ycbcr.tif"), "--tile", "--pyramid", "--compression", "jpeg",
+                    "--Q", "85", "--tile-width", "128", "--tile-height", "128"], check=True)
+    server = Server([str(folder), "--tile-size", "128", "--access-log", "off"])
+    page = browser.new_page()
+    try:
+        level, before = MAX_LEVEL - 1, metric(server, "tileserver_stored_jpeg_tiles_total")
+        page.goto(f"http://127.0.0.1:{server.port}/healthz")
+        for image in ["pyramid", "ycbcr"]:
+            url = f"/images/{image}/tiles/{level}/5/3.jpg"
+            response, body = server.get(url)
+            assert response.status == 200 and response.getheader("Content-Type") == "image/jpeg"
+            stored = Image.open(io.BytesIO(body)).convert("RGB")
+            assert stored.size == (128, 128)
+            assert mad(stored, tile(server, image, level, 5, 3, "png")) < 0.5, image
+            shown = page.evaluate("""async url => { const img = new Image(); img.src = url; await img.decode();
+                const c = document.createElement('canvas'); c.width = img.naturalWidth; c.height = img.naturalHeight;
+                const g = c.getContext('2d'); g.drawImage(img, 0, 0);
+                const d = g.getImageData(0, 0, c.width, c.height).data, sum = [0, 0, 0];
+                for (let i = 0; i < d.length; i += 4) { sum[0] += d[i]; sum[1] += d[i + 1]; sum[2] += d[i + 2]; }
+                return sum.map(v => v / (d.length / 4)); }""", url)
+            expected = ImageStat.Stat(stored).mean
+            assert all(abs(a - b) < 1.0 for a, b in zip(shown, expected)), (image, shown, expected)
+        assert metric(server, "tileserver_stored_jpeg_tiles_total") == before + 2
+    finally:
+        page.close()
+        server.stop()
 
 
 def test_info_reports_the_structure(formats):

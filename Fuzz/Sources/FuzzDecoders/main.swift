@@ -2,7 +2,7 @@ import Glibc
 import Pyramid
 
 /// The header's metadata (EXIF, IPTC, XMP, PNG text: `MetadataReader`), then the decoder through both doors: `ImageSource` over a file (header, then a region at full size and at 1/8,
-/// as tiles ask, then the whole image at 1/8 from the entry index's scan and regions through its extracts), and `ImageDecoder` over bytes in memory
+/// as tiles ask, a tiled TIFF's stored JPEG tiles, then the whole image at 1/8 from the entry index's scan and regions through its extracts), and `ImageDecoder` over bytes in memory
 /// (cached tiles). The same code runs for any size, so
 /// headers claiming more than 256² pixels are refused: a mutated header would otherwise make every run decode
 /// millions of pixels of garbage, and the fuzzer would crawl.
@@ -35,6 +35,15 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         let w = info.width, h = info.height
         _ = try? source.decode(PixelRect(x: w / 3, y: h / 3, width: max(1, w / 2), height: max(1, h / 2)))
         _ = try? source.decode(PixelRect(x: 0, y: 0, width: max(1, w / 8), height: max(1, h / 8)), shrink: 8)
+        // A tiled JPEG TIFF's tiles handed over as they are (`tsio_tiff_jpeg_tile`): the first two of every level.
+        for level in source.structure.levels {
+            guard let tw = level.tileWidth, let th = level.tileHeight, tw * th <= 1 << 16 else { continue }
+            for x in [0, tw] {
+                if let jpeg = try? source.storedJPEG(PixelRect(x: x, y: 0, width: tw, height: th), shrink: level.factor) {
+                    _ = try? ImageDecoder.decode(jpeg)
+                }
+            }
+        }
         let entered = try ImageOpener.open(path, limits: indexed)
         _ = try? entered.decode(PixelRect(x: 0, y: 0, width: (w + 7) / 8, height: (h + 7) / 8), shrink: 8)
         _ = try? entered.decode(PixelRect(x: w / 3, y: h / 3, width: max(1, w / 2), height: max(1, h / 2)))

@@ -377,6 +377,13 @@ int tsio_tiff_read(tsio_tiff *t, uint32_t x, uint32_t y, uint32_t w, uint32_t h,
 void tsio_tiff_set_cmyk_icc(tsio_tiff *t, const tsio_icc *icc);
 /* The selected directory's ICC profile, in a malloc'd buffer (tsio_free); 0 when none. */
 int tsio_tiff_icc_profile(tsio_tiff *t, uint8_t **profile, size_t *size);
+/*
+ * The tile of the selected directory whose top-left pixel is (`x`, `y`), as the standalone JPEG it is stored as (its
+ * stream with the directory's JPEGTables put in front), in a malloc'd buffer (tsio_free): 1. 0 when it is not one
+ * that can be handed over as it is (not JPEG-compressed 8-bit YCbCr or RGB, not a whole tile inside the image, or a stream
+ * that does not parse as a baseline JPEG of the tile's size); -1 on a read error.
+ */
+int tsio_tiff_jpeg_tile(tsio_tiff *t, uint32_t x, uint32_t y, uint8_t **out, size_t *size, tsio_status *st);
 /* libtiff's name of a compression code ("JPEG", "AdobeDeflate", …). Directories whose codec this libtiff lacks are
  * described as not readable. */
 const char *tsio_tiff_compression_name(int compression);

@@ -61,6 +61,11 @@ public protocol ImageSource: Sendable {
     /// The file's levels, tiles, compression and profile, from its header (`tileserver info`).
     var structure: SourceStructure { get }
 
+    /// The tile `rect` of the upright image at `shrink` as the JPEG the file already stores it as, when the file
+    /// holds exactly that tile in a form that is served unchanged (a JPEG-compressed tiled TIFF level on the
+    /// pyramid's grid, sRGB, upright): no decode and no encode, and no loss a second encoding would add. Nil otherwise.
+    func storedJPEG(_ rect: PixelRect, shrink: Int) throws -> [UInt8]?
+
     /// Throws `PyramidError.sourceChanged` when the file is no longer the one `info` describes: pixels decoded
     /// from it since may mix two versions, so they must not be served.
     func checkUnchanged() throws
@@ -75,6 +80,7 @@ extension ImageSource {
                                        compression: kind)], samples: info.channels, bitsPerSample: info.bitDepth, profile: nil)
     }
     public func checkUnchanged() throws {}
+    public func storedJPEG(_ rect: PixelRect, shrink: Int) throws -> [UInt8]? { nil }
     public var kind: String { info.format.rawValue }
 
     /// Size of the upright image shrunk by `shrink`.

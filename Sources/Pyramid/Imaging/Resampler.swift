@@ -55,67 +55,96 @@ enum Resampler {
             }
             return result
         }
-        // Horizontal pass into floats, only for the source rows the vertical pass will read. The taps are laid out
-        // flat first, so the loops touch no reference-counted storage.
-        let firstRow = rows.lower, lastRow = rows.upper
+        // Vertical taps first, into one float row of the source columns the horizontal taps read (a loop over
+        // contiguous samples the compiler vectorises), then the horizontal taps of that row straight into the
+        // output: the per-pixel walk runs once per output row, not once per source row, and no image-sized
+        // intermediate is made. Each output row depends only on its own taps, so bands match the whole image.
         let cols = Flat(columns), rowTaps = Flat(rows)
-        let stride = outWidth * c
-        var middle = [Float](repeating: 0, count: (lastRow - firstRow) * stride)
+        let lowerX = columns.lower, span = (columns.upper - lowerX) * c
+        let sourceStride = source.width * c, outStride = outWidth * c
+        var line = [Float](repeating: 0, count: max(span, 1))
         source.bytes.withUnsafeBufferPointer { src in
-            middle.withUnsafeMutableBufferPointer { mid in
-                cols.weights.withUnsafeBufferPointer { weights in
-                    for sy in firstRow ..< lastRow {
-                        let line = (sy - originY) * source.width * c
-                        let out = (sy - firstRow) * stride
-                        for ox in 0 ..< outWidth {
-                            let base = line + (cols.first[ox] - originX) * c
-                            let w0 = cols.offset[ox], n = cols.offset[ox + 1] - w0
-                            if c == 3 { // RGB, the common case: one walk over the taps for all three channels
-                                var r: Float = 0, g: Float = 0, b: Float = 0
-                                for k in 0 ..< n {
-                                    let weight = weights[w0 + k], p = base + k * 3
-                                    r += weight * Float(src[p])
-                                    g += weight * Float(src[p + 1])
-                                    b += weight * Float(src[p + 2])
-                                }
-                                mid[out + ox * 3] = r
-                                mid[out + ox * 3 + 1] = g
-                                mid[out + ox * 3 + 2] = b
-                                continue
-                            }
-                            for ch in 0 ..< c {
-                                var sum: Float = 0
-                                for k in 0 ..< n { sum += weights[w0 + k] * Float(src[base + k * c + ch]) }
-                                mid[out + ox * c + ch] = sum
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        middle.withUnsafeBufferPointer { mid in
-            rowTaps.weights.withUnsafeBufferPointer { weights in
+            line.withUnsafeMutableBufferPointer { lineBuffer in
                 result.bytes.withUnsafeMutableBufferPointer { dst in
-                    // Row by row (the sums add in the same order as pixel by pixel, so the result is the same), which
-                    // the compiler vectorises; rounding half up after clamping is `rounded()` for these values.
-                    var sums = [Float](repeating: 0, count: stride)
-                    sums.withUnsafeMutableBufferPointer { acc in
-                        for oy in 0 ..< outHeight {
-                            let w0 = rowTaps.offset[oy], n = rowTaps.offset[oy + 1] - w0
-                            let top = (rowTaps.first[oy] - firstRow) * stride
-                            for i in 0 ..< stride { acc[i] = 0 }
-                            for k in 0 ..< n {
-                                let weight = weights[w0 + k], from = top + k * stride
-                                for i in 0 ..< stride { acc[i] += weight * mid[from + i] }
-                            }
-                            let out = oy * stride
-                            for i in 0 ..< stride { dst[out + i] = UInt8(max(0, min(255, acc[i])) + 0.5) }
+                    let acc = lineBuffer.baseAddress!, left = src.baseAddress! + (lowerX - originX) * c
+                    for oy in 0 ..< outHeight {
+                        let w0 = rowTaps.offset[oy], n = rowTaps.offset[oy + 1] - w0
+                        var from = left + (rowTaps.first[oy] - originY) * sourceStride
+                        Self.scale(from, by: rowTaps.weights[w0], into: acc, count: span)
+                        for k in 1 ..< max(n, 1) {
+                            from += sourceStride
+                            Self.accumulate(from, by: rowTaps.weights[w0 + k], into: acc, count: span)
                         }
+                        Self.horizontal(acc, taps: cols, lowerX: lowerX, channels: c,
+                                        into: dst.baseAddress! + oy * outStride, count: outWidth)
                     }
                 }
             }
         }
         return result
+    }
+
+    /// `acc[i] = weight × row[i]` for `count` samples.
+    @inline(__always)
+    private static func scale(_ row: UnsafePointer<UInt8>, by weight: Float, into acc: UnsafeMutablePointer<Float>,
+                              count: Int) {
+        var i = 0
+        while i < count { acc[i] = weight * Float(row[i]); i &+= 1 }
+    }
+
+    /// `acc[i] += weight × row[i]` for `count` samples.
+    @inline(__always)
+    private static func accumulate(_ row: UnsafePointer<UInt8>, by weight: Float,
+                                   into acc: UnsafeMutablePointer<Float>, count: Int) {
+        var i = 0
+        while i < count { acc[i] += weight * Float(row[i]); i &+= 1 }
+    }
+
+    /// The horizontal taps of one row of vertically filtered samples, rounded into `count` output pixels.
+    @inline(__always)
+    private static func horizontal(_ line: UnsafeMutablePointer<Float>, taps: Flat, lowerX: Int, channels c: Int,
+                                   into out: UnsafeMutablePointer<UInt8>, count: Int) {
+        taps.first.withUnsafeBufferPointer { first in
+            taps.offset.withUnsafeBufferPointer { offset in
+                taps.weights.withUnsafeBufferPointer { weights in
+                    for ox in 0 ..< count {
+                        let base = line + (first[ox] &- lowerX) &* c
+                        let w0 = offset[ox], n = offset[ox &+ 1] &- w0
+                        let o = out + ox &* c
+                        if c == 3 { // RGB, the common case: one walk over the taps for all three channels
+                            var r: Float = 0, g: Float = 0, b: Float = 0
+                            var k = 0
+                            while k < n {
+                                let weight = weights[w0 &+ k], p = base + k &* 3
+                                r += weight * p[0]
+                                g += weight * p[1]
+                                b += weight * p[2]
+                                k &+= 1
+                            }
+                            o[0] = rounded(r); o[1] = rounded(g); o[2] = rounded(b)
+                            continue
+                        }
+                        for ch in 0 ..< c {
+                            var sum: Float = 0
+                            var k = 0
+                            while k < n { sum += weights[w0 &+ k] * base[k &* c &+ ch]; k &+= 1 }
+                            o[ch] = rounded(sum)
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// A filtered sample as a byte: clamped, then rounded half up, without the checks of a float-to-integer
+    /// conversion: adding 2²³ leaves the nearest integer (ties to even) in the low mantissa bits, one too many
+    /// where that rounded up past `t`.
+    @inline(__always)
+    private static func rounded(_ value: Float) -> UInt8 {
+        let t = max(0, min(255, value)) + 0.5
+        let u = t + 8_388_608
+        let over: UInt32 = u - 8_388_608 > t ? 1 : 0
+        return UInt8(truncatingIfNeeded: u.bitPattern &- over)
     }
 
     /// Taps laid out flat: output pixel `i` reads from source index `first[i]` with

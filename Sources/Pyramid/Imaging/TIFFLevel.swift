@@ -11,6 +11,8 @@ struct TIFFLevel: Sendable, Equatable {
     let tiled: Bool
     /// Rows a tile or strip holds: reads end bands on multiples of it.
     let chunkHeight: Int
+    /// Columns a tile holds; 0 when striped.
+    let tileWidth: Int
 
     init(_ dir: tsio_tiff_dir, factor: Int) {
         offset = dir.offset
@@ -19,6 +21,7 @@ struct TIFFLevel: Sendable, Equatable {
         self.factor = factor
         tiled = dir.tile_width > 0
         chunkHeight = Int(tiled ? dir.tile_height : dir.rows_per_strip)
+        tileWidth = Int(dir.tile_width)
     }
 
     /// The levels of the image `dirs[0]` is: the directories that hold it reduced by a power of two (each side

@@ -66,6 +66,24 @@ struct TIFFSource: StoredImageSource {
         return level.tiled && rest <= LevelReader.randomAccessReach
     }
 
+    func storedJPEG(_ rect: PixelRect, shrink: Int) throws -> [UInt8]? {
+        let (level, rest) = level(for: shrink)
+        guard rest == 1, level.tiled, colour == nil, !cmyk, info.orientation == .up, info.channels == 3,
+              rect.width == level.tileWidth, rect.height == level.chunkHeight else { return nil }
+        return try handles.with(level.offset) { handle in
+            var st = tsio_status()
+            var bytes: UnsafeMutablePointer<UInt8>?
+            var size = 0
+            switch tsio_tiff_jpeg_tile(handle.raw, UInt32(rect.x), UInt32(rect.y), &bytes, &size, &st) {
+            case 1:
+                defer { tsio_free(bytes) }
+                return Array(UnsafeBufferPointer(start: bytes, count: size))
+            case 0: return nil
+            default: throw st.error(path: path, format: .tiff, rows: level.height)
+            }
+        }
+    }
+
     func decodeStored(_ rect: PixelRect, shrink: Int, bandRows: Int,
                       into body: (PixelBand) throws -> Void) throws -> DecodeWarnings {
         let (level, rest) = level(for: shrink)

@@ -11,6 +11,8 @@ public struct PassStatistics: Sendable, Equatable {
     public var pyramidsCompleted = 0
     /// Tiles decoded on their own because their pass was queued or far behind, or its tiles were evicted.
     public var directDecodes = 0
+    /// Tiles served as the JPEG their tiled TIFF stores them as, neither decoded nor encoded.
+    public var storedJPEGs = 0
     /// Regions of large JPEGs decoded from an extract of their MCUs (`JPEGEntryIndex`) instead of a skip
     /// through every row above them; process-wide.
     public var jpegExtracts = 0

@@ -95,6 +95,19 @@ extension TileService {
                     format: format, version: snapshot.version)
     }
 
+    /// The tile as the JPEG its tiled file already holds it as (`ImageSource.storedJPEG`), counted; nil when the
+    /// file does not hold it that way. A file changed since the snapshot is an error, as for a decode.
+    func storedJPEG(_ miss: TileMiss) throws -> [UInt8]? {
+        let snapshot = miss.snapshot, tile = miss.key.tile
+        let rect = try snapshot.geometry.rect(of: tile)
+        guard let jpeg = try snapshot.source.storedJPEG(rect, shrink: snapshot.geometry.shrink(ofLevel: tile.level)) else {
+            return nil
+        }
+        try snapshot.source.checkUnchanged()
+        passCounters.withLock { $0.storedJPEGs += 1 }
+        return jpeg
+    }
+
     /// The tile decoded on its own (`scaled`: at its level's shrink, as a region pass would).
     func direct(_ miss: TileMiss, scaled: Bool = false) throws -> PixelBuffer {
         passCounters.withLock { $0.directDecodes += 1 }

@@ -145,6 +145,10 @@ public final class TileService: Sendable {
         let fromFile = miss.snapshot.readsDirectly(key.tile.level)
         let result = Result { () throws -> Produced in
             if !fromFile, let stored = stored(miss) { return Produced(tile: stored, origin: .disk, pixels: nil) }
+            if fromFile, key.format == .jpeg, let jpeg = try storedJPEG(miss) {
+                return Produced(tile: EncodedTile(bytes: jpeg, format: .jpeg, version: miss.snapshot.version),
+                                origin: .rendered, pixels: nil)
+            }
             // A file rewritten while its pass ran may have given rows of two versions, or failed half-way: never
             // cache or serve those; a failure on a changed file is the change (503, ask again), not a broken file.
             let pixels: PixelBuffer
