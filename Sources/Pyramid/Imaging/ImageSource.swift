@@ -63,7 +63,8 @@ public protocol ImageSource: Sendable {
 
     /// The tile `rect` of the upright image at `shrink` as the JPEG the file already stores it as, when the file
     /// holds exactly that tile in a form that is served unchanged (a JPEG-compressed tiled TIFF level on the
-    /// pyramid's grid, sRGB, upright): no decode and no encode, and no loss a second encoding would add. Nil otherwise.
+    /// pyramid's grid, no ICC profile, upright): no decode and no encode, and no loss a second encoding would add.
+    /// Nil otherwise.
     func storedJPEG(_ rect: PixelRect, shrink: Int) throws -> [UInt8]?
 
     /// Throws `PyramidError.sourceChanged` when the file is no longer the one `info` describes: pixels decoded
