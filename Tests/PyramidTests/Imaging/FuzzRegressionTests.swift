@@ -17,7 +17,7 @@ final class FuzzRegressionTests: XCTestCase {
     }
 
     private func replay(_ url: URL) -> String {
-        let limits = ImageLimits(maxPixels: 4_000_000, maxDecoderMemory: 64 << 20)
+        let limits = ImageLimits(maxPixels: 4_000_000, maxPyramidPixels: 4_000_000, maxDecoderMemory: 64 << 20)
         var outcome = "ok"
         do {
             let source = try ImageOpener.open(url.path, limits: limits)
