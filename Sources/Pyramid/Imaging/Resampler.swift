@@ -75,7 +75,7 @@ enum Resampler {
                             from += sourceStride
                             Self.accumulate(from, by: rowTaps.weights[w0 + k], into: acc, count: span)
                         }
-                        Self.horizontal(acc, taps: cols, lowerX: lowerX, channels: c,
+                        Self.horizontal(UnsafePointer(acc), taps: cols, lowerX: lowerX, channels: c,
                                         into: dst.baseAddress! + oy * outStride, count: outWidth)
                     }
                 }
@@ -102,7 +102,7 @@ enum Resampler {
 
     /// The horizontal taps of one row of vertically filtered samples, rounded into `count` output pixels.
     @inline(__always)
-    private static func horizontal(_ line: UnsafeMutablePointer<Float>, taps: Flat, lowerX: Int, channels c: Int,
+    private static func horizontal(_ line: UnsafePointer<Float>, taps: Flat, lowerX: Int, channels c: Int,
                                    into out: UnsafeMutablePointer<UInt8>, count: Int) {
         taps.first.withUnsafeBufferPointer { first in
             taps.offset.withUnsafeBufferPointer { offset in

@@ -8,20 +8,19 @@ struct TIFFLevel: Sendable, Equatable {
     let height: Int
     /// 1 for the image itself, else the power of two it is reduced by.
     let factor: Int
-    let tiled: Bool
     /// Rows a tile or strip holds: reads end bands on multiples of it.
     let chunkHeight: Int
     /// Columns a tile holds; 0 when striped.
     let tileWidth: Int
+    var tiled: Bool { tileWidth > 0 }
 
     init(_ dir: tsio_tiff_dir, factor: Int) {
         offset = dir.offset
         width = Int(dir.width)
         height = Int(dir.height)
         self.factor = factor
-        tiled = dir.tile_width > 0
-        chunkHeight = Int(tiled ? dir.tile_height : dir.rows_per_strip)
         tileWidth = Int(dir.tile_width)
+        chunkHeight = Int(dir.tile_width > 0 ? dir.tile_height : dir.rows_per_strip)
     }
 
     /// The levels of the image `dirs[0]` is: the directories that hold it reduced by a power of two (each side

@@ -68,7 +68,7 @@ struct TIFFSource: StoredImageSource {
 
     func storedJPEG(_ rect: PixelRect, shrink: Int) throws -> [UInt8]? {
         let (level, rest) = level(for: shrink)
-        guard rest == 1, level.tiled, colour == nil, !cmyk, info.orientation == .up, info.channels == 3,
+        guard rest == 1, colour == nil, !cmyk, info.orientation == .up, info.channels == 3,
               rect.width == level.tileWidth, rect.height == level.chunkHeight else { return nil }
         return try handles.with(level.offset) { handle in
             var st = tsio_status()

@@ -22,11 +22,11 @@ final class StoredJPEGTests: XCTestCase {
 
     func testAWholeTileOnTheGridIsTheFilesOwnJPEG() throws {
         for source in [try source(), try ycbcr()] {
-            try checkStoredTiles(of: source)
+            try checkStoredTiles(of: source, file: try Data(contentsOf: URL(fileURLWithPath: source.path)))
         }
     }
 
-    private func checkStoredTiles(of source: any ImageSource) throws {
+    private func checkStoredTiles(of source: any ImageSource, file: Data) throws {
         for (rect, shrink) in [(PixelRect(x: 128, y: 256, width: 128, height: 128), 1),
                                (PixelRect(x: 0, y: 0, width: 128, height: 128), 1),
                                (PixelRect(x: 128, y: 0, width: 128, height: 128), 2)] {
@@ -34,6 +34,8 @@ final class StoredJPEGTests: XCTestCase {
             XCTAssertEqual(Array(jpeg.prefix(2)), [0xFF, 0xD8])
             XCTAssertEqual(Array(jpeg.suffix(2)), [0xFF, 0xD9])
             XCTAssertTrue(zip(jpeg, jpeg.dropFirst()).contains { $0 == 0xFF && $1 == 0xDB }, "the shared tables are in it")
+            // Not encoded again: its scan data and EOI are bytes of the file, as they are.
+            XCTAssertNotNil(file.range(of: Data(jpeg.suffix(512))), "\(rect) at \(shrink) is not the file's tile")
             let pixels = try ImageDecoder.decode(jpeg)
             XCTAssertEqual(pixels.width, 128)
             XCTAssertEqual(pixels.height, 128)
