@@ -56,7 +56,7 @@ def test_manifests_match_the_dockerfile_and_the_server():
     flags = [a for a in args if a.startswith("--")]
     assert flags and all(f"  {f} (TILESERVER_" in text for f in flags), flags
     variables = [e["name"] for e in container.get("env", [])] + re.findall(r"(TILESERVER_[A-Z_]+)=", docker)
-    assert variables and all(f"({v}," in text for v in variables), variables
+    assert variables and all(f"({v})" in text for v in variables), variables
     mounts = {m["mountPath"]: m for m in container["volumeMounts"]}
     assert mounts["/images"]["readOnly"] is True and "/cache" in mounts
     assert 'VOLUME ["/images", "/cache"]' in docker

@@ -1,3 +1,5 @@
+import POSIXSupport
+
 /// Why an image could not be opened, decoded or encoded. Messages name the file and say what to do.
 public enum ImageSourceError: Swift.Error, Sendable, Equatable, CustomStringConvertible {
     case cannotOpen(path: String, reason: String)
@@ -12,6 +14,32 @@ public enum ImageSourceError: Swift.Error, Sendable, Equatable, CustomStringConv
     /// An encoded tile (a cached or stored WebP) that does not decode.
     case decodeFailed(path: String, format: ImageFormat, message: String)
 
+    /// The file the error is about, if any.
+    public var path: String? {
+        switch self {
+        case let .cannotOpen(path, _), let .unknownFormat(path, _), let .truncated(path, _, _, _, _, _), let .corrupt(path, _, _, _),
+             let .tooLarge(path, _, _, _, _), let .outOfMemory(path, _), let .unsupported(path, _),
+             let .regionOutside(path, _, _, _, _), let .decodeFailed(path, _, _):
+            path
+        case .encodeFailed: nil
+        }
+    }
+
+    /// The file itself is at fault (not a Tileserver bug, nor a lack of memory): damaged, not an image, a
+    /// variant no decoder reads, or larger than this server allows. Listings show such an image as broken.
+    public var isDamage: Bool {
+        switch self {
+        case .unknownFormat, .truncated, .corrupt, .unsupported, .tooLarge: true
+        case .cannotOpen, .outOfMemory, .regionOutside, .encodeFailed, .decodeFailed: false
+        }
+    }
+
+    /// The message with the file named by its name alone: what responses say (a server's paths are its own).
+    public var publicDescription: String {
+        guard let path, !path.isEmpty else { return description }
+        return description.replacing(path, with: PathText.lastComponent(of: path))
+    }
+
     public var description: String {
         switch self {
         case let .cannotOpen(path, reason):
@@ -22,7 +50,7 @@ public enum ImageSourceError: Swift.Error, Sendable, Equatable, CustomStringConv
                 ? "\(path): the file is empty (0 bytes); expected a JPEG, PNG, TIFF or JPEG 2000 image"
                 : "\(path): not a JPEG, PNG, TIFF or JPEG 2000 image (starts with \(hex))"
         case let .truncated(path, format, at, size, row, rows):
-            let place = rows > 0 ? " after \(row.grouped) of \(rows.grouped) rows" : " in the header"
+            let place = rows > 0 ? " after \(row.grouped) of \(rows.grouped) rows" : ""
             let end = at == size ? ", the end of the file," : " of \(size.grouped)"
             return "\(path): \(format.name) data ends at byte \(at.grouped)\(end)\(place) (truncated file)"
         case let .corrupt(path, format, at, message):

@@ -37,6 +37,19 @@ public final class ImageLibrary: Sendable {
     public struct Entry: Sendable {
         public let id: String
         public let path: String
+        /// The file's name as written on disk, without its extension (`Café de Flore (1)`): what people call it.
+        public var name: String { ImageLibrary.displayName(ofFile: path, id: id) }
+    }
+
+    /// A sub-folder as a folder listing shows it.
+    public struct FolderSummary: Sendable {
+        public let path: String
+        /// Its name as written on disk (`Île de Ré — summer`); ids keep only ASCII.
+        public let name: String
+        /// Images in it and below.
+        public let count: Int
+        /// Its first image (its own, else its first sub-folder's): the folder's cover.
+        public let cover: String?
     }
 
     /// One page of a listing.
@@ -44,8 +57,8 @@ public final class ImageLibrary: Sendable {
         public let images: [Entry]
         /// Where the next page starts; nil on the last page.
         public let next: LibraryKey?
-        /// The folder's sub-folders with the number of images below each (for a folder listing only).
-        public let folders: [(path: String, count: Int)]
+        /// The folder's sub-folders (for a folder listing only).
+        public let folders: [FolderSummary]
     }
 
     /// One image of the library. Its `PyramidImage` is made on first use (a tile, a view, a manifest); a listing
@@ -59,6 +72,9 @@ public final class ImageLibrary: Sendable {
         var summary: ImageSummary?
         /// When `summary` was last compared with the file (monotonic nanoseconds).
         var checked = Int64.min
+        /// Why its pixels could not be decoded, and the file's stamp then: a damaged file is listed as such
+        /// until it changes.
+        var failure: (error: ImageSourceError, stamp: FileStamp?)?
 
         init(key: LibraryKey, scanned: String, path: String, image: PyramidImage? = nil) {
             self.key = key
@@ -75,6 +91,8 @@ public final class ImageLibrary: Sendable {
         var children: Set<String> = []
         /// Images in the folder and below.
         var count = 0
+        /// Its name as written on disk, from the path of an image below it.
+        var name: String?
     }
 
     struct State {
@@ -84,6 +102,7 @@ public final class ImageLibrary: Sendable {
         var generation = 0
         var configure: (@Sendable (PyramidImage) -> Void)?
         var removed: (@Sendable (PyramidImage) -> Void)?
+        var broken: (@Sendable (String, ImageSourceError) -> Void)?
     }
 
     private let state = Locked(State())
@@ -208,12 +227,14 @@ public final class ImageLibrary: Sendable {
     public func page(folder: String? = nil, after: LibraryKey? = nil, limit: Int) -> Page? {
         state.withLock { state in
             let keys: [LibraryKey]
-            var folders: [(path: String, count: Int)] = []
+            var folders: [FolderSummary] = []
             if let folder {
                 guard let node = state.folders[folder] else { return nil }
                 keys = node.images
-                folders = node.children.sorted { $0 < $1 }
-                    .map { (path: $0, count: state.folders[$0]?.count ?? 0) }
+                folders = node.children.sorted { $0 < $1 }.map { path in
+                    FolderSummary(path: path, name: state.folders[path]?.name ?? PathText.lastComponent(of: path),
+                                  count: state.folders[path]?.count ?? 0, cover: state.firstImage(below: path))
+                }
             } else {
                 keys = state.order
             }
@@ -222,6 +243,65 @@ public final class ImageLibrary: Sendable {
             let images = keys[start ..< end].compactMap { state.members[$0.id].map { Entry(id: $0.key.id, path: $0.path) } }
             return Page(images: images, next: end < keys.count && end > start ? keys[end - 1] : nil, folders: folders)
         }
+    }
+
+    /// The name of folder `path` as written on disk ("" for the top), or nil when there is no such folder.
+    public func folderName(_ path: String) -> String? {
+        if path.isEmpty { return "" }
+        return state.withLock { state in state.folders[path].map { $0.name ?? PathText.lastComponent(of: path) } }
+    }
+
+    /// The file name of image `id` without its extension, as written on disk.
+    public func name(of id: String) -> String? {
+        stateMember(id).map { Self.displayName(ofFile: $0.path, id: id) }
+    }
+
+    /// The last path component of `path` without its extension; the id's last component for images without a file.
+    static func displayName(ofFile path: String, id: String) -> String {
+        let file = PathText.lastComponent(of: path)
+        guard !file.isEmpty else { return PathText.lastComponent(of: id) }
+        guard let dot = file.lastIndex(of: "."), dot != file.startIndex else { return file }
+        return String(file[..<dot])
+    }
+
+    /// The names on disk of the folders of `member`'s id, outermost first: the path's components that the id's
+    /// folder components were made from (one per id component; `ImageNaming` maps names to ids one to one).
+    static func folderNames(of member: Member) -> [Substring] {
+        let idParts = member.key.id.split(separator: "/", omittingEmptySubsequences: false)
+        let pathParts = member.path.split(separator: "/")
+        guard idParts.count > 1, pathParts.count >= idParts.count else { return [] }
+        return Array(pathParts.suffix(idParts.count).dropLast())
+    }
+
+    /// Records that image `id`'s file could not be read or decoded: listings show it as broken until the file
+    /// changes.
+    public func recordFailure(_ id: String, _ error: ImageSourceError) {
+        let hook = state.withLock { state -> (@Sendable (String, ImageSourceError) -> Void)? in
+            guard let member = state.members[id] else { return nil }
+            let stamp = FileStamp.of(member.path)
+            if let known = member.failure, known.stamp == stamp { return nil }
+            state.members[id]!.failure = (error, stamp)
+            return state.broken
+        }
+        hook?(id, error)
+    }
+
+    /// Calls `hook` with the id and error of each image found broken (once per version of its file): the server
+    /// logs them, so a file left out of the pictures is named somewhere.
+    public func onBroken(_ hook: @escaping @Sendable (String, ImageSourceError) -> Void) {
+        state.withLock { $0.broken = hook }
+    }
+
+    /// Why image `id` is broken: the failure recorded for the file as it is now, or nil.
+    public func failure(of id: String) -> ImageSourceError? {
+        guard let member = stateMember(id), let failure = member.failure else { return nil }
+        return FileStamp.of(member.path) == failure.stamp ? failure.error : nil
+    }
+
+    /// How many images are known to be broken now (their last decode failed and the file has not changed).
+    public var brokenCount: Int {
+        let ids = state.withLock { $0.members.values.filter { $0.failure != nil }.map(\.key.id) }
+        return ids.filter { failure(of: $0) != nil }.count
     }
 
     /// Index of the first key after `key` in the sorted `keys`.
@@ -248,6 +328,7 @@ extension ImageLibrary.State {
         for member in added {
             members[member.key.id] = member
             var folder = LibraryKey.folder(of: member.key.id)
+            var names = ImageLibrary.folderNames(of: member)
             if bulk {
                 order.append(member.key)
                 folders[folder, default: ImageLibrary.Folder()].images.append(member.key)
@@ -260,6 +341,7 @@ extension ImageLibrary.State {
             }
             while true {
                 folders[folder, default: ImageLibrary.Folder()].count += 1
+                if let name = names.popLast(), folders[folder]!.name == nil { folders[folder]!.name = String(name) }
                 if folder.isEmpty { break }
                 let parent = LibraryKey.folder(of: folder)
                 folders[parent, default: ImageLibrary.Folder()].children.insert(folder)
@@ -270,6 +352,16 @@ extension ImageLibrary.State {
             order.sort()
             for folder in unsorted { folders[folder]!.images.sort() }
         }
+    }
+
+    /// The first image (in order) of folder `path`, else of its first sub-folder that has one.
+    func firstImage(below path: String) -> String? {
+        guard let node = folders[path] else { return nil }
+        if let first = node.images.first { return first.id }
+        for child in node.children.sorted(by: { $0 < $1 }) {
+            if let found = firstImage(below: child) { return found }
+        }
+        return nil
     }
 
     mutating func remove(_ member: ImageLibrary.Member) {

@@ -47,7 +47,10 @@ extension ImageLibrary {
         if let known = member.summary, FileStamp.of(member.path) == known.stamp {
             summary = known
         } else {
-            summary = try ImageSummary(path: member.path, limits: options.limits)
+            do { summary = try ImageSummary(path: member.path, limits: options.limits) } catch let error as ImageSourceError {
+                recordFailure(id, error)
+                throw error
+            }
         }
         record(summary, for: id, path: member.path, checked: now)
         return summary

@@ -84,7 +84,7 @@ public final class TileService: Sendable {
         passes.jpegExtracts = JPEGEntryIndex.extractsMade.withLock { $0 }
         passes.jpegEighthsScanned = JPEGEntryIndex.eighthsScanned.withLock { $0 }
         return TileStatistics(cache: cache.statistics, tilesRendered: tilesRendered, renderMemory: renderBudget.usage,
-                              renderBudget: renderBudget.capacity, images: library.count, store: store?.statistics, passes: passes)
+                              renderBudget: renderBudget.capacity, images: library.count, brokenImages: library.brokenCount, store: store?.statistics, passes: passes)
     }
 
     /// The one look at the cache a tile request makes: the hit, or a miss that carries the key and snapshot on
@@ -162,6 +162,7 @@ public final class TileService: Sendable {
                 }
             } catch {
                 try miss.snapshot.source.checkUnchanged()
+                if let error = error as? ImageSourceError, error.isDamage { library.recordFailure(miss.image.id, error) }
                 throw error
             }
             try miss.snapshot.source.checkUnchanged()

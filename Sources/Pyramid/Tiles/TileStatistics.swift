@@ -8,6 +8,8 @@ public struct TileStatistics: Sendable {
     public let renderBudget: Int
     /// Images in the library now.
     public let images: Int
+    /// Images whose file was found damaged or unreadable (and has not changed since).
+    public let brokenImages: Int
     /// The persistent tile store's counters; nil when there is none.
     public let store: TileStore.Statistics?
     public let passes: PassStatistics

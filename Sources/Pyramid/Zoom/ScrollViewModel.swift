@@ -11,11 +11,22 @@ public struct ScrollViewModel: Hashable, Sendable {
     public let fitZoom: Double
     public let minZoom: Double
     public let maxZoom: Double
+    /// Device pixels per view (CSS) pixel: tiles are chosen for `zoom × pixelRatio`, so a phone at ratio 3 gets
+    /// sharp tiles, while zooms (and `maxZoom`, native size in view pixels) stay in view pixels.
+    public let pixelRatio: Double
+    /// The pixel ratios a client may name: below 1 would pick blurry tiles, above 4 no screen has.
+    public static let pixelRatios: ClosedRange<Double> = 1 ... 4
+    /// Zooms this close to `minZoom` (relative) are fit: a fit zoom written with six decimals and read back lands
+    /// a hair off, and must still mean "at fit".
+    static let fitTolerance = 1e-5
 
-    public init(geometry: PyramidGeometry, viewWidth: Double, viewHeight: Double, maxZoom: Double = 1.0) throws(PyramidError) {
+    public init(geometry: PyramidGeometry, viewWidth: Double, viewHeight: Double, maxZoom: Double = 1.0,
+                pixelRatio: Double = 1) throws(PyramidError) {
         guard viewWidth.isFinite, viewWidth > 0 else { throw .invalidParameter(name: "width", message: "must be a positive number") }
         guard viewHeight.isFinite, viewHeight > 0 else { throw .invalidParameter(name: "height", message: "must be a positive number") }
         guard maxZoom.isFinite, maxZoom > 0 else { throw .invalidParameter(name: "maxZoom", message: "must be a positive number") }
+        guard pixelRatio.isFinite else { throw .invalidParameter(name: "dpr", message: "must be a number") }
+        self.pixelRatio = Swift.min(Swift.max(pixelRatio, Self.pixelRatios.lowerBound), Self.pixelRatios.upperBound)
         self.geometry = geometry
         self.viewWidth = viewWidth
         self.viewHeight = viewHeight
@@ -28,7 +39,8 @@ public struct ScrollViewModel: Hashable, Sendable {
     var imageHeight: Double { Double(geometry.height) }
     var imageCenter: (x: Double, y: Double) { (imageWidth / 2, imageHeight / 2) }
 
-    /// The zoom a request resolves to, clamped to `[minZoom, maxZoom]`.
+    /// The zoom a request resolves to, clamped to `[minZoom, maxZoom]`; a number within `fitTolerance` of
+    /// `minZoom` is `minZoom` exactly.
     public func zoom(for request: ZoomRequest) -> Double {
         switch request {
         case .fit: minZoom
@@ -37,7 +49,13 @@ public struct ScrollViewModel: Hashable, Sendable {
         }
     }
 
-    func clamp(_ zoom: Double) -> Double { Swift.min(Swift.max(zoom, minZoom), maxZoom) }
+    func clamp(_ zoom: Double) -> Double {
+        if abs(zoom - minZoom) <= minZoom * Self.fitTolerance { return minZoom }
+        return Swift.min(Swift.max(zoom, minZoom), maxZoom)
+    }
+
+    /// Whether `zoom` (as `clamp` returns it) is the fit view.
+    public func isFit(_ zoom: Double) -> Bool { zoom == minZoom }
 
     /// Half the leftover space on each side when the scaled image is narrower or shorter than the view.
     func insets(zoom: Double) -> EdgeInsets {
@@ -55,9 +73,10 @@ public struct ScrollViewModel: Hashable, Sendable {
         return ViewRect(x: x, y: y, width: w, height: h)
     }
 
-    /// The smallest level whose scale is at least `zoom`: `clamp(ceil(maxLevel + log2(zoom) − 1e−9), 0, maxLevel)`.
+    /// The smallest level whose scale is at least `zoom × pixelRatio` (device pixels):
+    /// `clamp(ceil(maxLevel + log2(zoom × pixelRatio) − 1e−9), 0, maxLevel)`.
     public func level(forZoom zoom: Double) -> Int {
-        let raw = (Double(geometry.maxLevel) + log2(zoom) - 1e-9).rounded(.up)
+        let raw = (Double(geometry.maxLevel) + log2(zoom * pixelRatio) - 1e-9).rounded(.up)
         return Int(Swift.min(Swift.max(raw, 0), Double(geometry.maxLevel)))
     }
 }

@@ -8,6 +8,8 @@ public struct VisibleTile: Hashable, Sendable {
 /// which tiles to fetch now and next.
 public struct ViewportLayout: Hashable, Sendable {
     public var zoom: Double
+    /// True when `zoom` is the fit zoom exactly: the state clients compare, never the float.
+    public var isFit: Bool
     public var minZoom: Double
     public var maxZoom: Double
     public var level: Int
@@ -58,7 +60,7 @@ extension ScrollViewModel {
             let next = tileRange(level: level + 1, visible: visible).cells
             for y in next.rows { for x in next.columns { prefetch.append(TileCoordinate(level: level + 1, x: x, y: y)) } }
         }
-        return ViewportLayout(zoom: zoom, minZoom: minZoom, maxZoom: maxZoom, level: level,
+        return ViewportLayout(zoom: zoom, isFit: isFit(zoom), minZoom: minZoom, maxZoom: maxZoom, level: level,
                               levelScale: 1 / shrink, tileSize: geometry.tileSize, visible: visible, inset: inset,
                               tiles: tiles, prefetch: prefetch)
     }

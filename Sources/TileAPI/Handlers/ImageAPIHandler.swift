@@ -38,16 +38,22 @@ struct ImageAPIHandler: Sendable {
         var members: [(String, JSONValue)] = []
         if let folder {
             members.append(("folder", .string(folder)))
+            members.append(("name", .string(library.folderName(folder) ?? "")))
+            members.append(("trail", trail(folder)))
             members.append(("collection", .string(URLPath.collection(folder))))
             members.append(("folders", .array(page.folders.map { sub in
-                .object([("path", .string(sub.path)), ("count", .int(sub.count)),
-                         ("images", .string("/api/images?folder=" + URLPath.escape(sub.path))),
-                         ("collection", .string(URLPath.collection(sub.path)))])
+                var fields: [(String, JSONValue)] = [("path", .string(sub.path)), ("name", .string(sub.name)), ("count", .int(sub.count)),
+                                                     ("images", .string("/api/images?folder=" + URLPath.escape(sub.path))),
+                                                     ("collection", .string(URLPath.collection(sub.path)))]
+                if let cover = sub.cover, let summary = try? library.summary(cover), library.failure(of: cover) == nil {
+                    fields.append(("cover", thumbnail(cover, summary)))
+                }
+                return .object(fields)
             })))
         } else {
             members.append(("collection", .string(URLPath.collection(""))))
         }
-        members.append(("images", .array(page.images.compactMap { image in (try? library.summary(image.id)).map { .object(entry(image.id, $0)) } })))
+        members.append(("images", .array(page.images.map(listed))))
         if let next = page.next {
             var query = ["limit=\(limit)"]
             if let folder { query.append("folder=" + URLPath.escape(folder)) }
@@ -59,6 +65,40 @@ struct ImageAPIHandler: Sendable {
         return .response(response.conditional(on: context.request))
     }
 
+    /// A listed image: its entry, with `error` when its file cannot be shown (damaged, not an image, unreadable):
+    /// such images are listed, not left out, so a viewer can say which files are wrong and why.
+    private func listed(_ image: ImageLibrary.Entry) -> JSONValue {
+        let named: [(String, JSONValue)] = [("name", .string(image.name))]
+        do {
+            let summary = try library.summary(image.id)
+            let error = library.failure(of: image.id).map { [("error", JSONValue.string($0.publicDescription))] } ?? []
+            return .object(entry(image.id, summary) + named + error)
+        } catch {
+            let message = (error as? ImageSourceError)?.publicDescription ?? "\(error)"
+            return .object([("id", .string(image.id)), ("folder", .string(LibraryKey.folder(of: image.id)))] + named
+                + [("error", .string(message))])
+        }
+    }
+
+    /// The folders from the top down to `folder`, each with its path and its name as written on disk.
+    private func trail(_ folder: String) -> JSONValue {
+        var paths: [String] = []
+        var path = folder
+        while !path.isEmpty {
+            paths.append(path)
+            path = LibraryKey.folder(of: path)
+        }
+        return .array(paths.reversed().map { path in
+            .object([("path", .string(path)), ("name", .string(library.folderName(path) ?? PathText.lastComponent(of: path)))])
+        })
+    }
+
+    /// The URL of image `id`'s one-tile thumbnail.
+    private func thumbnail(_ id: String, _ summary: ImageSummary) -> JSONValue {
+        let g = PyramidGeometry(width: summary.width, height: summary.height, tileSize: tileSize)
+        return .string(URLPath.tile(id, TileCoordinate(level: g.thumbnailLevel, x: 0, y: 0), version: summary.version, format: format))
+    }
+
     /// One image's entry, with what its file says about itself (`metadata`: only the fields it carries; its
     /// location only while `--publish-location` is on).
     func one(_ context: RequestContext) throws -> HandlerOutcome {
@@ -66,7 +106,9 @@ struct ImageAPIHandler: Sendable {
         let image = try context.image(id, in: tiles)
         let snapshot = try context.snapshot(of: image)
         let metadata = try image.metadata(for: snapshot).published(location: publishLocation)
-        return .response(.json(.object(entry(id, ImageSummary(snapshot)) + [("metadata", metadata.json)])))
+        var fields = entry(id, ImageSummary(snapshot)) + [("name", .string(library.name(of: id) ?? id))]
+        if let failure = library.failure(of: id) { fields.append(("error", .string(failure.publicDescription))) }
+        return .response(.json(.object(fields + [("metadata", metadata.json)])))
     }
 
     /// An image's entry: its size, version and every URL it is served at (relative, versioned where they can be).
@@ -87,8 +129,7 @@ struct ImageAPIHandler: Sendable {
             ("tiles", .string(URLPath.tiles(id, version: version, format: format))),
             ("dzi", .string(URLPath.versioned("/images/\(path).dzi", version))),
             ("iiif", .string("/iiif/3/\(path)@\(version)/info.json")),
-            ("thumbnail", .string(URLPath.tile(id, TileCoordinate(level: g.thumbnailLevel, x: 0, y: 0), version: version,
-                                                format: format))),
+            ("thumbnail", thumbnail(id, summary)),
             ("manifest", .string(URLPath.manifest(id))),
             ("collection", .string(URLPath.collection(LibraryKey.folder(of: id)))),
         ]

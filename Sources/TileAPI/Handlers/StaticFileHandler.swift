@@ -23,7 +23,23 @@ struct StaticFileHandler: Sendable {
     }
 
     func serve(_ context: RequestContext) throws -> HandlerOutcome {
-        try serve(context.path.segments.joined(separator: "/"), context: context)
+        let segments = context.path.segments
+        if segments.first == "api" { throw APIError.notFound(Self.unknownAPI(segments)) }
+        return try serve(segments.joined(separator: "/"), context: context)
+    }
+
+    /// What to say of an `/api/…` path no route takes. Mostly an id with folders written with plain slashes
+    /// (`/api/images/2024/iceland/volna`): the id is one segment, its slashes escaped.
+    static func unknownAPI(_ segments: [String]) -> String {
+        let shown = "/" + segments.joined(separator: "/")
+        guard segments.count > 3, segments[1] == "images" else { return "no such API route: \(shown)" }
+        var id = Array(segments[2...]), action = ""
+        if let last = id.last, ["viewport", "zoomrect", "viewport.jpg", "viewport.png", "viewport.webp"].contains(last) {
+            action = "/" + id.removeLast()
+        }
+        let escaped = id.map { URLPath.escape($0) }.joined(separator: "%2F")
+        return "no such API route: \(shown). An image id with folders is one path segment, its slashes written %2F: "
+            + "/api/images/\(escaped)\(action)"
     }
 
     private func serve(_ path: String, context: RequestContext) throws -> HandlerOutcome {

@@ -30,9 +30,12 @@ struct ViewportHandler: Sendable {
         let image = try context.image(context.capture("id"), in: tiles)
         let width = try context.integer("width", 1 ... Self.maxViewSide)
         let height = try context.integer("height", 1 ... Self.maxViewSide)
+        // `dpr`: the screen's device pixels per CSS pixel, clamped to 1…4 (a zoomed page or a retina screen sends
+        // fractions); tiles are chosen for device pixels, zooms stay in CSS pixels.
+        let ratio = try context.number("dpr", 0.01 ... 100) ?? 1
         let snapshot = try context.snapshot(of: image)
         return (image, try ScrollViewModel(geometry: snapshot.geometry, viewWidth: Double(width), viewHeight: Double(height),
-                                           maxZoom: maxZoom), snapshot.version)
+                                           maxZoom: maxZoom, pixelRatio: ratio), snapshot.version)
     }
 
     static func zoomRequest(_ context: RequestContext, required: Bool) throws(APIError) -> ZoomRequest {
@@ -93,6 +96,8 @@ struct ViewportHandler: Sendable {
             ("width", .double(view.viewWidth)),
             ("height", .double(view.viewHeight)),
             ("zoom", .double(layout.zoom)),
+            ("fit", .bool(layout.isFit)),
+            ("dpr", .double(view.pixelRatio)),
             ("minZoom", .double(layout.minZoom)),
             ("maxZoom", .double(layout.maxZoom)),
             ("fitZoom", .double(view.fitZoom)),

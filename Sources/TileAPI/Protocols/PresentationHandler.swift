@@ -121,7 +121,8 @@ struct PresentationHandler: Sendable {
         return file.lastIndex(of: ".").map { String(file[..<$0]) } ?? file
     }
 
+    /// The folder's name as written on disk ("All images" for the top).
     private func folderLabel(_ folder: String) -> String {
-        folder.isEmpty ? "All images" : String(folder.split(separator: "/").last ?? "")
+        folder.isEmpty ? "All images" : tiles.library.folderName(folder) ?? String(folder.split(separator: "/").last ?? "")
     }
 }

@@ -1,4 +1,5 @@
 import HTTPTransport
+import POSIXSupport
 import Pyramid
 
 /// A request the API refuses, with the status it deserves and a message that says what would be accepted.
@@ -15,6 +16,17 @@ public enum APIError: Swift.Error, Sendable, CustomStringConvertible {
         case let .badRequest(m), let .notFound(m), let .notImplemented(m), let .unavailable(m): m
         case let .staleVersion(location): "this image has a newer version: \(location)"
         }
+    }
+
+    /// A file that is damaged, not an image or over the size limits is 422 (the request is fine, the file cannot
+    /// be shown); one the server may not read is 403, one gone is 404; the rest (memory, encoding) are ours: 500.
+    static func status(of error: ImageSourceError) -> HTTPStatus {
+        if error.isDamage { return .unprocessableContent }
+        if case let .cannotOpen(_, reason) = error {
+            if reason.hasSuffix("Permission denied") { return .forbidden }
+            if reason.hasSuffix("No such file or directory") { return .notFound }
+        }
+        return .internalServerError
     }
 
     /// The one place errors become HTTP statuses.
@@ -37,7 +49,8 @@ public enum APIError: Swift.Error, Sendable, CustomStringConvertible {
             switch error {
             case .levelOutOfRange, .tileOutOfRange: return .error(.notFound, error.description)
             case .invalidParameter: return .error(.badRequest, error.description)
-            case .sourceChanged: return .error(.serviceUnavailable, error.description)
+            case let .sourceChanged(path):
+                return .error(.serviceUnavailable, error.description.replacing(path, with: PathText.lastComponent(of: path)))
             }
         case let error as RenderBudgetError:
             switch error {
@@ -50,7 +63,7 @@ public enum APIError: Swift.Error, Sendable, CustomStringConvertible {
         case let error as TileServiceError:
             return .error(.notFound, error.description)
         case let error as ImageSourceError:
-            return .error(.internalServerError, error.description)
+            return .error(status(of: error), error.publicDescription)
         default:
             return .error(.internalServerError, "\(error)")
         }

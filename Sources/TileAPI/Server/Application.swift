@@ -21,6 +21,7 @@ public final class Application: HTTPResponder {
 
     public init(options: APIOptions, tiles: TileService, logger: Logger, viewer: ViewerFiles) {
         self.logger = logger
+        tiles.library.onBroken { id, error in logger.warning("image \(id) cannot be shown: \(error.description)") }
         pools = WorkerPools(renderThreads: options.workers, ioThreads: options.ioWorkers, lowPriorityLimit: options.prefetchQueue)
         let accessLog = options.accessLog ? AccessLog() : nil
         self.accessLog = accessLog

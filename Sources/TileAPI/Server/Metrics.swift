@@ -72,6 +72,8 @@ final class Metrics: Sendable {
             out += "# TYPE tileserver_render_queue gauge\ntileserver_render_queue \(renderMemory.waiting)\n"
             out += "# TYPE tileserver_render_refused_total counter\ntileserver_render_refused_total \(renderMemory.refusals)\n"
             out += "# HELP tileserver_images Images in the library now.\n# TYPE tileserver_images gauge\ntileserver_images \(tiles.images)\n"
+            out += "# HELP tileserver_broken_images Images whose file is damaged or unreadable (named in the log and in listings).\n"
+            out += "# TYPE tileserver_broken_images gauge\ntileserver_broken_images \(tiles.brokenImages)\n"
             out += Self.render(tiles.store)
             out += Self.render(tiles.passes)
             out += "# TYPE tileserver_open_connections gauge\ntileserver_open_connections \(openConnections)\n"

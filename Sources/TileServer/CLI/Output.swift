@@ -24,3 +24,19 @@ func reportingFailure(_ prefix: String = "tileserver", _ body: () throws -> Void
         throw ExitCode(1)
     }
 }
+
+/// `text` broken into lines of at most `width` columns, each indented by `indent` spaces: help text that reads as
+/// a block under its option in an 80-column terminal.
+func wrapped(_ text: String, indent: Int, width: Int = 78) -> String {
+    let pad = String(repeating: " ", count: indent)
+    var lines: [String] = [], line = ""
+    for word in text.split(separator: " ") {
+        if !line.isEmpty, pad.count + line.count + 1 + word.count > width {
+            lines.append(pad + line)
+            line = ""
+        }
+        line += (line.isEmpty ? "" : " ") + word
+    }
+    if !line.isEmpty { lines.append(pad + line) }
+    return lines.joined(separator: "\n")
+}

@@ -13,11 +13,11 @@ import Glibc
 struct ServeCommand: ParsableCommand {
     static var configuration: CommandConfiguration {
         let options = ServerConfiguration.settings.map { setting in
-            "  \(setting.flag) (\(setting.variable), default \(setting.defaultText))\n      \(setting.help)"
+            "  \(setting.flag) (\(setting.variable))\n" + wrapped("\(setting.help) Default: \(setting.defaultText).", indent: 6)
         }
         return CommandConfiguration(
             commandName: "serve",
-            abstract: "Serve images (files, or folders of .jpg/.jpeg/.png, recursively) over HTTP; with none, a built-in landscape.",
+            abstract: "Serve images (files, or folders of JPEG, PNG, TIFF and JPEG 2000, recursively) over HTTP; with none, a built-in landscape.",
             discussion: "OPTIONS (each also read from its environment variable; a flag wins):\n" + options.joined(separator: "\n")
         )
     }

@@ -16,9 +16,12 @@ struct Setting: Sendable {
 
     private static func shown(_ value: some Any) -> String { String(describing: value) }
 
+    /// `shownDefault`: the default in words when it depends on the machine (`CPU count (2 here)`).
     static func integer(_ name: String, _ path: WritableKeyPath<ServerConfiguration, Int> & Sendable,
-                        _ range: ClosedRange<Int>, _ help: String) -> Setting {
-        ranged(name, path, range, help, kind: "an integer")
+                        _ range: ClosedRange<Int>, _ help: String, shownDefault: String? = nil) -> Setting {
+        let setting = ranged(name, path, range, help, kind: "an integer")
+        guard let shownDefault else { return setting }
+        return Setting(name: name, help: help, defaultText: shownDefault, apply: setting.apply)
     }
 
     static func number(_ name: String, _ path: WritableKeyPath<ServerConfiguration, Double> & Sendable,

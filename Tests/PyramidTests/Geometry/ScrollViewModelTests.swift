@@ -145,3 +145,43 @@ final class ScrollViewModelTests: XCTestCase {
         XCTAssertThrowsError(try ScrollViewModel(geometry: photo, viewWidth: 10, viewHeight: .nan))
     }
 }
+
+/// Fit as a state and tiles for device pixels.
+final class ScrollViewModelFitAndPixelRatioTests: XCTestCase {
+    let photo = PyramidGeometry(width: 5640, height: 3172)
+
+    func testAFitZoomWrittenWithSixDecimalsIsStillFit() throws {
+        let m = try ScrollViewModel(geometry: photo, viewWidth: 1366, viewHeight: 768)
+        let written = (m.fitZoom * 1e6).rounded() / 1e6               // 0.242119 for 0.2421185…
+        XCTAssertNotEqual(written, m.fitZoom)
+        let v = m.layout(zoom: .value(written))
+        XCTAssertTrue(v.isFit)
+        XCTAssertEqual(v.zoom, m.minZoom, "snapped to the fit zoom exactly")
+        XCTAssertTrue(m.layout(zoom: .fit).isFit)
+        XCTAssertTrue(m.layout(zoom: .value(0.01)).isFit, "below fit clamps to fit")
+        XCTAssertFalse(m.layout(zoom: .value(m.fitZoom * 1.001)).isFit, "a tenth of a percent in is zoomed in")
+        XCTAssertFalse(m.layout(zoom: .max).isFit)
+    }
+
+    func testTilesAreChosenForDevicePixels() throws {
+        let css = try ScrollViewModel(geometry: photo, viewWidth: 390, viewHeight: 844)
+        let phone = try ScrollViewModel(geometry: photo, viewWidth: 390, viewHeight: 844, pixelRatio: 3)
+        XCTAssertEqual(phone.fitZoom, css.fitZoom, "zooms stay in CSS pixels")
+        XCTAssertEqual(phone.maxZoom, 1, "native size in CSS pixels, as before")
+        let a = css.layout(zoom: .fit), b = phone.layout(zoom: .fit)
+        XCTAssertEqual(a.zoom, b.zoom)
+        XCTAssertEqual(a.level, 10)                             // 13 + log2(0.0691) = 9.1: level 10 (1/8)
+        XCTAssertEqual(b.level, 11)                             // 13 + log2(3 × 0.0691) = 10.7: level 11 (1/4)
+        XCTAssertGreaterThanOrEqual(b.levelScale, b.zoom * 3, "a level with at least one pixel per device pixel")
+        XCTAssertLessThan(b.levelScale / 2, b.zoom * 3, "and the smallest such")
+        XCTAssertEqual(b.visible, a.visible)
+        XCTAssertEqual(phone.layout(zoom: .max).level, 13, "past native the top level serves")
+    }
+
+    func testPixelRatiosAreClamped() throws {
+        XCTAssertEqual(try ScrollViewModel(geometry: photo, viewWidth: 100, viewHeight: 100, pixelRatio: 0.25).pixelRatio, 1)
+        XCTAssertEqual(try ScrollViewModel(geometry: photo, viewWidth: 100, viewHeight: 100, pixelRatio: 9).pixelRatio, 4)
+        XCTAssertEqual(try ScrollViewModel(geometry: photo, viewWidth: 100, viewHeight: 100, pixelRatio: 1.5).pixelRatio, 1.5)
+        XCTAssertThrowsError(try ScrollViewModel(geometry: photo, viewWidth: 100, viewHeight: 100, pixelRatio: .nan))
+    }
+}
