@@ -1,8 +1,31 @@
 // The server's JSON API: the source of truth for zoom bounds, visible tiles and double-tap results.
+// Every call goes through `getJSON`, which tells the connection watcher whether the server answered at all.
+import { connection } from './connection.js';
+
+/** A failed answer from a server that is there: `status` is its HTTP status, `message` its JSON error. */
+export class APIError extends Error {
+  constructor(status, message) {
+    super(message);
+    this.status = status;
+  }
+}
 
 async function getJSON(url) {
-  const response = await fetch(url);
-  if (!response.ok) throw new Error(`${url}: ${response.status}`);
+  let response;
+  try {
+    const early = window.firstListing;
+    if (early?.url === url) window.firstListing = null;   // the page's inline script asked for it already
+    response = await (early?.url === url ? early.answer : fetch(url));
+  } catch (error) {
+    connection.lost();                       // no answer at all: the server is down or restarting
+    throw error;
+  }
+  connection.answered();
+  if (!response.ok) {
+    let message = `${response.status}`;
+    try { message = (await response.json()).error ?? message; } catch { /* not JSON */ }
+    throw new APIError(response.status, message);
+  }
   return response.json();
 }
 
@@ -19,18 +42,18 @@ const tileFormat = new Promise((resolve) => {
 });
 const num = (v) => (Math.round(v * 1e6) / 1e6).toString();
 
-export function images() {
-  return getJSON('/api/images').then((r) => r.images);
-}
+/** Device pixels per CSS pixel of this screen now (page zoom and the monitor change it): tiles are chosen for
+ *  device pixels, so a phone at ratio 3 gets sharp ones. */
+export const pixelRatio = () => Math.min(4, Math.max(1, window.devicePixelRatio || 1));
 
 /** Everything in `folder` ('' is the top): its sub-folders and all its images, following `next` pages.
  *  `onPage(listing)` sees each page as it arrives, so a folder of 10,000 images shows its first 1,000 at once. */
 export async function folder(path, onPage) {
   let url = `/api/images?folder=${enc(path)}`;
-  const all = { folder: path, folders: [], images: [] };
+  const all = { folder: path, name: '', trail: [], folders: [], images: [] };
   while (url) {
     const page = await getJSON(url);
-    if (!all.folders.length) all.folders = page.folders;
+    if (!all.folders.length) Object.assign(all, { folders: page.folders, name: page.name, trail: page.trail });
     all.images.push(...page.images);
     onPage?.(all);
     url = page.next;
@@ -45,16 +68,17 @@ export function folderOf(id) {
 }
 
 /** /viewport for a view of `width × height` CSS pixels; zoom is a number, 'fit' or 'max'. */
-export async function viewport(id, width, height, zoom = 'fit', cx, cy) {
+export async function viewport(id, width, height, zoom = 'fit', cx, cy, ratio = pixelRatio()) {
   let url = `/api/images/${enc(id)}/viewport?width=${Math.round(width)}&height=${Math.round(height)}&zoom=${typeof zoom === 'number' ? num(zoom) : zoom}`;
   if (cx !== undefined && cy !== undefined) url += `&cx=${num(cx)}&cy=${num(cy)}`;
-  return getJSON(`${url}&format=${await tileFormat}`);
+  return getJSON(`${url}&dpr=${num(ratio)}&format=${await tileFormat}`);
 }
 
 /** /zoomrect for a double tap at image point (x, y). */
 export async function doubleTap(id, width, height, zoom, x, y, mode = 'step', factor = 1.5) {
   return getJSON(`/api/images/${enc(id)}/zoomrect?width=${Math.round(width)}&height=${Math.round(height)}` +
-    `&zoom=${num(zoom)}&x=${num(x)}&y=${num(y)}&mode=${mode}&factor=${num(factor)}&format=${await tileFormat}`);
+    `&zoom=${zoom === 'fit' ? 'fit' : num(zoom)}&x=${num(x)}&y=${num(y)}&mode=${mode}&factor=${num(factor)}` +
+    `&dpr=${num(pixelRatio())}&format=${await tileFormat}`);
 }
 
 /** A small picture of the whole image for the minimap. */

@@ -1,9 +1,22 @@
 // The folder view: breadcrumbs, the folder's sub-folders, and a grid of its images as thumbnails (each the
 // pyramid's own one-tile level, so they come from the tile cache). Thumbnails load lazily as they scroll into
 // view and off-screen cells are not laid out (content-visibility), so a folder of 10,000 images opens at once.
-// Arrow keys move between cells, Enter opens, Backspace goes up a folder; taps and clicks open.
+// Arrow keys move between cells, Enter opens, Backspace goes up a folder; taps and clicks open. Names are as
+// written on disk (the listing's `name`), never the ASCII ids; a file that cannot be shown is listed with why.
 
 const label = (path) => path.slice(path.lastIndexOf('/') + 1);
+
+/** A lazily loaded thumbnail; `tiny` ones are drawn with hard pixels at their own size (a 1 × 1 image is a dot). */
+function thumbnail(url, tiny = false) {
+  const img = document.createElement('img');
+  img.loading = 'lazy';
+  img.decoding = 'async';
+  img.alt = '';
+  img.draggable = false;
+  if (tiny) img.className = 'tiny';
+  img.src = url;
+  return img;
+}
 
 export class FolderView {
   /** `open(image)` shows an image; `enter(path)` shows another folder. */
@@ -20,8 +33,8 @@ export class FolderView {
 
   /** Shows `listing` ({folder, folders, images}); redraws only what changed since the last call. */
   show(listing, focusID = null) {
-    const key = JSON.stringify([listing.folder, listing.folders.map((f) => [f.path, f.count]),
-      listing.images.map((i) => [i.id, i.version])]);
+    const key = JSON.stringify([listing.folder, listing.folders.map((f) => [f.path, f.count, f.cover]),
+      listing.images.map((i) => [i.id, i.version, i.error])]);
     if (key === this.key) {
       if (focusID) this.focus(focusID);
       return;
@@ -30,7 +43,7 @@ export class FolderView {
     const focused = document.activeElement?.dataset?.id;
     this.key = key;
     this.path = listing.folder;
-    this.drawCrumbs(listing.folder);
+    this.drawCrumbs(listing);
     const cells = [
       ...listing.folders.map((f) => this.folderCell(f)),
       ...listing.images.map((image, i) => this.imageCell(image, i)),
@@ -42,7 +55,7 @@ export class FolderView {
       empty.textContent = 'No images here yet. Files copied into this folder appear by themselves.';
       this.grid.append(empty);
     }
-    this.root.setAttribute('aria-label', `${listing.folder || 'All images'}: ${listing.folders.length} folders, ${listing.images.length} images`);
+    this.root.setAttribute('aria-label', `${listing.name || 'All images'}: ${listing.folders.length} folders, ${listing.images.length} images`);
     const target = focusID ?? (changedFolder ? null : focused);
     if (!(target && this.focus(target)) && changedFolder) this.root.scrollTop = 0;
   }
@@ -56,9 +69,10 @@ export class FolderView {
     return true;
   }
 
-  drawCrumbs(path) {
-    const parts = path ? path.split('/') : [];
-    const links = [{ name: 'All images', path: '' }, ...parts.map((name, i) => ({ name, path: parts.slice(0, i + 1).join('/') }))];
+  drawCrumbs(listing) {
+    const trail = listing.trail?.length || !listing.folder ? listing.trail ?? []
+      : listing.folder.split('/').map((part, i, parts) => ({ name: part, path: parts.slice(0, i + 1).join('/') }));
+    const links = [{ name: 'All images', path: '' }, ...trail];
     this.crumbs.replaceChildren(...links.map((link, i) => {
       const last = i === links.length - 1;
       const el = document.createElement(last ? 'span' : 'a');
@@ -77,10 +91,20 @@ export class FolderView {
     cell.type = 'button';
     cell.className = 'cell folder';
     cell.dataset.id = `folder:${folder.path}`;
-    cell.innerHTML = '<span class="icon" aria-hidden="true"></span><span class="name"></span><span class="count"></span>';
-    cell.querySelector('.name').textContent = label(folder.path);
+    const name = folder.name ?? label(folder.path);
+    cell.innerHTML = '<span class="picture" aria-hidden="true"></span><span class="name"></span><span class="count"></span>';
+    const picture = cell.querySelector('.picture');
+    if (folder.cover) {          // the folder's first image is its cover, with a small folder mark
+      const cover = document.createElement('span');
+      cover.className = 'cover';
+      cover.append(thumbnail(folder.cover));
+      picture.append(cover);
+    } else {
+      picture.innerHTML = '<span class="icon"></span>';
+    }
+    cell.querySelector('.name').textContent = name;
     cell.querySelector('.count').textContent = `${folder.count.toLocaleString()} image${folder.count === 1 ? '' : 's'}`;
-    cell.setAttribute('aria-label', `Folder ${label(folder.path)}, ${folder.count} images`);
+    cell.setAttribute('aria-label', `Folder ${name}, ${folder.count} images`);
     cell.addEventListener('click', () => this.enter(folder.path));
     return cell;
   }
@@ -90,17 +114,31 @@ export class FolderView {
     cell.type = 'button';
     cell.className = 'cell image';
     cell.dataset.id = image.id;
-    const img = document.createElement('img');
-    img.loading = 'lazy';
-    img.decoding = 'async';
-    img.alt = '';
-    img.draggable = false;
-    img.src = image.thumbnail;
+    const shown = image.name ?? label(image.id);
+    const picture = document.createElement('span');
+    picture.className = 'picture';
     const name = document.createElement('span');
     name.className = 'name';
-    name.textContent = label(image.id);
-    cell.append(img, name);
-    cell.setAttribute('aria-label', `${label(image.id)}, ${image.width} × ${image.height}`);
+    name.textContent = shown;
+    cell.append(picture, name);
+    const broken = (why) => {
+      cell.classList.add('broken-file');
+      picture.replaceChildren();
+      const problem = document.createElement('span');
+      problem.className = 'problem';
+      problem.textContent = 'cannot be shown';
+      if (!cell.querySelector('.problem')) cell.append(problem);
+      cell.title = why;
+      cell.setAttribute('aria-label', `${shown}: cannot be shown. ${why}`);
+    };
+    if (image.error) {
+      broken(image.error);
+    } else {
+      const img = thumbnail(image.thumbnail, image.width <= 16 && image.height <= 16);
+      img.onerror = () => broken('The file could not be decoded.');
+      picture.append(img);
+      cell.setAttribute('aria-label', `${shown}, ${image.width} × ${image.height}`);
+    }
     cell.addEventListener('click', () => this.open(index));
     return cell;
   }

@@ -56,6 +56,15 @@ export class InfoPanel {
     if (open && this.id) this.load(this.id);
   }
 
+  /** The details line: what the viewer is showing of the page now (zoom, level, device pixels). */
+  showing(page) {
+    this.page = page;
+    const line = this.el.querySelector('.showing');
+    if (!line || page.error) return;
+    line.textContent = `Showing ${(page.zoom * 100).toPrecision(3)} % of native size: level ${page.level} of ${page.image.maxLevel}, ` +
+      `${page.image.tileSize} px tiles, ${Math.min(4, Math.max(1, window.devicePixelRatio || 1))} device pixels per pixel.`;
+  }
+
   /** The image on screen is now `id`: the panel shows it when open, and loads it when opened. */
   follow(id) {
     if (id === this.id && this.asked === id) return;
@@ -79,7 +88,7 @@ export class InfoPanel {
   render(entry) {
     const m = entry.metadata ?? {};
     const title = this.el.querySelector('h2');
-    title.textContent = m.title ?? entry.id.slice(entry.id.lastIndexOf('/') + 1);
+    title.textContent = m.title ?? entry.name ?? entry.id.slice(entry.id.lastIndexOf('/') + 1);
     const body = this.el.querySelector('.body');
     const parts = [];
     if (m.description) { const p = document.createElement('p'); p.className = 'caption'; p.textContent = m.description; parts.push(p); }
@@ -97,9 +106,18 @@ export class InfoPanel {
     const dt = document.createElement('dt'); dt.textContent = 'Size';
     const dd = document.createElement('dd'); dd.textContent = `${entry.width.toLocaleString()} × ${entry.height.toLocaleString()} px`;
     list.append(dt, dd);
+    if (entry.error) {
+      const dt = document.createElement('dt'); dt.textContent = 'Problem';
+      const dd = document.createElement('dd'); dd.textContent = entry.error;
+      list.append(dt, dd);
+    }
     parts.push(list);
     if (!Object.keys(m).length) parts.push(line('The file carries no title, caption, rights or camera data.'));
+    const showing = line('');
+    showing.classList.add('showing');
+    parts.push(showing);
     body.replaceChildren(...parts);
+    if (this.page?.image.id === entry.id) this.showing(this.page);
   }
 }
 

@@ -1,8 +1,10 @@
-// One image of the gallery: a stage scaled to the zoom, one layer of tiles per pyramid level.
-// Tiles are placed in image pixels; a lower level stays under a higher one until the higher one has loaded,
-// so zooming never flashes blank. Which tiles exist comes from /viewport; only those and the prefetch ring
-// are requested, and tiles outside them are removed once the view has what it needs.
+// One image of the gallery: a stage scaled to the zoom, the image's thumbnail stretched under everything, and one
+// layer of tiles per pyramid level above it. Tiles are placed in image pixels; a lower level stays under a higher
+// one until the higher one has loaded, so the picture is never blank where pixels are known. Which tiles exist
+// comes from /viewport (chosen for device pixels); only those are requested, plus, once zoomed in, the ring
+// around them and the next level.
 import * as api from './api.js';
+import { connection } from './connection.js';
 import { clamp, clampedCenter, insets, visibleRect } from './view-math.js';
 
 const MAX_TILES = 300;
@@ -22,27 +24,81 @@ export class PageView {
     this.preloads = new Map();    // url -> Image (next-level prefetch, not in the page)
     this.zoom = 1; this.cx = image.width / 2; this.cy = image.height / 2;
     this.minZoom = 1; this.maxZoom = 1; this.fitZoom = 1; this.level = 0;
+    this.fit = true;              // at fit: a state the server confirms, never a float compared
     this.vw = 1; this.vh = 1;
     this.pending = 0;
     this.request = 0;             // numbers /viewport answers so stale ones are ignored
     this.timer = 0;
     this.ready = false;
+    this.error = null;
+    this.base = null;
+    if (image.error) this.fail(image.error, false);
+    else this.addBase();
   }
 
-  get isFit() { return this.zoom <= this.minZoom * (1 + 1e-9); }
+  get isFit() { return this.fit; }
+
+  /** The thumbnail, stretched to the whole image: on screen in the first frame, refined by tiles. */
+  addBase() {
+    if (!this.image.thumbnail || !this.image.width) return;
+    const img = document.createElement('img');
+    img.className = 'base';
+    img.alt = '';
+    img.draggable = false;
+    img.fetchPriority = 'high';
+    img.src = this.image.thumbnail;
+    Object.assign(img.style, { width: `${this.image.width}px`, height: `${this.image.height}px` });
+    img.onerror = () => this.tileFailed();
+    this.base = img;
+    this.stage.prepend(img);
+  }
+
+  /** Draws the view the page is about to ask for at once (fit when no zoom), from the image's size alone. */
+  preview(vw, vh, zoom = 'fit', cx, cy) {
+    if (this.ready || !this.image.width) return;
+    this.vw = vw; this.vh = vh;
+    const fit = Math.min(vw / this.image.width, vh / this.image.height, 1);
+    this.zoom = typeof zoom === 'number' ? zoom : fit;
+    this.fit = typeof zoom !== 'number';
+    if (cx !== undefined) { this.cx = cx; this.cy = cy; }
+    this.render();
+  }
 
   /** Size the view and ask the server for the view at `zoom` (a number, 'fit' or 'max') around (cx, cy). */
   async show(vw, vh, zoom = 'fit', cx, cy) {
     this.vw = vw; this.vh = vh;
-    const v = await api.viewport(this.image.id, vw, vh, zoom, cx, cy);
+    if (this.error) { this.onChange?.(this); return null; }
+    this.preview(vw, vh, zoom, cx, cy);
+    const ticket = ++this.request;
+    let v;
+    try {
+      v = await api.viewport(this.image.id, vw, vh, zoom, cx, cy);
+    } catch (error) {
+      if (error instanceof api.APIError && error.status !== 503) this.fail(error.message);
+      return null;
+    }
+    if (ticket !== this.request) return v;
     this.apply(v);
     return v;
+  }
+
+  /** A neighbour's picture: thumbnail at once, then the tiles of a view half the size (a quarter of the bytes of
+   *  the fit view), never anything sharper until it is shown. */
+  async overview(vw, vh) {
+    this.vw = vw; this.vh = vh;
+    if (this.error || this.ready) return;
+    this.preview(vw, vh);
+    const ticket = ++this.request;
+    let v;
+    try { v = await api.viewport(this.image.id, vw / 2, vh / 2, 'fit', undefined, undefined, 1); } catch { return; }
+    if (ticket !== this.request || this.ready) return;
+    for (const t of v.tiles) this.addTile({ ...t, w: t.screen.width / v.zoom, h: t.screen.height / v.zoom });
   }
 
   /** Adopts a /viewport answer: bounds, zoom, centre, tiles. */
   apply(v) {
     this.minZoom = v.minZoom; this.maxZoom = v.maxZoom; this.fitZoom = v.fitZoom;
-    this.zoom = v.zoom; this.cx = v.center.x; this.cy = v.center.y; this.level = v.level;
+    this.zoom = v.zoom; this.fit = v.fit; this.cx = v.center.x; this.cy = v.center.y; this.level = v.level;
     this.ready = true;
     this.render();
     this.place(v);
@@ -61,22 +117,27 @@ export class PageView {
     this.onChange?.(this);
   }
 
-  /** Sets zoom (clamped) and centre, draws, and fetches the tiles for it shortly. */
+  /** Sets zoom (clamped: at or below the fit zoom is fit) and centre, draws, and fetches the tiles shortly. */
   setView(zoom, cx, cy, immediate = false) {
-    this.zoom = clamp(zoom, this.minZoom, this.maxZoom);
+    if (!this.ready) return;
+    this.fit = zoom <= this.minZoom;
+    this.zoom = this.fit ? this.minZoom : clamp(zoom, this.minZoom, this.maxZoom);
     this.cx = cx; this.cy = cy;
     this.render();
     clearTimeout(this.timer);
     if (immediate) this.refresh(); else this.timer = setTimeout(() => this.refresh(), 60);
   }
 
-  /** Asks /viewport for the tiles of the current view. */
+  /** Asks /viewport for the tiles of the current view ('fit' by name at fit, so no rounding moves it off). */
   async refresh() {
     const ticket = ++this.request;
-    const v = await api.viewport(this.image.id, this.vw, this.vh, this.zoom, this.cx, this.cy);
+    let v;
+    try {
+      v = await api.viewport(this.image.id, this.vw, this.vh, this.fit ? 'fit' : this.zoom, this.cx, this.cy);
+    } catch { return; }
     if (ticket !== this.request) return;
     this.level = v.level;
-    this.minZoom = v.minZoom; this.maxZoom = v.maxZoom; this.fitZoom = v.fitZoom;
+    this.minZoom = v.minZoom; this.maxZoom = v.maxZoom; this.fitZoom = v.fitZoom; this.fit = v.fit;
     this.onChange?.(this);
     this.place(v);
   }
@@ -91,6 +152,7 @@ export class PageView {
 
   /** Zooms to `zoom` keeping the image point under (sx, sy) where it is. */
   zoomAround(zoom, sx, sy) {
+    if (!this.ready) return;
     const z = clamp(zoom, this.minZoom, this.maxZoom);
     const p = this.toImage(sx, sy);
     const { width: W, height: H } = this.image;
@@ -105,7 +167,7 @@ export class PageView {
     if (!layer) {
       layer = document.createElement('div');
       layer.className = 'layer';
-      layer.style.zIndex = String(level);
+      layer.style.zIndex = String(level + 1);
       layer.dataset.level = String(level);
       const after = [...this.layers.keys()].filter((l) => l > level).sort((a, b) => a - b)[0];
       this.stage.insertBefore(layer, after === undefined ? null : this.layers.get(after));
@@ -114,25 +176,28 @@ export class PageView {
     return layer;
   }
 
-  /** Puts the visible tiles in, then the prefetch ring, then drops what is far away. */
+  /** Puts the visible tiles in; zoomed in, then the prefetch ring and the next level; then drops what is far
+   *  away. At fit nothing more is fetched: the server warms the next level in its own cache, and a first open
+   *  costs only what is on screen. */
   place(v) {
     const wanted = new Set();
-    const ring = v.prefetch.filter((t) => t.level === v.level);
     const visible = v.tiles.map((t) => ({ ...t, w: t.screen.width / v.zoom, h: t.screen.height / v.zoom }));
     for (const t of visible) { wanted.add(t.url); this.addTile(t); }
     const finish = () => {
       if (v !== this.lastPlaced) return; // a newer view has replaced this one
-      const size = v.tileSize / v.levelScale;
-      for (const t of ring) {
-        const w = Math.min(size, this.image.width - t.x * size), h = Math.min(size, this.image.height - t.y * size);
-        wanted.add(t.url);
-        this.addTile({ ...t, w, h });
-      }
-      for (const t of v.prefetch) {
-        if (t.level !== v.level && !this.preloads.has(t.url)) {
-          const img = new Image();
-          img.src = t.url;
-          this.preloads.set(t.url, img);
+      if (!v.fit) {
+        const size = v.tileSize / v.levelScale;
+        for (const t of v.prefetch.filter((p) => p.level === v.level)) {
+          const w = Math.min(size, this.image.width - t.x * size), h = Math.min(size, this.image.height - t.y * size);
+          wanted.add(t.url);
+          this.addTile({ ...t, w, h });
+        }
+        for (const t of v.prefetch) {
+          if (t.level !== v.level && !this.preloads.has(t.url)) {
+            const img = new Image();
+            img.src = t.url;
+            this.preloads.set(t.url, img);
+          }
         }
       }
       this.purge(wanted, v.level);
@@ -157,24 +222,62 @@ export class PageView {
     this.tiles.set(t.url, entry);
     this.pending++;
     let retried = false;
-    img.onload = () => {
+    const done = () => {
+      img.style.visibility = '';
       entry.loaded = true;
       this.pending--;
       entry.waiters.forEach((f) => f());
       this.onChange?.(this);
     };
+    img.onload = done;
     img.onerror = () => {
+      img.style.visibility = 'hidden';   // never a broken-image icon: the level below shows through
       if (!retried) { // one retry, after a short backoff
         retried = true;
-        setTimeout(() => { img.src = `${t.url}${t.url.includes("?") ? "&" : "?"}retry=1`; }, 400 + Math.random() * 400);
+        setTimeout(() => { img.src = `${t.url}${t.url.includes('?') ? '&' : '?'}retry=1`; }, 400 + Math.random() * 400);
         return;
       }
-      this.pending--;
-      entry.loaded = true;
-      entry.waiters.forEach((f) => f());
+      this.tiles.delete(t.url);
+      done();
+      img.remove();                      // asked for again by the next view of this place
+      this.tileFailed();
     };
     img.src = t.url;
     this.layer(t.level).append(img);
+  }
+
+  /** A tile or the thumbnail did not load: the server is away, or the file is damaged (its entry then says why). */
+  async tileFailed() {
+    if (this.checking || this.error) return;
+    this.checking = true;
+    try {
+      const entry = await api.image(this.image.id);
+      if (entry.error) this.fail(entry.error);
+    } catch (error) {
+      if (error instanceof api.APIError && error.status >= 400 && error.status < 500 && error.status !== 404) this.fail(error.message);
+      else if (!(error instanceof api.APIError)) connection.check();
+    } finally {
+      this.checking = false;
+    }
+  }
+
+  /** Shows why the image cannot be shown, in place of the picture. */
+  fail(message, notify = true) {
+    this.error = message;
+    this.clear();
+    this.ready = true;
+    const box = document.createElement('div');
+    box.className = 'broken';
+    box.setAttribute('role', 'alert');
+    const title = document.createElement('p');
+    title.className = 'title';
+    title.textContent = 'This file cannot be shown';
+    const why = document.createElement('p');
+    why.className = 'why';
+    why.textContent = message;
+    box.append(title, why);
+    this.el.replaceChildren(box);
+    if (notify) this.onChange?.(this);
   }
 
   whenLoaded(urls, done) {
@@ -210,7 +313,7 @@ export class PageView {
     this.tiles.delete(url);
   }
 
-  /** Drops every tile: the page is far from view. */
+  /** Drops every tile (the thumbnail stays: a few KB, and the picture if the page comes back). */
   clear() {
     clearTimeout(this.timer);
     this.request++;

@@ -1,28 +1,33 @@
 // The viewer: a folder of images, shown as a grid of thumbnails (the folder view) or one image at a time, zoomable
-// and paged within its folder (the zoom view). Drag pans, wheel and pinch zoom around the pointer, double-click or
-// double-tap zooms 1.5× where it lands (via /zoomrect), the keyboard does the same, the address bar carries the
-// view (#image=…&zoom=…, or #folder=…). Only the current page and its neighbours hold tiles. The folder's listing
-// is asked for again every few seconds (a 304 while nothing changed), so files added, removed or replaced show
-// without a reload.
+// and paged within its folder (the zoom view). Gestures and keys are in gestures.js and keys.js; this file holds
+// the state: which folder and image, the pages (only the current one and its neighbours hold tiles), the top bar,
+// the address bar (#image=…&zoom=…, or #folder=…), honest messages (not found, broken, reconnecting), and the
+// folder's listing, asked for again every few seconds (a 304 while nothing changed) so files added, removed or
+// replaced show without a reload.
 import * as api from './api.js';
+import { connection } from './connection.js';
 import { PageView } from './page-view.js';
 import { FolderView } from './folder-view.js';
 import { InfoPanel } from './info-panel.js';
+import { installGestures } from './gestures.js';
+import { installKeys } from './keys.js';
 
 const GAP = 24;                     // pixels between pages
-const FLICK = 0.5;                  // px/ms that turns a short swipe into a page change
 const POLL = 2000;                  // ms between looks at the folder's listing
 const MAX_DOTS = 24;                // more images than this get a counter instead of dots
 
 const root = document.getElementById('viewer');
 const strip = document.getElementById('strip');
-const overlay = { zoom: document.getElementById('zoom'), level: document.getElementById('level'), busy: document.getElementById('busy') };
+const bar = {
+  title: document.getElementById('title'), zoom: document.getElementById('zoom'), busy: document.getElementById('busy'),
+  toFolder: document.getElementById('to-folder'), mode: document.getElementById('toggle-mode'),
+};
 const dots = document.getElementById('dots');
 const counter = document.getElementById('counter');
 const prev = document.getElementById('prev');
 const next = document.getElementById('next');
-const toggle = document.getElementById('toggle-mode');
-const toFolder = document.getElementById('to-folder');
+const notice = { el: document.getElementById('notice'), text: document.getElementById('notice-text'), action: document.getElementById('notice-action') };
+const announcer = document.getElementById('announce');
 const minimap = { el: document.getElementById('minimap'), img: document.getElementById('minimap-img'), box: document.getElementById('minimap-box') };
 const info = new InfoPanel(document.getElementById('info'), document.getElementById('show-info'));
 const folderView = new FolderView(document.getElementById('folder'), {
@@ -30,19 +35,28 @@ const folderView = new FolderView(document.getElementById('folder'), {
   enter: (path, focusID) => showFolder(path, focusID),
 });
 
-let folderPath = '';      // the folder whose images the zoom view pages through
-let images = [];          // that folder's images, in order
+const viewer = {
+  root,
+  mode: 'zoom',           // 'zoom' or 'folder'
+  folderPath: '',         // the folder whose images the zoom view pages through
+  folderName: '',
+  images: [],             // that folder's images, in order
+  index: 0,
+  dragOffset: 0,
+  toggleMode: false,      // double-click goes fit ↔ 100 % instead of 1.5× steps
+  size: () => ({ w: root.clientWidth, h: root.clientHeight }),
+  current: () => pageAt(viewer.index),
+  goTo: (i, view, animate) => goTo(i, view, animate),
+  layoutStrip: (animate) => layoutStrip(animate),
+  showFolder: (path, focusID) => showFolder(path, focusID),
+  info,
+};
 let listingKey = '';
 const pages = new Map();  // image id -> PageView, only for the current image and its neighbours
-let index = 0;
-let dragOffset = 0;
-let mode = 'zoom';        // 'zoom' or 'folder'
-
-const size = () => ({ w: root.clientWidth, h: root.clientHeight });
 
 /** The page of image `i`, made (and put in the strip) when first needed. */
 function pageAt(i) {
-  const image = images[i];
+  const image = viewer.images[i];
   if (!image) return null;
   let page = pages.get(image.id);
   if (!page) {
@@ -52,23 +66,31 @@ function pageAt(i) {
   }
   return page;
 }
-const current = () => pageAt(index);
+
+function dropPage(id, page) { page.clear(); page.el.remove(); pages.delete(id); }
 
 function layoutStrip(animate = false) {
-  const { w } = size();
+  const { w } = viewer.size();
   strip.classList.toggle('animate', animate);
-  for (const [i, image] of images.entries()) {
+  for (const [i, image] of viewer.images.entries()) {
     const page = pages.get(image.id);
-    if (page) page.el.style.transform = `translateX(${(i - index) * (w + GAP) + dragOffset}px)`;
+    if (page) page.el.style.transform = `translateX(${(i - viewer.index) * (w + GAP) + viewer.dragOffset}px)`;
   }
 }
 
+/** The zoom as people read it: a percentage of native size (100 % is one image pixel per screen pixel). */
+function percent(zoom) {
+  const p = zoom * 100;
+  return `${p < 1 ? p.toFixed(2) : p < 10 ? p.toFixed(1) : Math.round(p)} %`;
+}
+
 function onPageChange(page) {
-  if (page !== current()) return;
-  overlay.zoom.textContent = `${(page.zoom * 100).toFixed(page.zoom < 0.1 ? 2 : 1)} %`;
-  overlay.level.textContent = `level ${page.level}`;
-  overlay.busy.hidden = page.pending === 0;
+  if (page !== viewer.current()) return;
+  bar.zoom.textContent = page.error ? '' : `${percent(page.zoom)}${page.isFit ? ' · fit' : ''}`;
+  bar.zoom.title = `Level ${page.level} of ${page.image.maxLevel}, tiles for ${api.pixelRatio()} device pixels per pixel`;
+  bar.busy.hidden = page.pending === 0;
   root.setAttribute('aria-busy', page.pending > 0 ? 'true' : 'false');
+  info.showing(page);
   updateMinimap(page);
   scheduleHash();
 }
@@ -76,12 +98,13 @@ function onPageChange(page) {
 function updateMinimap(page) {
   // Only for an image larger than the window and zoomed in: at fit zoom the whole image is on screen already.
   const large = page.minZoom < 1;
-  minimap.el.hidden = !large || !page.ready || page.isFit || mode !== 'zoom';
+  minimap.el.hidden = !large || !page.ready || page.isFit || page.error || viewer.mode !== 'zoom' || minimap.failed === page.image.id;
   if (minimap.el.hidden) return;
   const mw = 160, mh = Math.round(160 * page.image.height / page.image.width);
   if (minimap.img.dataset.image !== page.image.id) {
     minimap.img.dataset.image = page.image.id;
     minimap.el.style.width = `${mw}px`; minimap.el.style.height = `${Math.min(mh, 160)}px`;
+    minimap.img.onerror = () => { minimap.failed = page.image.id; minimap.el.hidden = true; minimap.img.dataset.image = ''; };
     minimap.img.src = api.overviewURL(page.image.id, mw, Math.min(mh, 160));
   }
   const s = Math.min(mw / page.image.width, 160 / page.image.height);
@@ -93,12 +116,15 @@ function updateMinimap(page) {
 }
 
 let hashTimer = 0;
+/** The address bar follows the view: `#image=ID` alone at fit (so a reload or a shared link opens at fit), with
+ *  zoom and centre when zoomed in. */
 function scheduleHash() {
   clearTimeout(hashTimer);
   hashTimer = setTimeout(() => {
-    const p = current();
-    if (mode !== 'zoom' || !p?.ready) return;
-    const hash = `#image=${encodeURIComponent(p.image.id)}&zoom=${+p.zoom.toPrecision(8)}&cx=${+p.cx.toFixed(2)}&cy=${+p.cy.toFixed(2)}`;
+    const p = viewer.current();
+    if (viewer.mode !== 'zoom' || !p?.ready) return;
+    let hash = `#image=${encodeURIComponent(p.image.id)}`;
+    if (!p.isFit && !p.error) hash += `&zoom=${+p.zoom.toPrecision(8)}&cx=${+p.cx.toFixed(2)}&cy=${+p.cy.toFixed(2)}`;
     if (location.hash !== hash) history.replaceState(null, '', hash);
   }, 150);
 }
@@ -114,250 +140,136 @@ function parseHash() {
   };
 }
 
+/** A message over the view (not found, broken, reconnecting), with an optional action; null hides it. */
+function say(text, action = null) {
+  notice.el.hidden = !text;
+  notice.text.textContent = text ?? '';
+  notice.action.hidden = !action;
+  if (action) { notice.action.textContent = action.label; notice.action.onclick = action.run; }
+  if (text) announce(text);
+}
+let saying = null;          // what the notice is about: 'offline', 'missing'
+
+function announce(text) { announcer.textContent = text; }
+
 /** Makes `listing` the folder the zoom view pages through; keeps the current image where it can. */
 function adopt(listing) {
-  const key = JSON.stringify(listing.images.map((i) => [i.id, i.version]));
-  if (listing.folder === folderPath && key === listingKey) return false;
-  const currentID = images[index]?.id;
-  folderPath = listing.folder;
+  const key = JSON.stringify(listing.images.map((i) => [i.id, i.version, i.error ?? '']));
+  if (listing.folder === viewer.folderPath && key === listingKey) return false;
+  const currentID = viewer.images[viewer.index]?.id;
+  viewer.folderPath = listing.folder;
+  viewer.folderName = listing.name || (listing.folder ? listing.folder.slice(listing.folder.lastIndexOf('/') + 1) : '');
   listingKey = key;
-  images = listing.images;
+  viewer.images = listing.images;
   for (const [id, page] of pages) {
-    const image = images.find((im) => im.id === id);
-    if (!image || image.version !== page.image.version) { page.clear(); page.el.remove(); pages.delete(id); }
+    const image = viewer.images.find((im) => im.id === id);
+    if (!image || image.version !== page.image.version || (image.error ?? null) !== (page.image.error ?? null)) dropPage(id, page);
   }
-  const at = images.findIndex((im) => im.id === currentID);
-  index = at >= 0 ? at : Math.max(0, Math.min(index, images.length - 1));
+  const at = viewer.images.findIndex((im) => im.id === currentID);
+  viewer.index = at >= 0 ? at : Math.max(0, Math.min(viewer.index, viewer.images.length - 1));
   drawDots();
   return true;
 }
 
 function drawDots() {
-  const many = images.length > MAX_DOTS;
+  const many = viewer.images.length > MAX_DOTS;
   dots.hidden = many;
   counter.hidden = !many;
-  dots.replaceChildren(...(many ? [] : images.map((image, i) => {
+  dots.replaceChildren(...(many ? [] : viewer.images.map((image, i) => {
     const dot = document.createElement('button');
     dot.type = 'button';
-    dot.setAttribute('aria-label', `Show ${image.id}`);
+    dot.setAttribute('aria-label', `Show ${image.name ?? image.id}`);
     dot.addEventListener('click', () => goTo(i));
     return dot;
   })));
-  document.body.classList.toggle('single', images.length < 2);
+  document.body.classList.toggle('single', viewer.images.length < 2);
 }
 
 /** Shows page `i`: its neighbours at overview resolution, everything further away purged. */
 async function goTo(i, view = null, animate = true) {
-  if (!images.length) return showFolder(folderPath);
-  index = Math.max(0, Math.min(images.length - 1, i));
-  dragOffset = 0;
-  const near = new Set(images.slice(Math.max(0, index - 1), index + 2).map((im) => im.id));
-  for (const [id, page] of pages) {
-    if (!near.has(id)) { page.clear(); page.el.remove(); pages.delete(id); }
-  }
-  const page = current();
-  for (const k of [index - 1, index + 1]) pageAt(k);
+  const { images } = viewer;
+  if (!images.length) return showFolder(viewer.folderPath);
+  viewer.index = Math.max(0, Math.min(images.length - 1, i));
+  viewer.dragOffset = 0;
+  const near = new Set(images.slice(Math.max(0, viewer.index - 1), viewer.index + 2).map((im) => im.id));
+  for (const [id, page] of pages) if (!near.has(id)) dropPage(id, page);
+  const page = viewer.current();
+  for (const k of [viewer.index - 1, viewer.index + 1]) pageAt(k);
   layoutStrip(animate);
-  [...dots.children].forEach((d, k) => d.setAttribute('aria-current', k === index ? 'true' : 'false'));
-  counter.textContent = `${(index + 1).toLocaleString()} / ${images.length.toLocaleString()}`;
-  prev.disabled = index === 0; next.disabled = index === images.length - 1;
-  toFolder.textContent = `▦ ${folderPath ? folderPath.slice(folderPath.lastIndexOf('/') + 1) : 'All images'}`;
-  root.setAttribute('aria-label', `${page.image.id}, image ${index + 1} of ${images.length}. Drag to pan, scroll or pinch to zoom, double-click to zoom in, Escape for the folder.`);
+  [...dots.children].forEach((d, k) => d.setAttribute('aria-current', k === viewer.index ? 'true' : 'false'));
+  counter.textContent = `${(viewer.index + 1).toLocaleString()} / ${images.length.toLocaleString()}`;
+  prev.disabled = viewer.index === 0; next.disabled = viewer.index === images.length - 1;
+  const name = page.image.name ?? page.image.id;
+  bar.toFolder.textContent = viewer.folderName || 'All images';
+  bar.toFolder.setAttribute('aria-label', `Back to the folder ${viewer.folderName || 'All images'} (Escape)`);
+  bar.title.textContent = name;
+  bar.title.title = name;
+  document.title = name;
+  root.setAttribute('aria-label', `${name}, image ${viewer.index + 1} of ${images.length}. Drag to pan, scroll or pinch to zoom, double-click to zoom in, arrows at fit for the next image, Escape for the folder, question mark for all keys.`);
+  announce(`${name}, image ${viewer.index + 1} of ${images.length}`);
+  if (saying === 'missing') { say(null); saying = null; }
   info.follow(page.image.id);
-  const { w, h } = size();
-  await (view ? page.show(w, h, view.zoom, view.cx, view.cy) : page.ready ? page.show(w, h, page.zoom, page.cx, page.cy) : page.show(w, h));
-  for (const k of [index - 1, index + 1]) {
-    const neighbour = pageAt(k);
-    if (neighbour && !neighbour.ready) neighbour.show(w, h);
-  }
+  const { w, h } = viewer.size();
+  const shown = view ? page.show(w, h, view.zoom, view.cx, view.cy) : page.ready ? page.show(w, h, page.isFit ? 'fit' : page.zoom, page.cx, page.cy) : page.show(w, h);
+  for (const k of [viewer.index - 1, viewer.index + 1]) pageAt(k)?.overview(w, h);
+  await shown;
   onPageChange(page);
 }
 
 /** The zoom view of image `i` of the folder on screen; from the folder view it is a new history entry, so the
  *  browser's Back returns to the grid (not when the history itself brought us here: `push` false). */
 async function openImage(i, view = null, push = true) {
-  if (push && mode === 'folder' && images[i]) history.pushState(null, '', `#image=${encodeURIComponent(images[i].id)}`);
-  mode = 'zoom';
+  if (push && viewer.mode === 'folder' && viewer.images[i]) history.pushState(null, '', `#image=${encodeURIComponent(viewer.images[i].id)}`);
+  viewer.mode = 'zoom';
   document.body.classList.remove('browsing');
-  await goTo(i, view, false);
+  const done = goTo(i, view, false);
   root.focus();
+  await done;
 }
 
-/** The folder view of `path`; `focusID` is the cell to focus (the image just left, the folder just left). */
-async function showFolder(path, focusID = null) {
-  const wasFolder = mode === 'folder' && folderPath === path;
-  mode = 'folder';
+/** The folder view of `path`; `focusID` is the cell to focus (the image just left, the folder just left).
+ *  A folder that is not there says so and shows the nearest one that is; a lost server keeps what is shown. */
+async function showFolder(path, focusID = null, missing = null) {
+  let listing;
+  try {
+    listing = await api.folder(path, (partial) => { if (viewer.mode === 'folder' && folderView.path === path) folderView.show(partial); });
+  } catch (error) {
+    if (!(error instanceof api.APIError)) return;            // no server: stay, the notice says reconnecting
+    if (path) return showFolder(api.folderOf(path), null, missing ?? path);
+    return;
+  }
+  const wasFolder = viewer.mode === 'folder' && viewer.folderPath === path;
+  viewer.mode = 'folder';
   document.body.classList.add('browsing');
   minimap.el.hidden = true;
-  for (const [id, page] of pages) { page.clear(); page.el.remove(); pages.delete(id); }
+  for (const [id, page] of pages) dropPage(id, page);
   const hash = `#folder=${encodeURIComponent(path)}`;
-  if (location.hash !== hash) history[wasFolder || !location.hash ? 'replaceState' : 'pushState'](null, '', hash);
-  try {
-    await api.folder(path, (listing) => {
-      if (mode !== 'folder') return;
-      adopt(listing);
-      folderView.show(listing, wasFolder ? null : focusID);
-      focusID = null;
-    });
-  } catch {
-    if (path) return showFolder(api.folderOf(path));     // the folder went away: its parent
-  }
+  if (location.hash !== hash) history[wasFolder || !location.hash || missing ? 'replaceState' : 'pushState'](null, '', hash);
+  adopt(listing);
+  document.title = listing.name || 'All images';
+  folderView.show(listing, wasFolder ? null : focusID);
+  if (missing) { saying = 'missing'; say(`There is no folder “${missing}”. Showing ${listing.name ? `“${listing.name}”` : 'all images'}.`); }
+  else if (saying === 'missing') { say(null); saying = null; }
 }
-
-// ---- gestures -----------------------------------------------------------------------------------------
-
-const pointers = new Map();
-let gesture = null;          // { kind: 'pan' | 'page' | 'pinch', ... }
-let lastTap = null;
-
-function point(e) {
-  const r = root.getBoundingClientRect();
-  return { x: e.clientX - r.left, y: e.clientY - r.top };
-}
-
-root.addEventListener('pointerdown', (e) => {
-  if (e.button !== 0 && e.pointerType === 'mouse') return;
-  root.setPointerCapture(e.pointerId);
-  pointers.set(e.pointerId, point(e));
-  const page = current();
-  if (pointers.size === 2) {
-    const [a, b] = [...pointers.values()];
-    gesture = { kind: 'pinch', dist: Math.hypot(a.x - b.x, a.y - b.y), zoom: page.zoom };
-  } else if (pointers.size === 1) {
-    const p = point(e);
-    gesture = { kind: page.isFit && images.length > 1 ? 'page' : 'pan', start: p, last: p, t: performance.now(), moved: false };
-    if (e.pointerType !== 'mouse') {   // double tap on touch and pen (dblclick covers the mouse)
-      const now = performance.now();
-      if (lastTap && now - lastTap.t < 300 && Math.hypot(p.x - lastTap.x, p.y - lastTap.y) < 30) {
-        lastTap = null;
-        doubleTap(p.x, p.y, false);
-      } else {
-        lastTap = { ...p, t: now };
-      }
-    }
-  }
-});
-
-root.addEventListener('pointermove', (e) => {
-  if (!pointers.has(e.pointerId) || !gesture) return;
-  const p = point(e);
-  pointers.set(e.pointerId, p);
-  const page = current();
-  if (gesture.kind === 'pinch' && pointers.size === 2) {
-    const [a, b] = [...pointers.values()];
-    const dist = Math.hypot(a.x - b.x, a.y - b.y);
-    page.zoomAround(gesture.zoom * dist / gesture.dist, (a.x + b.x) / 2, (a.y + b.y) / 2);
-  } else if (gesture.kind === 'pan') {
-    page.setView(page.zoom, page.cx - (p.x - gesture.last.x) / page.zoom, page.cy - (p.y - gesture.last.y) / page.zoom);
-    gesture.last = p;
-  } else if (gesture.kind === 'page') {
-    dragOffset = p.x - gesture.start.x;
-    if (index === 0 && dragOffset > 0) dragOffset /= 3;                     // resist past the ends
-    if (index === images.length - 1 && dragOffset < 0) dragOffset /= 3;
-    layoutStrip(false);
-  }
-  if (Math.hypot(p.x - gesture.start?.x, p.y - gesture.start?.y) > 4) gesture.moved = true;
-});
-
-function endPointer(e) {
-  if (!pointers.delete(e.pointerId)) return;
-  if (gesture?.kind === 'page') {
-    const { w } = size();
-    const velocity = dragOffset / Math.max(1, performance.now() - gesture.t);
-    let target = index;
-    if (dragOffset < -w / 2 || velocity < -FLICK) target = index + 1;
-    if (dragOffset > w / 2 || velocity > FLICK) target = index - 1;
-    dragOffset = 0;
-    if (target !== index && target >= 0 && target < images.length) goTo(target);
-    else layoutStrip(true);
-  }
-  gesture = pointers.size === 1 ? { kind: 'pan', start: [...pointers.values()][0], last: [...pointers.values()][0], t: performance.now() } : null;
-}
-root.addEventListener('pointerup', endPointer);
-root.addEventListener('pointercancel', endPointer);
-
-root.addEventListener('wheel', (e) => {
-  e.preventDefault();
-  const page = current();
-  const p = point(e);
-  const scale = e.deltaMode === 1 ? 40 : 1;
-  page.zoomAround(page.zoom * Math.exp(-e.deltaY * scale * 0.002), p.x, p.y);
-}, { passive: false });
-
-root.addEventListener('dblclick', (e) => {
-  const p = point(e);
-  doubleTap(p.x, p.y, e.shiftKey, e.altKey || e.metaKey);
-});
-
-/** Double tap at view point (x, y): /zoomrect decides the zoom and centre. */
-async function doubleTap(x, y, out = false, flip = false) {
-  const page = current();
-  const at = page.toImage(x, y);
-  const mode = toggle.checked !== flip ? 'toggle' : 'step';
-  const r = await api.doubleTap(page.image.id, page.vw, page.vh, page.zoom, at.x, at.y, out ? 'step' : mode, out ? 1 / 1.5 : 1.5);
-  page.apply(r.viewport);
-}
-
-// ---- keyboard, buttons, resize, hash ------------------------------------------------------------------
-
-// Focus rings only for keyboard users: a ring around the whole page on load says nothing to a mouse user.
-window.addEventListener('keydown', (e) => { if (e.key === 'Tab') document.body.classList.add('keyboard'); }, true);
-window.addEventListener('pointerdown', () => document.body.classList.remove('keyboard'), true);
-
-window.addEventListener('keydown', (e) => {
-  if (mode !== 'zoom' || e.target instanceof HTMLInputElement || e.ctrlKey || e.metaKey) return;
-  const page = current();
-  if (!page) return;
-  if (e.key === 'Escape' && info.open) { e.preventDefault(); info.toggle(false); return; }
-  if (e.key === 'Escape') { e.preventDefault(); showFolder(folderPath, page.image.id); return; }
-  if (e.key === 'i' && !e.altKey) { e.preventDefault(); info.toggle(); return; }
-  const stepX = page.vw * 0.1 / page.zoom, stepY = page.vh * 0.1 / page.zoom;
-  const handled = {
-    ArrowLeft: () => (e.altKey ? goTo(index - 1) : page.setView(page.zoom, page.cx - stepX, page.cy)),
-    ArrowRight: () => (e.altKey ? goTo(index + 1) : page.setView(page.zoom, page.cx + stepX, page.cy)),
-    ArrowUp: () => page.setView(page.zoom, page.cx, page.cy - stepY),
-    ArrowDown: () => page.setView(page.zoom, page.cx, page.cy + stepY),
-    '+': () => page.zoomAround(page.zoom * 1.5, page.vw / 2, page.vh / 2),
-    '=': () => page.zoomAround(page.zoom * 1.5, page.vw / 2, page.vh / 2),
-    '-': () => page.zoomAround(page.zoom / 1.5, page.vw / 2, page.vh / 2),
-    0: () => page.show(page.vw, page.vh, 'fit'),
-    1: () => page.show(page.vw, page.vh, 1, page.cx, page.cy),
-    PageUp: () => goTo(index - 1),
-    PageDown: () => goTo(index + 1),
-  }[e.key];
-  if (handled) { e.preventDefault(); handled(); }
-});
-
-prev.addEventListener('click', () => goTo(index - 1));
-next.addEventListener('click', () => goTo(index + 1));
-toFolder.addEventListener('click', () => showFolder(folderPath, images[index]?.id));
-
-// viewWillLayoutSubviews: on resize or rotation refit the bounds and keep the same point in the centre.
-let resizeTimer = 0;
-new ResizeObserver(() => {
-  clearTimeout(resizeTimer);
-  resizeTimer = setTimeout(() => {
-    const page = mode === 'zoom' ? current() : null;
-    if (!page?.ready) return;
-    const { w, h } = size();
-    const wasFit = page.isFit;
-    layoutStrip(false);
-    page.show(w, h, wasFit ? 'fit' : page.zoom, page.cx, page.cy);
-    for (const k of [index - 1, index + 1]) if (pageAt(k)?.ready) pageAt(k).show(w, h);
-  }, 50);
-}).observe(root);
 
 /** Shows what the address names: a folder, or an image (in its folder) with its view. */
 async function follow(hash, initial = false) {
   if (hash.folder !== null) return showFolder(hash.folder);
   if (hash.image !== null) {
     const folder = api.folderOf(hash.image);
-    if (folder !== folderPath || !images.length) adopt(await api.folder(folder).catch(() => ({ folder: '', folders: [], images: [] })));
-    const i = images.findIndex((im) => im.id === hash.image);
-    if (i < 0) return showFolder(folderPath);
+    if (folder !== viewer.folderPath || !viewer.images.length) {
+      try { adopt(await api.folder(folder)); } catch (error) { if (!(error instanceof api.APIError)) return; }
+    }
+    const i = viewer.images.findIndex((im) => im.id === hash.image);
+    if (i < 0) {
+      await showFolder(viewer.folderPath === folder ? folder : '');
+      saying = 'missing';
+      say(`There is no image “${hash.image}”: it was moved, renamed or removed. Here is its folder.`);
+      return;
+    }
     const page = pageAt(i);
     const view = hash.view;
-    if (mode === 'zoom' && i === index && page?.ready && (!view || (Math.abs(page.zoom - view.zoom) < 1e-9
+    if (viewer.mode === 'zoom' && i === viewer.index && page?.ready && (!view || (Math.abs(page.zoom - view.zoom) < 1e-9
         && Math.abs(page.cx - view.cx) < 0.01 && Math.abs(page.cy - view.cy) < 0.01))) return;
     return openImage(i, view, false);
   }
@@ -371,29 +283,88 @@ async function follow(hash, initial = false) {
 
 window.addEventListener('hashchange', () => follow(parseHash()));
 
+// A lost server: say so, keep the view; when it answers again, put back exactly what the address bar says.
+connection.onChange((online) => {
+  document.body.classList.toggle('offline', !online);
+  if (!online) { saying = 'offline'; say('Reconnecting to the server…'); return; }
+  if (saying === 'offline') { say(null); saying = null; }
+  announce('Connected again.');
+  const p = viewer.mode === 'zoom' ? viewer.current() : null;
+  if (p && !p.error) {
+    const { w, h } = viewer.size();
+    p.show(w, h, p.isFit ? 'fit' : p.zoom, p.cx, p.cy).then(() => onPageChange(p));
+  } else if (viewer.mode === 'folder') {
+    showFolder(viewer.folderPath);
+  }
+});
+
 // New, removed and replaced files: the folder on screen is listed again every few seconds (304 until it changes).
 setInterval(async () => {
   if (document.hidden) return;
   try {
-    const listing = await api.folder(folderPath);
-    if (mode === 'folder') { adopt(listing); folderView.show(listing); return; }
-    if (adopt(listing)) await goTo(index, current()?.ready ? { zoom: current().zoom, cx: current().cx, cy: current().cy } : null, false);
+    const listing = await api.folder(viewer.folderPath);
+    if (viewer.mode === 'folder') { adopt(listing); folderView.show(listing); return; }
+    const p = viewer.current();
+    if (adopt(listing)) await goTo(viewer.index, p?.ready && !p.isFit ? { zoom: p.zoom, cx: p.cx, cy: p.cy } : null, false);
   } catch { /* the server is restarting, or the folder went away: the next look will tell */ }
 }, POLL);
+
+prev.addEventListener('click', () => goTo(viewer.index - 1));
+next.addEventListener('click', () => goTo(viewer.index + 1));
+bar.toFolder.addEventListener('click', () => showFolder(viewer.folderPath, viewer.images[viewer.index]?.id));
+// The double-click switch is in the top bar (wide screens) and in the keys panel (every screen): one state.
+const modeSwitches = [bar.mode, document.getElementById('toggle-mode-panel')];
+for (const button of modeSwitches) {
+  button.addEventListener('click', () => {
+    viewer.toggleMode = !viewer.toggleMode;
+    for (const b of modeSwitches) b.setAttribute('aria-pressed', String(viewer.toggleMode));
+  });
+}
+// A control used with the mouse or a tap gives the keyboard back to the picture: +, 0, 1, arrows work at once.
+for (const el of [prev, next, bar.mode, dots]) el.addEventListener('click', () => root.focus({ preventScroll: true }));
+
+// The tiles are chosen for device pixels: when the ratio changes (page zoom, another screen), ask again.
+function watchPixelRatio() {
+  const query = matchMedia(`(resolution: ${window.devicePixelRatio}dppx)`);
+  query.addEventListener('change', () => {
+    const p = viewer.mode === 'zoom' ? viewer.current() : null;
+    if (p?.ready && !p.error) p.refresh();
+    watchPixelRatio();
+  }, { once: true });
+}
+watchPixelRatio();
+
+// viewWillLayoutSubviews: on resize or rotation refit the bounds and keep the same point in the centre.
+let resizeTimer = 0;
+new ResizeObserver(() => {
+  clearTimeout(resizeTimer);
+  resizeTimer = setTimeout(() => {
+    const page = viewer.mode === 'zoom' ? viewer.current() : null;
+    if (!page?.ready) return;
+    const { w, h } = viewer.size();
+    layoutStrip(false);
+    page.show(w, h, page.isFit ? 'fit' : page.zoom, page.cx, page.cy);
+    for (const k of [viewer.index - 1, viewer.index + 1]) if (pageAt(k)?.ready) pageAt(k).show(w, h);
+  }, 50);
+}).observe(root);
+
+installGestures(viewer);
+installKeys(viewer);
 
 // For tests and the console: the current view as numbers.
 window.tileViewer = {
   get state() {
-    const p = mode === 'zoom' ? current() : null;
-    if (!p) return { mode, folder: folderPath, count: images.length, ready: true, pending: 0 };
-    return { mode, folder: folderPath, count: images.length, image: p.image.id, index, zoom: p.zoom, cx: p.cx, cy: p.cy, minZoom: p.minZoom, maxZoom: p.maxZoom,
-      fitZoom: p.fitZoom, level: p.level, width: p.vw, height: p.vh, pending: p.pending, ready: p.ready };
+    const p = viewer.mode === 'zoom' ? viewer.current() : null;
+    if (!p) return { mode: viewer.mode, folder: viewer.folderPath, count: viewer.images.length, ready: true, pending: 0 };
+    return { mode: viewer.mode, folder: viewer.folderPath, count: viewer.images.length, image: p.image.id, name: p.image.name, index: viewer.index,
+      zoom: p.zoom, fit: p.isFit, cx: p.cx, cy: p.cy, minZoom: p.minZoom, maxZoom: p.maxZoom, fitZoom: p.fitZoom, level: p.level,
+      width: p.vw, height: p.vh, pending: p.pending, ready: p.ready, error: p.error, online: connection.online };
   },
-  tilesPerPage: () => images.map((image) => pages.get(image.id)?.tileCount ?? 0),
-  toImage: (x, y) => current().toImage(x, y),
+  tilesPerPage: () => viewer.images.map((image) => pages.get(image.id)?.tileCount ?? 0),
+  toImage: (x, y) => viewer.current().toImage(x, y),
   goTo,
   showFolder,
 };
 
 await follow(parseHash(), true);
-if (mode === 'zoom') root.focus();
+if (viewer.mode === 'zoom') root.focus();

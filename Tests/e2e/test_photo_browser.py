@@ -1,0 +1,431 @@
+"""The viewer as a photo browser, in Chromium at 1440 × 900, 1366 × 768 and on a phone (390 × 844, touch, device
+pixel ratio 3), against the real server on a folder of real files: names with accents, a damaged and an unreadable
+file, a 1 × 1 image. One test per behaviour of the "finished photo browser" issue; screenshots in artifacts/."""
+import io
+import json
+import os
+import re
+import shutil
+import subprocess
+import time
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from conftest import FIXTURES, ROOT, Server, binary
+from test_library import metric
+
+ARTIFACTS = ROOT / "artifacts"
+LARGE = FIXTURES.parent / "gallery" / "large.jpg"
+DESKTOP = {"viewport": {"width": 1440, "height": 900}}
+LAPTOP = {"viewport": {"width": 1366, "height": 768}}
+PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 3, "has_touch": True, "is_mobile": True}
+FOLDER, PHOTO = "Île de Ré — summer", "Café de Flore (1)"
+FOLDER_ID, PHOTO_ID = "-le-de-R----summer", "-le-de-R----summer/Caf--de-Flore--1-"
+
+
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory):
+    root = tmp_path_factory.mktemp("browser") / "photos"
+    (root / FOLDER).mkdir(parents=True)
+    (root / "swipe").mkdir()
+    shutil.copy(LARGE, root / "a-first.jpg")
+    shutil.copy(LARGE, root / FOLDER / f"{PHOTO}.jpg")
+    shutil.copy(FIXTURES / "baseline.jpg", root / FOLDER / "plage.jpg")
+    data = LARGE.read_bytes()
+    (root / "broken.jpg").write_bytes(data[: len(data) * 3 // 5])
+    (root / "unreadable.jpg").write_bytes(b"this is not a photo\n" * 4)
+    shutil.copy(FIXTURES / "tiny-1x1.png", root / "tiny.png")
+    for i in range(12):
+        os.symlink(FIXTURES / ("baseline.jpg" if i % 2 else "rgb.png"), root / "swipe" / f"page-{i:02d}{'.jpg' if i % 2 else '.png'}")
+    return root
+
+
+@pytest.fixture(scope="module")
+def served(tree):
+    server = Server([str(tree), "--access-log", "off"])
+    yield server
+    server.stop()
+
+
+class Tab:
+    """A page in a fresh browser context that fails on script errors and on 5xx answers; records what it fetched."""
+
+    def __init__(self, browser, server, path="/", device=DESKTOP, wait=True, until="load"):
+        self.server = server
+        self.context = browser.new_context(**device)
+        self.page = self.context.new_page()
+        self.errors, self.requests, self.bytes = [], [], 0
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+        self.page.on("response", lambda r: r.status >= 500 and self.errors.append((r.status, r.url)))
+        self.page.on("request", lambda r: self.requests.append(r.url.split(f":{server.port}", 1)[-1]))
+        self.page.on("requestfinished", self._count)
+        self.page.goto(f"http://127.0.0.1:{server.port}{path}", wait_until=until)
+        if wait:
+            self.settle()
+
+    def _count(self, request):
+        try:
+            sizes = request.sizes()
+            self.bytes += sizes["responseBodySize"] + sizes["responseHeadersSize"]
+        except Exception:
+            pass
+
+    def settle(self, timeout=30_000):
+        self.page.wait_for_function("window.tileViewer && window.tileViewer.state.ready && window.tileViewer.state.pending === 0", timeout=timeout)
+        self.page.wait_for_timeout(200)
+        self.page.wait_for_function("window.tileViewer.state.pending === 0", timeout=timeout)
+
+    def state(self):
+        return self.page.evaluate("window.tileViewer.state")
+
+    def wait(self, condition, timeout=30_000):
+        self.page.wait_for_function(condition, timeout=timeout)
+
+    def shot(self, name):
+        ARTIFACTS.mkdir(exist_ok=True)
+        return Image.open(io.BytesIO(self.page.screenshot(path=str(ARTIFACTS / f"browser-{name}.png")))).convert("RGB")
+
+    def swipe(self, x0, x1, y):
+        """A one-finger touch swipe through the DevTools protocol (real touch events, as a phone sends them)."""
+        cdp = self.context.new_cdp_session(self.page)
+        cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x0, "y": y}]})
+        for i in range(1, 9):
+            cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [{"x": x0 + (x1 - x0) * i / 8, "y": y}]})
+        cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+        cdp.detach()
+
+    def close(self):
+        assert self.errors == [], self.errors
+        self.context.close()
+
+
+def sharpness(image):
+    """Mean absolute Laplacian of the luminance: how much fine detail a picture has."""
+    a = np.asarray(image.convert("L"), dtype=np.float64)
+    lap = 4 * a[1:-1, 1:-1] - a[:-2, 1:-1] - a[2:, 1:-1] - a[1:-1, :-2] - a[1:-1, 2:]
+    return float(np.abs(lap).mean())
+
+
+def test_fit_is_a_state_so_swipes_drags_minimap_and_reloads_follow_it(browser, served):
+    # 1366 × 768: the fit zoom of a-first written with six decimals lands a hair above the true fit.
+    tab = Tab(browser, served, "/#image=a-first", LAPTOP)
+    state = tab.state()
+    assert state["fit"] and tab.page.locator("#minimap").is_hidden()
+    tab.wait("location.hash === '#image=a-first'")                 # no zoom in the address at fit
+    tab.page.mouse.move(1000, 400)
+    tab.page.mouse.down()
+    tab.page.mouse.move(300, 400, steps=10)
+    tab.page.mouse.up()
+    tab.wait("window.tileViewer.state.index === 1")
+    tab.page.keyboard.press("PageUp")
+    tab.settle()
+    rounded = f"{state['fitZoom']:.6f}"
+    assert float(rounded) != state["fitZoom"]
+    tab.page.goto(f"http://127.0.0.1:{served.port}/#image=a-first&zoom={rounded}&cx={state['cx']}&cy={state['cy']}")
+    tab.page.reload()
+    tab.settle()
+    assert tab.state()["fit"] and tab.page.locator("#minimap").is_hidden(), "a shared link at fit opens at fit"
+    tab.page.mouse.move(1000, 400)
+    tab.page.mouse.down()
+    tab.page.mouse.move(300, 400, steps=10)
+    tab.page.mouse.up()
+    tab.wait("window.tileViewer.state.index === 1")
+    tab.shot("1-fit-laptop")
+    tab.close()
+
+    phone = Tab(browser, served, "/#image=swipe%2Fpage-00", PHONE)
+    for i in range(1, 11):
+        phone.swipe(330, 40, 420)
+        phone.wait(f"window.tileViewer.state.index === {i} && window.tileViewer.state.ready")
+        phone.page.wait_for_timeout(120)
+        assert phone.state()["fit"], i
+    phone.shot("1-ten-swipes-phone")
+    phone.close()
+
+
+def test_phone_tiles_are_chosen_for_device_pixels_and_are_as_sharp_as_a_device_render(browser, served):
+    tab = Tab(browser, served, "/#image=a-first", PHONE)
+    state = tab.state()
+    v3 = tab.page.evaluate("fetch('/api/images/a-first/viewport?width=390&height=844&dpr=3').then(r => r.json())")
+    v1 = tab.page.evaluate("fetch('/api/images/a-first/viewport?width=390&height=844&dpr=1').then(r => r.json())")
+    assert state["level"] == v3["level"] == v1["level"] + 2, (state["level"], v3["level"], v1["level"])
+    levels = {int(m.group(1)) for u in tab.requests for m in [re.match(r"/images/a-first/tiles/(\d+)/", u)] if m}
+    thumbnail_level = 12 - 4                                              # 3,996 px: the one-tile level is 8
+    assert levels == {thumbnail_level, v3["level"]}, levels
+    shot = tab.shot("2-device-pixels-phone")
+    inset = v3["inset"]
+    box = tuple(int(round(c * 3)) for c in (2, inset["top"] + 2, 388, 844 - inset["bottom"] - 2))
+    reference = Image.open(io.BytesIO(tab.context.request.get(
+        f"http://127.0.0.1:{served.port}/api/images/a-first/viewport.png?width=1170&height=2532").body())).convert("RGB")
+    css = Image.open(io.BytesIO(tab.context.request.get(
+        f"http://127.0.0.1:{served.port}/api/images/a-first/viewport.png?width=390&height=844").body())).convert("RGB")
+    blurry = css.resize((1170, 2532), Image.BICUBIC)                      # what CSS-pixel tiles would look like
+    ours, theirs, soft = sharpness(shot.crop(box)), sharpness(reference.crop(box)), sharpness(blurry.crop(box))
+    print(f"sharpness: ours {ours:.2f}, device-resolution render {theirs:.2f}, CSS-pixel render stretched {soft:.2f}")
+    assert ours > 0.85 * theirs and ours > 1.3 * soft
+    tab.close()
+
+
+def test_the_first_frame_already_shows_the_thumbnail(browser, served):
+    v = served.json("/api/images/a-first/viewport?width=1440&height=900")
+    inset = v["inset"]
+    box = (int(inset["left"]) + 4, int(inset["top"]) + 4, int(1440 - inset["right"]) - 4, int(900 - inset["bottom"]) - 4)
+
+    def picture(image):
+        return np.asarray(image.crop(box), dtype=np.float64)
+
+    # Opening a photo from the grid: its thumbnail is on screen in the first frames, stretched, before any tile.
+    tab = Tab(browser, served, "/#folder=", DESKTOP)
+    tab.wait("[...document.querySelectorAll('#grid img')].filter(i => i.complete && i.naturalWidth > 0).length >= 2")
+    tab.page.click('#grid .cell[data-id="a-first"]')
+    tab.page.wait_for_timeout(100)
+    first = tab.shot("3-opened-100ms")
+    assert picture(first).std(axis=(0, 1)).max() > 10, "the picture area is blank 100 ms after opening"
+    tab.settle()
+    settled = picture(tab.shot("3-opened-settled"))
+    assert np.abs(picture(first).mean(axis=(0, 1)) - settled.mean(axis=(0, 1))).max() < 12, "the first frame is the same picture, softer"
+    # Paging: the next image's overview is already there when it slides in.
+    tab.page.keyboard.press("PageDown")
+    tab.page.wait_for_timeout(100)
+    paged = tab.shot("3-paged-100ms")
+    assert np.asarray(paged.crop((300, 250, 1140, 650)), dtype=np.float64).std(axis=(0, 1)).max() > 10
+    tab.close()
+
+    # A cold page load: the thumbnail is asked for before any tile and before the view's answer, and is on
+    # screen while the tiles are still on their way.
+    tab = Tab(browser, served, "/#image=a-first", DESKTOP, wait=False, until="commit")
+    tab.wait("document.querySelector('.page img.base') && document.querySelector('.page img.base').complete", timeout=10_000)
+    early = tab.shot("3-load-thumbnail")
+    assert picture(early).std(axis=(0, 1)).max() > 10
+    tab.settle()
+    order = [u for u in tab.requests if "/images/a-first/" in u or "/viewport" in u]
+    assert "/tiles/8/0/0.jpg" in order[0], order[:3]
+    timing = tab.page.evaluate("""(() => { const t = performance.getEntriesByType('resource').find(e => e.name.includes('/images/a-first/tiles/8/'));
+        return [Math.round(t.startTime), Math.round(t.responseEnd)]; })()""")
+    print(f"cold load: thumbnail asked for at {timing[0]} ms, in at {timing[1]} ms after navigation")
+    tab.close()
+
+
+def test_names_with_accents_spaces_and_punctuation_reach_the_screen(browser, served):
+    tab = Tab(browser, served, "/#folder=", DESKTOP)
+    tab.wait(f"[...document.querySelectorAll('#grid .cell .name')].some(n => n.textContent === {json.dumps(FOLDER)})")
+    tab.page.click(f'#grid .cell[data-id="folder:{FOLDER_ID}"]')
+    tab.wait(f"document.querySelector('#crumbs > :last-child').textContent === {json.dumps(FOLDER)}")
+    assert tab.page.title() == FOLDER
+    names = tab.page.eval_on_selector_all("#grid .cell .name", "n => n.map(e => e.textContent)")
+    assert names == [PHOTO, "plage"], names
+    tab.shot("4-names-folder")
+    tab.page.click(f'#grid .cell[data-id="{PHOTO_ID}"]')
+    tab.settle()
+    assert tab.page.text_content("#title") == PHOTO and tab.page.title() == PHOTO
+    assert tab.page.text_content("#to-folder") == FOLDER
+    assert tab.page.get_attribute("#dots button", "aria-label") == f"Show {PHOTO}"
+    tab.shot("4-names-zoom")
+    collection = served.json("/iiif/collection")
+    assert any(item["label"]["none"] == [FOLDER] for item in collection["items"])
+    tab.close()
+
+
+@pytest.mark.parametrize("width", [390, 320])
+def test_phone_top_bar_controls_never_overlap(browser, served, width):
+    device = {**PHONE, "viewport": {"width": width, "height": 844}}
+    tab = Tab(browser, served, f"/#image={PHOTO_ID.replace('/', '%2F')}&zoom=0.5&cx=2000&cy=1300", device)
+    boxes = tab.page.eval_on_selector_all("#top > *", """els => els.filter(e => e.offsetParent !== null)
+        .map(e => { const r = e.getBoundingClientRect(); return [e.id, r.left, r.top, r.right, r.bottom]; })""")
+    ids = [b[0] for b in boxes]
+    assert {"to-folder", "title", "zoom", "show-info", "show-help"} <= set(ids), ids
+    for i, a in enumerate(boxes):
+        assert a[1] >= 0 and a[3] <= width, a
+        for b in boxes[i + 1:]:
+            assert a[3] <= b[1] or b[3] <= a[1] or a[4] <= b[2] or b[4] <= a[2], (a, b)
+    assert tab.page.evaluate("document.getElementById('title').getBoundingClientRect().width") > 40
+    tab.shot(f"5-top-bar-{width}")
+    tab.close()
+
+
+def test_damaged_and_unreadable_files_are_listed_named_and_explained(browser, served, tree):
+    tab = Tab(browser, served, "/#folder=", DESKTOP)
+    tab.wait("document.querySelectorAll('#grid .cell.broken-file').length === 2", timeout=60_000)
+    broken = tab.page.eval_on_selector_all("#grid .cell.broken-file", "c => c.map(e => e.dataset.id)")
+    assert sorted(broken) == ["broken", "unreadable"]
+    assert "cannot be shown" in tab.page.text_content('#grid .cell[data-id="unreadable"]')
+    tab.shot("6-broken-grid")
+    tab.page.click('#grid .cell[data-id="broken"]')
+    tab.wait("window.tileViewer.state.error !== null && window.tileViewer.state.error !== undefined")
+    message = tab.page.text_content(".page[data-image='broken'] .broken")
+    assert "cannot be shown" in message and "broken.jpg" in message and "truncated" in message, message
+    assert tab.page.locator(".page[data-image='broken'] img").count() == 0, "no broken-image icons"
+    tab.shot("6-broken-opened")
+    tab.close()
+    entry = served.json("/api/images/broken")              # its header reads: the entry is there, saying what is wrong
+    assert "broken.jpg" in entry["error"] and str(tree) not in entry["error"]
+    for path in ("/images/broken/tiles/0/0/0.jpg", "/api/images/unreadable", "/iiif/3/unreadable/info.json"):
+        response, body = served.get(path)
+        assert response.status == 422, (path, response.status)
+        assert str(tree) not in body.decode() and "/photos/" not in body.decode(), body
+    assert metric(served, "tileserver_broken_images") == 2
+    log = "".join(served.lines) + served.process.stdout.readline()
+    deadline = time.time() + 5
+    while ("image broken cannot be shown" not in log or "image unreadable cannot be shown" not in log) and time.time() < deadline:
+        log += served.process.stdout.readline()
+    assert "image broken cannot be shown" in log and "image unreadable cannot be shown" in log
+
+
+def test_unknown_addresses_and_a_lost_server_say_so_and_recover(browser, served, tree):
+    tab = Tab(browser, served, "/#image=no-such-photo", LAPTOP)
+    tab.wait("!document.getElementById('notice').hidden")
+    assert "no image “no-such-photo”" in tab.page.text_content("#notice") and tab.state()["mode"] == "folder"
+    tab.shot("7-unknown-image")
+    tab.page.goto(f"http://127.0.0.1:{served.port}/#folder=nope")
+    tab.page.reload()
+    tab.wait("!document.getElementById('notice').hidden && document.querySelectorAll('#grid .cell').length > 0")
+    assert "no folder “nope”" in tab.page.text_content("#notice")
+    tab.shot("7-unknown-folder")
+    tab.close()
+
+    own = Server([str(tree / FOLDER), "--access-log", "off"])
+    port = own.port
+    tab = Tab(browser, own, f"/#image=Caf--de-Flore--1-&zoom=0.5&cx=2000&cy=1300", LAPTOP)
+    own.stop()
+    tab.page.mouse.move(683, 384)
+    tab.page.mouse.wheel(0, -300)
+    tab.wait("!document.getElementById('notice').hidden", timeout=10_000)
+    assert "Reconnecting" in tab.page.text_content("#notice")
+    tab.page.wait_for_timeout(1500)
+    icons = tab.page.eval_on_selector_all(".layer img", "imgs => imgs.filter(i => getComputedStyle(i).visibility !== 'hidden' && i.complete && i.naturalWidth === 0).length")
+    assert icons == 0, "no broken-image icons while the server is away"
+    tab.page.keyboard.press("Escape")
+    tab.page.wait_for_timeout(300)
+    assert tab.state()["mode"] == "zoom" and tab.page.locator(".page img").count() > 0, "Escape keeps the picture"
+    tab.shot("7-offline")
+    view = tab.state()
+    again = Server([str(tree / FOLDER), "--access-log", "off", "--port", str(port)])
+    try:
+        tab.wait("document.getElementById('notice').hidden && window.tileViewer.state.online", timeout=15_000)
+        tab.settle()
+        state = tab.state()
+        assert state["image"] == view["image"] and state["zoom"] == pytest.approx(view["zoom"], rel=1e-5)
+        tab.page.wait_for_timeout(400)
+        hash_ = dict(p.split("=") for p in tab.page.evaluate("location.hash").lstrip("#").split("&"))
+        assert float(hash_["zoom"]) == pytest.approx(state["zoom"], rel=1e-6) and float(hash_["cx"]) == pytest.approx(state["cx"], abs=0.01)
+        tab.shot("7-reconnected")
+        tab.errors = [e for e in tab.errors if "ERR_CONNECTION_REFUSED" not in str(e)]
+        tab.close()
+    finally:
+        again.stop()
+
+
+def test_keyboard_after_controls_arrows_at_fit_and_the_shortcut_list(browser, served):
+    tab = Tab(browser, served, "/#image=a-first", DESKTOP)
+    tab.page.click("#toggle-mode")
+    assert tab.page.get_attribute("#toggle-mode", "aria-pressed") == "true"
+    fit = tab.state()["zoom"]
+    tab.page.keyboard.press("+")
+    tab.settle()
+    assert tab.state()["zoom"] == pytest.approx(fit * 1.5), "+ works right after clicking a control"
+    tab.page.keyboard.press("0")
+    tab.settle()
+    assert tab.state()["fit"]
+    tab.page.click("#next")
+    tab.settle()
+    tab.page.keyboard.press("ArrowLeft")
+    tab.settle()
+    assert tab.state()["index"] == 0, "← at fit is the previous image"
+    tab.page.keyboard.press("ArrowRight")
+    tab.settle()
+    assert tab.state()["index"] == 1
+    tab.page.keyboard.press("ArrowLeft")
+    tab.settle()
+    tab.page.keyboard.press("1")
+    tab.settle()
+    before = tab.state()
+    tab.page.keyboard.press("ArrowRight")
+    tab.settle()
+    after = tab.state()
+    assert after["index"] == before["index"] and after["cx"] > before["cx"], "zoomed in, → pans"
+    tab.page.keyboard.press("?")
+    assert tab.page.is_visible("#help") and "Fit the whole image" in tab.page.text_content("#help")
+    tab.shot("8-shortcuts")
+    tab.page.keyboard.press("Escape")
+    assert tab.page.is_hidden("#help") and tab.state()["mode"] == "zoom"
+    tab.close()
+
+
+def test_where_you_are_name_title_percentage_and_a_quiet_reader(browser, served):
+    tab = Tab(browser, served, "/#image=a-first", DESKTOP)
+    assert tab.page.title() == "a-first" and tab.page.text_content("#title") == "a-first"
+    assert re.fullmatch(r"\d+(\.\d+)? % · fit", tab.page.text_content("#zoom")), tab.page.text_content("#zoom")
+    assert "level" not in tab.page.text_content("#top").lower()
+    assert "fit ↔ 100 %" in tab.page.text_content("#toggle-mode")
+    assert tab.page.get_attribute("#zoom", "aria-live") is None
+    announced = tab.page.text_content("#announce")
+    for _ in range(3):
+        tab.page.keyboard.press("+")
+    tab.settle()
+    assert tab.page.text_content("#announce") == announced, "zoom steps are not announced one by one"
+    assert re.fullmatch(r"\d+(\.\d+)? %", tab.page.text_content("#zoom"))
+    tab.page.keyboard.press("i")
+    tab.wait("document.querySelector('#info .showing') && /level \\d+ of \\d+/.test(document.querySelector('#info .showing').textContent)")
+    tab.shot("9-where-you-are")
+    tab.close()
+
+
+@pytest.mark.parametrize("device", [PHONE, DESKTOP], ids=["phone", "desktop"])
+def test_touch_targets_are_at_least_44_px(browser, served, device):
+    tab = Tab(browser, served, "/#image=a-first", device)
+    sizes = tab.page.eval_on_selector_all("#top button, #gallery button", """els => els.filter(e => e.offsetParent !== null)
+        .map(e => { const r = e.getBoundingClientRect(); return [e.id || e.getAttribute('aria-label'), r.width, r.height]; })""")
+    assert len(sizes) >= 6, sizes
+    small = [s for s in sizes if s[1] < 44 or s[2] < 44]
+    assert small == [], small
+    tab.shot(f"10-targets-{'phone' if device is PHONE else 'desktop'}")
+    tab.close()
+
+
+def test_a_cold_first_open_at_fit_costs_at_most_1_5_mb(browser, tmp_path):
+    """The built-in 16,384 × 10,240 landscape alone, and a folder of large photos with neighbours to preload."""
+    folder = tmp_path / "three"
+    folder.mkdir()
+    for name in ("one", "two", "three"):
+        shutil.copy(LARGE, folder / f"{name}.jpg")
+    for label, args in (("built-in landscape", []), ("folder of three photos", [str(folder)])):
+        server = Server([*args, "--access-log", "off"])
+        try:
+            tab = Tab(browser, server, "/", DESKTOP)
+            tab.page.wait_for_load_state("networkidle")
+            tab.settle()
+            megabytes = tab.bytes / 1e6
+            tiles = sum(1 for u in tab.requests if "/tiles/" in u)
+            print(f"cold first open at fit, 1440 x 900, {label}: {megabytes:.2f} MB in {len(tab.requests)} requests ({tiles} tiles)")
+            assert 0.05 < megabytes <= 1.5
+            tab.close()
+        finally:
+            server.stop()
+
+
+def test_grid_covers_tiny_images_phone_cells_and_the_command_line(browser, served):
+    tab = Tab(browser, served, "/#folder=", PHONE)
+    tab.wait("[...document.querySelectorAll('#grid img')].every(i => i.complete) && document.querySelectorAll('#grid .cell').length === 6")
+    tab.wait(f"document.querySelector('#grid .cell[data-id=\"folder:{FOLDER_ID}\"] .cover img').naturalWidth > 0")
+    tiny = tab.page.eval_on_selector('#grid .cell[data-id="tiny"] img', "i => i.getBoundingClientRect().width")
+    assert tiny <= 16, f"a 1 × 1 image is drawn {tiny} px wide"
+    fill = tab.page.eval_on_selector('#grid .cell[data-id="a-first"]', """c => {
+        const img = c.querySelector('img'), box = c.querySelector('.picture').getBoundingClientRect();
+        const scale = Math.min(box.width / img.naturalWidth, box.height / img.naturalHeight);
+        return img.naturalWidth * scale / box.width; }""")
+    assert fill > 0.95, f"a landscape thumbnail fills {fill:.0%} of its cell's width"
+    tab.shot("12-grid-phone")
+    tab.close()
+
+    version = subprocess.run([binary(), "--version"], capture_output=True, text=True, check=True).stdout.strip()
+    assert re.fullmatch(r"\d+\.\d+\.\d+", version), version
+    help_text = subprocess.run([binary(), "serve", "--help"], capture_output=True, text=True, check=True).stdout
+    options = help_text.split("OPTIONS (", 1)[1].split("USAGE:", 1)[0].splitlines()[1:]
+    assert all(len(line) <= 80 for line in options), max(options, key=len)
+    assert all(line.startswith("  --") or line.startswith("      ") or not line.strip() for line in options), options
+    workers = help_text.split("--workers", 1)[1].split("  --", 1)[0]
+    assert workers.count("efault") == 1, workers
+    response, body = served.get("/api/images/2024/iceland/volna")
+    assert response.status == 404 and "/api/images/2024%2Ficeland%2Fvolna" in json.loads(body)["error"]
