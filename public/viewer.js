@@ -301,6 +301,7 @@ connection.onChange((online) => {
 // New, removed and replaced files: the folder on screen is listed again every few seconds (304 until it changes).
 setInterval(async () => {
   if (document.hidden) return;
+  ratioChanged();
   try {
     const listing = await api.folder(viewer.folderPath);
     if (viewer.mode === 'folder') { adopt(listing); folderView.show(listing); return; }
@@ -323,16 +324,20 @@ for (const button of modeSwitches) {
 // A control used with the mouse or a tap gives the keyboard back to the picture: +, 0, 1, arrows work at once.
 for (const el of [prev, next, bar.mode, dots]) el.addEventListener('click', () => root.focus({ preventScroll: true }));
 
-// The tiles are chosen for device pixels: when the ratio changes (page zoom, another screen), ask again.
+// The tiles are chosen for device pixels: when the ratio changes (page zoom, another screen), ask again. The media
+// query tells at once where the browser reports it; the listing poll and resizes look too.
+let shownRatio = api.pixelRatio();
+function ratioChanged() {
+  if (api.pixelRatio() === shownRatio) return;
+  shownRatio = api.pixelRatio();
+  const p = viewer.mode === 'zoom' ? viewer.current() : null;
+  if (p?.ready && !p.error) p.refresh();
+}
 function watchPixelRatio() {
-  const query = matchMedia(`(resolution: ${window.devicePixelRatio}dppx)`);
-  query.addEventListener('change', () => {
-    const p = viewer.mode === 'zoom' ? viewer.current() : null;
-    if (p?.ready && !p.error) p.refresh();
-    watchPixelRatio();
-  }, { once: true });
+  matchMedia(`(resolution: ${window.devicePixelRatio}dppx)`).addEventListener('change', () => { ratioChanged(); watchPixelRatio(); }, { once: true });
 }
 watchPixelRatio();
+window.addEventListener('resize', ratioChanged);
 
 // viewWillLayoutSubviews: on resize or rotation refit the bounds and keep the same point in the centre.
 let resizeTimer = 0;

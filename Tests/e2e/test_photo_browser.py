@@ -167,6 +167,16 @@ def test_phone_tiles_are_chosen_for_device_pixels_and_are_as_sharp_as_a_device_r
     assert ours > 0.85 * theirs and ours > 1.3 * soft
     tab.close()
 
+    # A desktop page whose pixel ratio changes (page zoom, a move to a retina screen) asks again for finer tiles.
+    tab = Tab(browser, served, "/#image=a-first", DESKTOP)
+    before = tab.state()["level"]
+    cdp = tab.context.new_cdp_session(tab.page)
+    cdp.send("Emulation.setDeviceMetricsOverride", {"width": 1440, "height": 900, "deviceScaleFactor": 2, "mobile": False})
+    tab.wait(f"window.tileViewer.state.level === {before + 1}", timeout=10_000)
+    tab.settle()
+    assert any(f"/images/a-first/tiles/{before + 1}/" in u for u in tab.requests)
+    tab.close()
+
 
 def test_the_first_frame_already_shows_the_thumbnail(browser, served):
     v = served.json("/api/images/a-first/viewport?width=1440&height=900")
