@@ -114,6 +114,9 @@ def test_fit_is_a_state_so_swipes_drags_minimap_and_reloads_follow_it(browser, s
     state = tab.state()
     assert state["fit"] and tab.page.locator("#minimap").is_hidden()
     tab.wait("location.hash === '#image=a-first'")                 # no zoom in the address at fit
+    tab.page.reload()
+    tab.settle()
+    assert tab.state()["fit"] and tab.page.locator("#minimap").is_hidden(), "a reload at fit stays at fit"
     tab.page.mouse.move(1000, 400)
     tab.page.mouse.down()
     tab.page.mouse.move(300, 400, steps=10)
@@ -123,9 +126,8 @@ def test_fit_is_a_state_so_swipes_drags_minimap_and_reloads_follow_it(browser, s
     tab.settle()
     rounded = f"{state['fitZoom']:.6f}"
     assert float(rounded) != state["fitZoom"]
-    tab.page.goto(f"http://127.0.0.1:{served.port}/#image=a-first&zoom={rounded}&cx={state['cx']}&cy={state['cy']}")
-    tab.page.reload()
-    tab.settle()
+    tab.close()
+    tab = Tab(browser, served, f"/#image=a-first&zoom={rounded}&cx={state['cx']}&cy={state['cy']}", LAPTOP)
     assert tab.state()["fit"] and tab.page.locator("#minimap").is_hidden(), "a shared link at fit opens at fit"
     tab.page.mouse.move(1000, 400)
     tab.page.mouse.down()
@@ -288,8 +290,8 @@ def test_unknown_addresses_and_a_lost_server_say_so_and_recover(browser, served,
     tab.wait("!document.getElementById('notice').hidden")
     assert "no image “no-such-photo”" in tab.page.text_content("#notice") and tab.state()["mode"] == "folder"
     tab.shot("7-unknown-image")
-    tab.page.goto(f"http://127.0.0.1:{served.port}/#folder=nope")
-    tab.page.reload()
+    tab.close()
+    tab = Tab(browser, served, "/#folder=nope", LAPTOP)
     tab.wait("!document.getElementById('notice').hidden && document.querySelectorAll('#grid .cell').length > 0")
     assert "no folder “nope”" in tab.page.text_content("#notice")
     tab.shot("7-unknown-folder")
