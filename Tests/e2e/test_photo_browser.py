@@ -108,6 +108,15 @@ def sharpness(image):
     return float(np.abs(lap).mean())
 
 
+def drag_to_next(tab):
+    """A mouse drag of more than half the 1366 px page to the left: at fit, the next image."""
+    tab.page.mouse.move(1000, 400)
+    tab.page.mouse.down()
+    tab.page.mouse.move(300, 400, steps=10)
+    tab.page.mouse.up()
+    tab.wait("window.tileViewer.state.index === 1")
+
+
 def test_fit_is_a_state_so_swipes_drags_minimap_and_reloads_follow_it(browser, served):
     # 1366 × 768: the fit zoom of a-first written with six decimals lands a hair above the true fit.
     tab = Tab(browser, served, "/#image=a-first", LAPTOP)
@@ -117,11 +126,7 @@ def test_fit_is_a_state_so_swipes_drags_minimap_and_reloads_follow_it(browser, s
     tab.page.reload()
     tab.settle()
     assert tab.state()["fit"] and tab.page.locator("#minimap").is_hidden(), "a reload at fit stays at fit"
-    tab.page.mouse.move(1000, 400)
-    tab.page.mouse.down()
-    tab.page.mouse.move(300, 400, steps=10)
-    tab.page.mouse.up()
-    tab.wait("window.tileViewer.state.index === 1")
+    drag_to_next(tab)
     tab.page.keyboard.press("PageUp")
     tab.settle()
     rounded = f"{state['fitZoom']:.6f}"
@@ -129,11 +134,7 @@ def test_fit_is_a_state_so_swipes_drags_minimap_and_reloads_follow_it(browser, s
     tab.close()
     tab = Tab(browser, served, f"/#image=a-first&zoom={rounded}&cx={state['cx']}&cy={state['cy']}", LAPTOP)
     assert tab.state()["fit"] and tab.page.locator("#minimap").is_hidden(), "a shared link at fit opens at fit"
-    tab.page.mouse.move(1000, 400)
-    tab.page.mouse.down()
-    tab.page.mouse.move(300, 400, steps=10)
-    tab.page.mouse.up()
-    tab.wait("window.tileViewer.state.index === 1")
+    drag_to_next(tab)
     tab.shot("1-fit-laptop")
     tab.close()
 
