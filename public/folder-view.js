@@ -70,9 +70,7 @@ export class FolderView {
   }
 
   drawCrumbs(listing) {
-    const trail = listing.trail?.length || !listing.folder ? listing.trail ?? []
-      : listing.folder.split('/').map((part, i, parts) => ({ name: part, path: parts.slice(0, i + 1).join('/') }));
-    const links = [{ name: 'All images', path: '' }, ...trail];
+    const links = [{ name: 'All images', path: '' }, ...listing.trail];
     this.crumbs.replaceChildren(...links.map((link, i) => {
       const last = i === links.length - 1;
       const el = document.createElement(last ? 'span' : 'a');

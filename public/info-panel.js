@@ -62,7 +62,7 @@ export class InfoPanel {
     const line = this.el.querySelector('.showing');
     if (!line || page.error) return;
     line.textContent = `Showing ${(page.zoom * 100).toPrecision(3)} % of native size: level ${page.level} of ${page.image.maxLevel}, ` +
-      `${page.image.tileSize} px tiles, ${Math.min(4, Math.max(1, window.devicePixelRatio || 1))} device pixels per pixel.`;
+      `${page.image.tileSize} px tiles, ${api.pixelRatio()} device pixels per pixel.`;
   }
 
   /** The image on screen is now `id`: the panel shows it when open, and loads it when opened. */

@@ -5,7 +5,7 @@
 // around them and the next level.
 import * as api from './api.js';
 import { connection } from './connection.js';
-import { clamp, clampedCenter, insets, visibleRect } from './view-math.js';
+import { clamp, clampedCenter, fitZoom, insets, visibleRect } from './view-math.js';
 
 const MAX_TILES = 300;
 
@@ -57,8 +57,7 @@ export class PageView {
   preview(vw, vh, zoom = 'fit', cx, cy) {
     if (this.ready || !this.image.width) return;
     this.vw = vw; this.vh = vh;
-    const fit = Math.min(vw / this.image.width, vh / this.image.height, 1);
-    this.zoom = typeof zoom === 'number' ? zoom : fit;
+    this.zoom = typeof zoom === 'number' ? zoom : fitZoom(this.image.width, this.image.height, vw, vh);
     this.fit = typeof zoom !== 'number';
     if (cx !== undefined) { this.cx = cx; this.cy = cy; }
     this.render();

@@ -2,6 +2,9 @@
 
 export const clamp = (v, lo, hi) => Math.min(Math.max(v, lo), hi);
 
+/** The fit zoom: the whole image in the view, never past `maxZoom` (native size by default). */
+export const fitZoom = (W, H, vw, vh, maxZoom = 1) => Math.min(vw / W, vh / H, maxZoom);
+
 /** Visible rectangle in image pixels: never scrolled past an edge. */
 export function visibleRect(W, H, vw, vh, zoom, cx, cy) {
   const w = Math.min(W, vw / zoom);

@@ -5,8 +5,7 @@ import POSIXSupport
 extension ImageLibrary {
     /// The name of folder `path` as written on disk ("" for the top), or nil when there is no such folder.
     public func folderName(_ path: String) -> String? {
-        if path.isEmpty { return "" }
-        return state.withLock { state in state.folders[path].map { $0.name ?? PathText.lastComponent(of: path) } }
+        state.withLock { $0.folderName(path) }
     }
 
     /// The file name of image `id` without its extension, as written on disk.
@@ -15,7 +14,8 @@ extension ImageLibrary {
     }
 
     /// The last path component of `path` without its extension; the id's last component for images without a file.
-    static func displayName(ofFile path: String, id: String) -> String {
+    /// What listings call an image and IIIF labels it.
+    public static func displayName(ofFile path: String, id: String) -> String {
         let file = PathText.lastComponent(of: path)
         guard !file.isEmpty else { return PathText.lastComponent(of: id) }
         guard let dot = file.lastIndex(of: "."), dot != file.startIndex else { return file }

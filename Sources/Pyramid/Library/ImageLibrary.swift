@@ -232,7 +232,7 @@ public final class ImageLibrary: Sendable {
                 guard let node = state.folders[folder] else { return nil }
                 keys = node.images
                 folders = node.children.sorted { $0 < $1 }.map { path in
-                    FolderSummary(path: path, name: state.folders[path]?.name ?? PathText.lastComponent(of: path),
+                    FolderSummary(path: path, name: state.folderName(path) ?? PathText.lastComponent(of: path),
                                   count: state.folders[path]?.count ?? 0, cover: state.firstImage(below: path))
                 }
             } else {
@@ -293,6 +293,13 @@ extension ImageLibrary.State {
             order.sort()
             for folder in unsorted { folders[folder]!.images.sort() }
         }
+    }
+
+    /// Folder `path`'s name as written on disk ("" for the top; its id's last component if no image below it gave
+    /// one), or nil when there is no such folder.
+    func folderName(_ path: String) -> String? {
+        if path.isEmpty { return "" }
+        return folders[path].map { $0.name ?? PathText.lastComponent(of: path) }
     }
 
     /// The first image (in order) of folder `path`, else of its first sub-folder that has one.

@@ -10,17 +10,21 @@ enum SourceVersion {
 
     /// Twelve lowercase hex digits. Kept colours (`--colour keep`) make other tiles of the same file, so they
     /// are another version: no tile stored or cached under one setting is served under the other.
-    static func of(path: String, fileSize: Int64, modified: Int64, keepsColourProfiles: Bool = false) throws -> String {
+    static func of(path: String, fileSize: Int64, modified: Int64, keepsColourProfiles: Bool = false) throws(ImageSourceError) -> String {
         var hash = FNV1a()
         hash.add(fileSize)
         hash.add(modified)
         if keepsColourProfiles { hash.add(Array("colour keep".utf8)) }
-        let file = try FileDescriptor(readingAt: path)
-        let head = Int(min(fileSize, Int64(sampleBytes)))
-        hash.add(words: try file.read(count: head, at: 0))
-        if fileSize > Int64(head) {
-            let tail = Int(min(fileSize - Int64(head), Int64(sampleBytes)))
-            hash.add(words: try file.read(count: tail, at: fileSize - Int64(tail)))
+        do {
+            let file = try FileDescriptor(readingAt: path)
+            let head = Int(min(fileSize, Int64(sampleBytes)))
+            hash.add(words: try file.read(count: head, at: 0))
+            if fileSize > Int64(head) {
+                let tail = Int(min(fileSize - Int64(head), Int64(sampleBytes)))
+                hash.add(words: try file.read(count: tail, at: fileSize - Int64(tail)))
+            }
+        } catch {
+            throw ImageSourceError.cannotOpen(path: path, reason: error.description) // the error users see, typed
         }
         return hash.hex12
     }

@@ -68,15 +68,11 @@ struct ImageAPIHandler: Sendable {
     /// A listed image: its entry, with `error` when its file cannot be shown (damaged, not an image, unreadable):
     /// such images are listed, not left out, so a viewer can say which files are wrong and why.
     private func listed(_ image: ImageLibrary.Entry) -> JSONValue {
-        let named: [(String, JSONValue)] = [("name", .string(image.name))]
         do {
-            let summary = try library.summary(image.id)
-            let error = library.failure(of: image.id).map { [("error", JSONValue.string($0.publicDescription))] } ?? []
-            return .object(entry(image.id, summary) + named + error)
+            return .object(entry(image.id, image.name, try library.summary(image.id)))
         } catch {
-            let message = (error as? ImageSourceError)?.publicDescription ?? "\(error)"
-            return .object([("id", .string(image.id)), ("folder", .string(LibraryKey.folder(of: image.id)))] + named
-                + [("error", .string(message))])
+            return .object([("id", .string(image.id)), ("folder", .string(LibraryKey.folder(of: image.id))),
+                            ("name", .string(image.name)), ("error", .string(APIError.message(for: error)))])
         }
     }
 
@@ -89,7 +85,7 @@ struct ImageAPIHandler: Sendable {
             path = LibraryKey.folder(of: path)
         }
         return .array(paths.reversed().map { path in
-            .object([("path", .string(path)), ("name", .string(library.folderName(path) ?? PathText.lastComponent(of: path)))])
+            .object([("path", .string(path)), ("name", .string(library.folderName(path) ?? ""))])
         })
     }
 
@@ -106,18 +102,18 @@ struct ImageAPIHandler: Sendable {
         let image = try context.image(id, in: tiles)
         let snapshot = try context.snapshot(of: image)
         let metadata = try image.metadata(for: snapshot).published(location: publishLocation)
-        var fields = entry(id, ImageSummary(snapshot)) + [("name", .string(library.name(of: id) ?? id))]
-        if let failure = library.failure(of: id) { fields.append(("error", .string(failure.publicDescription))) }
-        return .response(.json(.object(fields + [("metadata", metadata.json)])))
+        return .response(.json(.object(entry(id, library.name(of: id) ?? id, ImageSummary(snapshot)) + [("metadata", metadata.json)])))
     }
 
-    /// An image's entry: its size, version and every URL it is served at (relative, versioned where they can be).
-    private func entry(_ id: String, _ summary: ImageSummary) -> [(String, JSONValue)] {
+    /// An image's entry: its name, size, version and every URL it is served at (relative, versioned where they can
+    /// be), and `error` while its file is known to be broken.
+    private func entry(_ id: String, _ name: String, _ summary: ImageSummary) -> [(String, JSONValue)] {
         let g = PyramidGeometry(width: summary.width, height: summary.height, tileSize: tileSize)
         let version = summary.version
         let path = URLPath.escape(id)
         return [
             ("id", .string(id)),
+            ("name", .string(name)),
             ("version", .string(version)),
             ("width", .int(g.width)),
             ("height", .int(g.height)),
@@ -132,6 +128,6 @@ struct ImageAPIHandler: Sendable {
             ("thumbnail", thumbnail(id, summary)),
             ("manifest", .string(URLPath.manifest(id))),
             ("collection", .string(URLPath.collection(LibraryKey.folder(of: id)))),
-        ]
+        ] + (library.failure(of: id).map { [("error", .string($0.publicDescription))] } ?? [])
     }
 }

@@ -33,7 +33,7 @@ struct PresentationHandler: Sendable {
             ("@context", contexts),
             ("id", .string(id)),
             ("type", "Manifest"),
-            ("label", described.label(fileName: Self.fileLabel(image.path))),
+            ("label", described.label(fileName: ImageLibrary.displayName(ofFile: image.path, id: image.id))),
         ] + described.members(id: id) + [
             ("thumbnail", .array([imageResource(service + "/full/\(thumb.width),\(thumb.height)/0/default.jpg",
                                                 width: thumb.width, height: thumb.height, service: service)])),
@@ -42,7 +42,7 @@ struct PresentationHandler: Sendable {
             ("items", .array([.object([
                 ("id", .string(canvas)),
                 ("type", "Canvas"),
-                ("label", label(Self.fileLabel(image.path))),
+                ("label", label(ImageLibrary.displayName(ofFile: image.path, id: image.id))),
                 ("width", .int(g.width)),
                 ("height", .int(g.height)),
                 ("items", .array([.object([
@@ -87,7 +87,7 @@ struct PresentationHandler: Sendable {
             members.append(("partOf", .array([reference(origin + URLPath.collection(parent), type: "Collection", label: folderLabel(parent))])))
         }
         let items = first.folders.map { reference(origin + URLPath.collection($0.path), type: "Collection", label: folderLabel($0.path)) }
-            + images.map { reference(origin + URLPath.manifest($0.id), type: "Manifest", label: Self.fileLabel($0.path)) }
+            + images.map { reference(origin + URLPath.manifest($0.id), type: "Manifest", label: $0.name) }
         members.append(("items", .array(items)))
         return .response(respond(.object(members), context))
     }
@@ -114,12 +114,6 @@ struct PresentationHandler: Sendable {
 
     /// A language map with no language: file and folder names are not in any one language.
     private func label(_ text: String) -> JSONValue { ManifestMetadata.text(text) }
-
-    /// The image's file name without its extension, as it is on disk.
-    static func fileLabel(_ path: String) -> String {
-        let file = path.split(separator: "/").last.map(String.init) ?? path
-        return file.lastIndex(of: ".").map { String(file[..<$0]) } ?? file
-    }
 
     /// The folder's name as written on disk ("All images" for the top).
     private func folderLabel(_ folder: String) -> String {

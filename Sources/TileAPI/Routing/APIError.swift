@@ -29,6 +29,15 @@ public enum APIError: Swift.Error, Sendable, CustomStringConvertible {
         return .internalServerError
     }
 
+    /// An error as a response words it: files named by their name alone (a server's paths are its own).
+    static func message(for error: any Swift.Error) -> String {
+        switch error {
+        case let error as ImageSourceError: error.publicDescription
+        case let PyramidError.sourceChanged(path): "\(error)".replacing(path, with: PathText.lastComponent(of: path))
+        default: "\(error)"
+        }
+    }
+
     /// The one place errors become HTTP statuses.
     static func response(for error: any Swift.Error) -> HTTPResponse {
         switch error {
@@ -49,8 +58,7 @@ public enum APIError: Swift.Error, Sendable, CustomStringConvertible {
             switch error {
             case .levelOutOfRange, .tileOutOfRange: return .error(.notFound, error.description)
             case .invalidParameter: return .error(.badRequest, error.description)
-            case let .sourceChanged(path):
-                return .error(.serviceUnavailable, error.description.replacing(path, with: PathText.lastComponent(of: path)))
+            case .sourceChanged: return .error(.serviceUnavailable, message(for: error))
             }
         case let error as RenderBudgetError:
             switch error {
@@ -63,7 +71,7 @@ public enum APIError: Swift.Error, Sendable, CustomStringConvertible {
         case let error as TileServiceError:
             return .error(.notFound, error.description)
         case let error as ImageSourceError:
-            return .error(status(of: error), error.publicDescription)
+            return .error(status(of: error), message(for: error))
         default:
             return .error(.internalServerError, "\(error)")
         }

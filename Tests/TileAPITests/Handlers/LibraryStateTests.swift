@@ -21,6 +21,7 @@ final class LibraryStateTests: XCTestCase {
         try baseline.write(to: URL(fileURLWithPath: folder + "/Café de Flore (1).jpg"))
         try baseline.prefix(baseline.count * 2 / 3).write(to: URL(fileURLWithPath: root + "/broken.jpg"))
         try Data("not a photo\n".utf8).write(to: URL(fileURLWithPath: root + "/garbage.jpg"))
+        try FileManager.default.createSymbolicLink(atPath: root + "/gone.jpg", withDestinationPath: root + "/moved-away.jpg")
         var visited = Set<FolderScanner.FolderIdentity>()
         let found = FolderScanner.walk(root, prefix: "", visited: &visited)
         let tileOptions = TileOptions()
@@ -76,7 +77,12 @@ final class LibraryStateTests: XCTestCase {
             return Dictionary(uniqueKeysWithValues: images.map { ($0["id"] as! String, $0) })
         }
         var images = try listed()
-        XCTAssertEqual(Set(images.keys), ["broken", "garbage"], "nothing is left out")
+        XCTAssertEqual(Set(images.keys), ["broken", "garbage", "gone"], "nothing is left out")
+        let gone = try XCTUnwrap(images["gone"]?["error"] as? String)
+        XCTAssertEqual(gone, "gone.jpg: cannot open (open(gone.jpg): No such file or directory)")
+        XCTAssertEqual(images["gone"]?["name"] as? String, "gone")
+        XCTAssertEqual(get("/api/images/gone").status, .notFound, "a file that is not there is 404, not 500")
+        XCTAssertFalse(text(get("/api/images/gone")).contains(root))
         let garbage = try XCTUnwrap(images["garbage"]?["error"] as? String)
         XCTAssertTrue(garbage.hasPrefix("garbage.jpg: not a JPEG, PNG, TIFF or JPEG 2000 image"), garbage)
         XCTAssertNil(images["broken"]?["error"], "a truncated file's header reads: broken is known once it is decoded")
@@ -96,7 +102,7 @@ final class LibraryStateTests: XCTestCase {
             XCTAssertFalse(text(response).contains(root), target)
             XCTAssertTrue(text(response).contains("garbage.jpg"), target)
         }
-        XCTAssertTrue(text(get("/metrics")).contains("\ntileserver_broken_images 2\n"))
+        XCTAssertTrue(text(get("/metrics")).contains("\ntileserver_broken_images 3\n"))
     }
 
     func testAnImageIdWithPlainSlashesGetsAHint() {
