@@ -124,19 +124,48 @@ final class HTTP1Connection {
 
     // MARK: Requests and answers
 
-    /// Parses and answers requests in order until one must wait (a pool, a full socket) or input runs out.
+    /// What one look at the unparsed input found.
+    private enum Step {
+        case incomplete
+        case failure(HTTPStatus, String)
+        /// Answered on the fast path: these many bytes are done.
+        case answered(Int)
+        case request(HTTPRequest, consumed: Int)
+    }
+
+    /// Parses and answers requests in order until one must wait (a pool, a full socket) or input runs out. A
+    /// request the loop's `FastResponder` answers never becomes an `HTTPRequest`.
     private func process(_ now: Double) {
         while !isClosed && !busy && !closeAfterFlush && output.bytes < 1 << 20 && hasUnparsedInput {
-            let result = input.withUnsafeBytes { raw in
-                loop.parser.parse(UnsafeRawBufferPointer(rebasing: raw[consumed...]))
+            let step = input.withUnsafeBytes { raw -> Step in
+                let bytes = UnsafeRawBufferPointer(rebasing: raw[consumed...])
+                switch loop.parser.scan(bytes) {
+                case .incomplete:
+                    return .incomplete
+                case let .failure(status, message):
+                    return .failure(status, message)
+                case let .head(head):
+                    if let fast = loop.fastResponder {
+                        let view = RequestView(bytes: bytes, head: head)
+                        let keepAlive = head.keepAlive && !loop.draining
+                        let isHead = view.isHead
+                        if fast.answer(view, started: now, send: { sendFast($0, keepAlive: keepAlive, isHead: isHead) }) {
+                            return .answered(head.length)
+                        }
+                    }
+                    return .request(HTTPRequest(head, in: bytes), consumed: head.length)
+                }
             }
-            switch result {
+            switch step {
             case .incomplete:
                 compact()
                 return
             case let .failure(status, message):
                 fail(.malformed(status, message), started: now)
                 return
+            case let .answered(used):
+                consumed += used
+                headerStarted = hasUnparsedInput ? now : nil
             case let .request(request, used):
                 consumed += used
                 headerStarted = hasUnparsedInput ? now : nil
@@ -144,6 +173,40 @@ final class HTTP1Connection {
             }
         }
         compact()
+    }
+
+    /// Writes a fast answer at once with one `writev` (framing lines, the responder's fields, the body); what the
+    /// socket does not take, or anything behind earlier answers still queued, is copied into the output queue.
+    private func sendFast(_ response: FastResponse, keepAlive: Bool, isHead: Bool) {
+        let head = loop.framing.head(notModified: response.notModified, length: response.body.count)
+        let end = FastFraming.end(keepAlive: keepAlive)
+        let body = isHead || response.notModified ? UnsafeRawBufferPointer(start: nil, count: 0) : response.body
+        if !keepAlive { closeAfterFlush = true }
+        let parts = (head, response.fields, response.moreFields, end, body)
+        withUnsafeTemporaryAllocation(of: iovec.self, capacity: 5) { vectors in
+            var total = 0
+            func set(_ k: Int, _ part: UnsafeRawBufferPointer) {
+                vectors[k] = iovec(iov_base: UnsafeMutableRawPointer(mutating: part.baseAddress), iov_len: part.count)
+                total += part.count
+            }
+            set(0, parts.0); set(1, parts.1); set(2, parts.2); set(3, parts.3); set(4, parts.4)
+            var sent = 0
+            if output.isEmpty {
+                do { sent = try Posix.writev(fd, UnsafeBufferPointer(vectors)) ?? 0 } catch { return loop.close(self) }
+            }
+            if sent < total {
+                for k in 0 ..< 5 {
+                    let part = UnsafeRawBufferPointer(start: vectors[k].iov_base, count: vectors[k].iov_len)
+                    if sent >= part.count {
+                        sent -= part.count
+                        continue
+                    }
+                    output.append(Array(part[sent...]))
+                    sent = 0
+                }
+            }
+        }
+        if !isClosed { afterFlush() }
     }
 
     private func handle(_ request: HTTPRequest, _ now: Double) {

@@ -2,13 +2,12 @@
 import Glibc
 #endif
 
-/// The current time as the `Date` header wants it (IMF-fixdate, "Sun, 22 Nov 2026 14:40:00 GMT") and as the
-/// access log writes it (ISO 8601, "2026-11-22T14:40:00Z"), each formatted once a second per thread.
+/// The current time as the `Date` header wants it (IMF-fixdate, "Sun, 22 Nov 2026 14:40:00 GMT"), formatted
+/// once a second per thread. (Fast answers take theirs from `FastFraming`, the access log from its own stamp.)
 public enum HTTPDate {
     private final class Cache {
         var second = -1
         var imf = ""
-        var iso = ""
     }
 
     private static let key: pthread_key_t = {
@@ -18,8 +17,6 @@ public enum HTTPDate {
     }()
 
     public static func now() -> String { current().imf }
-
-    public static func iso8601Now() -> String { current().iso }
 
     private static func current() -> Cache {
         let cache: Cache
@@ -35,7 +32,6 @@ public enum HTTPDate {
             var parts = tm()
             gmtime_r(&t, &parts)
             cache.imf = format("%a, %d %b %Y %H:%M:%S GMT", &parts)
-            cache.iso = format("%Y-%m-%dT%H:%M:%SZ", &parts)
         }
         return cache
     }

@@ -21,6 +21,10 @@ final class EventLoop: @unchecked Sendable {
     let responder: any HTTPResponder
     let options: TransportOptions
     let parser = HTTPParser()
+    /// The responder's answers from bytes (a cached tile), used only on this loop's thread.
+    let fastResponder: (any FastResponder)?
+    /// The framing lines of fast answers.
+    let framing = FastFraming()
     private let pools: WorkerPools
     private let gauge: ConnectionGauge
     private let listener: CInt
@@ -35,12 +39,15 @@ final class EventLoop: @unchecked Sendable {
     private var lastSweep = 0.0
     /// One receive buffer for the whole loop: reads copy out of it at once.
     private var readBuffer = [UInt8](repeating: 0, count: 65536)
+    /// The connections a sweep visits, in a buffer kept between sweeps.
+    private var sweeping: [HTTP1Connection] = []
     /// Live connections of this loop, for shutdown.
     let liveConnections = Atomic<Int>(0)
 
     init(responder: any HTTPResponder, options: TransportOptions, pools: WorkerPools, gauge: ConnectionGauge,
          listener: CInt, index: Int) throws {
         self.responder = responder
+        fastResponder = responder.makeFastResponder()
         self.options = options
         self.pools = pools
         self.gauge = gauge
@@ -92,7 +99,9 @@ final class EventLoop: @unchecked Sendable {
             }
             if now - lastSweep >= 0.25 {
                 lastSweep = now
-                for connection in Array(connections.values) { connection.sweep(now, draining: draining) }
+                sweeping.append(contentsOf: connections.values) // a copy: a sweep may close (and remove) connections
+                for connection in sweeping { connection.sweep(now, draining: draining) }
+                sweeping.removeAll(keepingCapacity: true)
             }
         }
     }
@@ -161,6 +170,7 @@ final class EventLoop: @unchecked Sendable {
 
     private func deliverCompletions() {
         let done = completions.withLock { list -> [Completion] in
+            guard !list.isEmpty else { return [] }
             defer { list.removeAll(keepingCapacity: true) }
             return list
         }

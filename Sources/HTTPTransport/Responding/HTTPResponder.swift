@@ -8,6 +8,12 @@ public protocol HTTPResponder: Sendable {
     func respond(to failure: TransportFailure, started: Double) -> HTTPResponse
     /// A socket call failed in a way no client sees (accept).
     func report(_ problem: String)
+    /// A fast responder for one event loop (each loop asks once, at start), or nil for none.
+    func makeFastResponder() -> (any FastResponder)?
+}
+
+extension HTTPResponder {
+    public func makeFastResponder() -> (any FastResponder)? { nil }
 }
 
 /// A request the transport answers without the application's routes.

@@ -1,4 +1,5 @@
 import POSIXSupport
+import Synchronization
 
 /// The images being served, live: what the folder scanner and watcher find is applied here, one folder (or one
 /// command-line path) at a time, and every protocol looks images up here. Kept sorted by `LibraryKey` with a
@@ -99,13 +100,14 @@ public final class ImageLibrary: Sendable {
         var members: [String: Member] = [:]
         var order: [LibraryKey] = []
         var folders: [String: Folder] = ["": Folder()]
-        var generation = 0
         var configure: (@Sendable (PyramidImage) -> Void)?
         var removed: (@Sendable (PyramidImage) -> Void)?
         var broken: (@Sendable (String, ImageSourceError) -> Void)?
     }
 
     let state = Locked(State())
+    /// Bumped (after the change is in place) by every change that adds, removes or replaces an image.
+    private let changes = Atomic<Int>(0)
     let options: TileOptions
     /// Shown while nothing else is (the built-in landscape when every folder is empty).
     private let fallback: PyramidImage?
@@ -155,8 +157,9 @@ public final class ImageLibrary: Sendable {
 
     public var count: Int { state.withLock { $0.members.count } }
 
-    /// Bumped by every change that adds, removes or replaces an image.
-    public var generation: Int { state.withLock { $0.generation } }
+    /// Bumped by every change that adds, removes or replaces an image; read without a lock, so a lookup kept
+    /// beside the number it was made at (the fast tile path's) knows at once when to look again.
+    public var generation: Int { changes.load(ordering: .acquiring) }
 
     /// The id of the first image in order: what `/tiles/{z}/{x}/{y}` serves.
     public var firstID: String? { state.withLock { $0.order.first?.id } }
@@ -203,9 +206,9 @@ public final class ImageLibrary: Sendable {
             if let fallback, state.members.isEmpty {
                 state.insert(Self.member(fallback, root: Int.max))
             }
-            if !change.isEmpty { state.generation += 1 }
             return state.removed
         }
+        if !change.isEmpty { changes.add(1, ordering: .releasing) }
         seen.forEach { $0.recheck() }
         if let removed { gone.forEach(removed) }
         return change

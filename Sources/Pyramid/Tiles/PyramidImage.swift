@@ -124,15 +124,38 @@ public final class PyramidImage: @unchecked Sendable {
     /// look at the file is recent enough; nil when answering needs the file. Event loops use this and leave
     /// the rest to a pool.
     public func known() throws -> Snapshot? {
-        let last = lastCheck.load(ordering: .relaxed)
-        guard !watchesFile || (last != Int64.min && Double(MonotonicClock.nanoseconds() &- last) < options.changeCheckInterval * 1e9) else {
-            return nil
-        }
+        guard isFresh else { return nil }
         let known: Result<Snapshot, any Swift.Error>? = lock.withLock {
             if let snapshot { return .success(snapshot) }
             return failure.map { .failure($0.error) }
         }
         return try known?.get()
+    }
+
+    /// The generation and version of the version in hand, for the fast tile path (one lock, nothing else
+    /// copied: it needs only the cache key and the version to compare). `due`: the file's look is due; the
+    /// caller has `FileChecks` take it and answers from this version meanwhile. Nil past twice the change-check
+    /// interval (the background look is late: answer the slow way, which looks itself), before the first
+    /// look, and for a file that failed.
+    public func knownVersion() -> (generation: Int, version: String, due: Bool)? {
+        let age = checkAge
+        guard age < 2 else { return nil }
+        return lock.withLock { snapshot.map { ($0.generation, $0.version, age >= 1) } }
+    }
+
+    /// Set while a look at the file is queued with `FileChecks`.
+    let checkQueued = Atomic<Bool>(false)
+
+    /// Whether the file was looked at within the change-check interval (always, for a synthetic source).
+    private var isFresh: Bool { checkAge < 1 }
+
+    /// Time since the last look at the file, in change-check intervals (0 for a synthetic source; infinite
+    /// before the first look and after `recheck()`).
+    private var checkAge: Double {
+        guard watchesFile else { return 0 }
+        let last = lastCheck.load(ordering: .relaxed)
+        guard last != Int64.min else { return .infinity }
+        return Double(MonotonicClock.nanoseconds() &- last) / (options.changeCheckInterval * 1e9)
     }
 
     /// What the file of `snapshot` says about itself (`MetadataReader`): read from its header on first use, then

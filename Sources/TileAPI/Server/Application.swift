@@ -12,6 +12,8 @@ public final class Application: HTTPResponder {
     public let accessLog: AccessLog?
     let metrics = Metrics()
     private let logger: Logger
+    private let tiles: TileService
+    private let tileMaxAge: Int
     /// The route table at the centre of the chain.
     let router: Router
     /// The routes inside the chain: metrics and the access log outermost, then CORS, then the method policy.
@@ -21,6 +23,8 @@ public final class Application: HTTPResponder {
 
     public init(options: APIOptions, tiles: TileService, logger: Logger, viewer: ViewerFiles) {
         self.logger = logger
+        self.tiles = tiles
+        tileMaxAge = options.tileMaxAge
         tiles.library.onBroken { id, error in logger.warning("image \(id) cannot be shown: \(error.description)") }
         pools = WorkerPools(renderThreads: options.workers, ioThreads: options.ioWorkers, lowPriorityLimit: options.prefetchQueue)
         let accessLog = options.accessLog ? AccessLog() : nil
@@ -49,6 +53,11 @@ public final class Application: HTTPResponder {
         let request = HTTPRequest(method: "-", target: "-", versionMinor: 1, headers: [], keepAlive: false)
         let answer = HTTPResponse.error(failure.status, failure.description)
         return transportChain.compose(around: { _, _ in .response(answer) })(request, RequestNotes(started: started, route: route)).wait()
+    }
+
+    /// Each event loop's answerer of cached tiles from their bytes (`CachedTileResponder`).
+    public func makeFastResponder() -> (any FastResponder)? {
+        CachedTileResponder(tiles: tiles, metrics: metrics, accessLog: accessLog, maxAge: tileMaxAge)
     }
 
     public func report(_ problem: String) {

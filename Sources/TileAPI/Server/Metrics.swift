@@ -30,6 +30,9 @@ final class Metrics: Sendable {
         var duration = Histogram()
         var render = Histogram()
         var prefetchDropped = 0
+        /// Tiles the fast path answered (route `tile`): 200s and 304s, kept apart so counting them hashes nothing.
+        var cachedTiles = 0
+        var cachedTilesNotModified = 0
     }
 
     private let state = Locked(State())
@@ -41,6 +44,14 @@ final class Metrics: Sendable {
         }
     }
 
+    /// A cached tile answered on the fast path: counted as route `tile` with its status.
+    func cachedTile(notModified: Bool, seconds: Double) {
+        state.withLock { s in
+            if notModified { s.cachedTilesNotModified += 1 } else { s.cachedTiles += 1 }
+            s.duration.observe(seconds)
+        }
+    }
+
     func rendered(seconds: Double) { state.withLock { $0.render.observe(seconds) } }
     func prefetchDropped() { state.withLock { $0.prefetchDropped += 1 } }
 
@@ -48,7 +59,10 @@ final class Metrics: Sendable {
         let cache = tiles.cache, renderMemory = tiles.renderMemory
         return state.withLock { s in
             var out = "# HELP tileserver_requests_total Requests answered, by route and status.\n# TYPE tileserver_requests_total counter\n"
-            for (route, statuses) in s.requests.sorted(by: { $0.key < $1.key }) {
+            var requests = s.requests
+            if s.cachedTiles > 0 { requests["tile", default: [:]][200, default: 0] += s.cachedTiles }
+            if s.cachedTilesNotModified > 0 { requests["tile", default: [:]][304, default: 0] += s.cachedTilesNotModified }
+            for (route, statuses) in requests.sorted(by: { $0.key < $1.key }) {
                 for (status, count) in statuses.sorted(by: { $0.key < $1.key }) {
                     out += "tileserver_requests_total{route=\"\(route)\",status=\"\(status)\"} \(count)\n"
                 }

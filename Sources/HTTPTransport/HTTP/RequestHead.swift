@@ -1,0 +1,39 @@
+/// Where the parts of one validated request head lie in the bytes it was parsed from: offsets only, so finding
+/// them copies nothing and allocates nothing. `HTTPRequest(_:in:)` makes the owned form when a request needs it.
+public struct RequestHead: Sendable, Equatable {
+    public var method: Range<Int>
+    /// The request target as sent (not percent-decoded).
+    public var target: Range<Int>
+    public var versionMinor: Int
+    /// The header lines, from the first field to the end of the last (before the blank line).
+    public var fields: Range<Int>
+    /// The value of the first `If-None-Match` field, without the white space around it.
+    public var ifNoneMatch: Range<Int>?
+    /// Whether the connection stays open after the response (HTTP/1.1 default, `Connection` honoured).
+    public var keepAlive: Bool
+    /// Bytes of the head and its (ignored) body: where the next pipelined request starts.
+    public var length: Int
+}
+
+extension HTTPRequest {
+    /// The owned request of `head`, whose offsets are into `bytes` (already validated by `HTTPParser.scan`).
+    public init(_ head: RequestHead, in bytes: UnsafeRawBufferPointer) {
+        var headers: [HTTPHeader] = []
+        var position = head.fields.lowerBound
+        while position < head.fields.upperBound {
+            var end = position
+            while end < head.fields.upperBound && bytes[end] != 0x0A { end += 1 }
+            var stop = end
+            if stop > position, bytes[stop - 1] == UInt8(ascii: "\r") { stop -= 1 }
+            let line = UnsafeRawBufferPointer(rebasing: bytes[position ..< stop])
+            if let colon = line.firstIndex(of: UInt8(ascii: ":")) {
+                headers.append(HTTPHeader(name: String(decoding: line[..<colon], as: UTF8.self).lowercased(),
+                                          value: HTTPHeader.trimmed(line[(colon + 1)...])))
+            }
+            position = end + 1
+        }
+        self.init(method: String(decoding: UnsafeRawBufferPointer(rebasing: bytes[head.method]), as: UTF8.self),
+                  target: String(decoding: UnsafeRawBufferPointer(rebasing: bytes[head.target]), as: UTF8.self),
+                  versionMinor: head.versionMinor, headers: headers, keepAlive: head.keepAlive)
+    }
+}
