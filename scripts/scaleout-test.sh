@@ -65,12 +65,31 @@ nginx -t -c "$WORK/nginx.conf" -p "$WORK" 2> "$WORK/nginx-t.log" || { cat "$WORK
 nginx -c "$WORK/nginx.conf" -p "$WORK"
 for _ in $(seq 100); do curl -sf -o /dev/null "http://127.0.0.1:$PROXY/healthz" && break; sleep 0.1; done
 
-# Every tile of levels 6 and up of both images, by their versioned DeepZoom URLs (as the API hands them out), and
-# 4,000 seeded IIIF regions (renders from those tiles), so replicas still have work when one is killed (decode
-# passes store every tile of an image at once: tiles alone are all made and cached by nginx in a second or two).
-python3 - "$PROXY" "$WORK/urls.txt" <<'PY'
-import json, math, random, sys, urllib.request
+# The load is sized by what this binary does, not by how slow it is: a replica's rate on IIIF regions it has
+# not seen is measured first (2 s, straight at it), and pass 1 gets enough distinct regions that neither
+# replica runs out of new work before the end, whatever the build.
+python3 - "$R1" "$WORK/calibrate.txt" <<'PY'
+import json, random, sys, urllib.request
 port, out = sys.argv[1], sys.argv[2]
+rnd, urls = random.Random(99), []
+for image in json.load(urllib.request.urlopen(f"http://127.0.0.1:{port}/api/images"))["images"]:
+    w, h = image["width"], image["height"]
+    for _ in range(20000):
+        rw, rh = rnd.randint(64, w // 3), rnd.randint(64, h // 3)
+        urls.append(f"/iiif/3/{image['id']}/{rnd.randint(0, w - rw)},{rnd.randint(0, h - rh)},{rw},{rh}/{rnd.randint(32, min(rw, 300))},/0/default.jpg")
+open(out, "w").write("\n".join(urls) + "\n")
+PY
+RATE=$(wrk -t2 -c"$CONNS" -d2s -s bench/wrk-paths.lua "http://127.0.0.1:$R1" -- "$WORK/calibrate.txt" | sed -n 's/.*rps=\([0-9]*\).*/\1/p')
+REGIONS=$(( ${RATE:-0} * DURATION * 2 > 2000 ? ${RATE:-0} * DURATION * 2 : 2000 ))
+echo "a replica renders ${RATE:-?} new regions/s here: $REGIONS regions per image for pass 1"
+
+# Every tile of levels 6 and up of both images, by their versioned DeepZoom URLs (as the API hands them out), and
+# REGIONS seeded IIIF regions per image (renders from those tiles), so replicas still have work when one is
+# killed (decode passes store every tile of an image at once: tiles alone are all made and cached by nginx in a
+# second or two).
+python3 - "$PROXY" "$WORK/urls.txt" "$REGIONS" <<'PY'
+import json, math, random, sys, urllib.request
+port, out, regions = sys.argv[1], sys.argv[2], int(sys.argv[3])
 urls = []
 for image in json.load(urllib.request.urlopen(f"http://127.0.0.1:{port}/api/images"))["images"]:
     w, h, t, top = image["width"], image["height"], image["tileSize"], image["maxLevel"]
@@ -79,7 +98,7 @@ for image in json.load(urllib.request.urlopen(f"http://127.0.0.1:{port}/api/imag
         cols, rows = math.ceil(math.ceil(w / s) / t), math.ceil(math.ceil(h / s) / t)
         urls += [f"/images/{image['id']}_files/{level}/{x}_{y}.jpg?v={image['version']}" for x in range(cols) for y in range(rows)]
     rnd = random.Random(7)
-    for _ in range(2000):
+    for _ in range(regions):
         rw, rh = rnd.randint(64, w // 3), rnd.randint(64, h // 3)
         urls.append(f"/iiif/3/{image['id']}/{rnd.randint(0, w - rw)},{rnd.randint(0, h - rh)},{rw},{rh}/{rnd.randint(32, min(rw, 300))},/0/default.jpg")
 rnd.shuffle(urls)

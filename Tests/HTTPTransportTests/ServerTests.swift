@@ -38,11 +38,34 @@ final class ServerTests: XCTestCase {
 
         func report(_ problem: String) {}
 
+        func makeFastResponder() -> (any FastResponder)? { Fast() }
+
         func release() {
             gate.withLock {
                 open = true
                 gate.broadcast()
             }
+        }
+    }
+
+    /// Answers `/bytes` (a short body) and `/big` (3 MiB, more than a socket takes at once) from their bytes.
+    private final class Fast: FastResponder {
+        static let big = (0 ..< 3 << 20).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 11) }
+        let fields = Array("Content-Type: text/plain\r\nX-Answered: fast\r\n".utf8)
+        let more = Array("X-More: yes\r\n".utf8)
+        let short = Array("from bytes\n".utf8)
+
+        func answer(_ request: RequestView, started: Double, send: (FastResponse) -> Void) -> Bool {
+            let target = String(decoding: request.target, as: UTF8.self)
+            guard target == "/bytes" || target == "/big" else { return false }
+            fields.withUnsafeBytes { fields in
+                more.withUnsafeBytes { more in
+                    (target == "/big" ? Self.big : short).withUnsafeBytes { body in
+                        send(FastResponse(notModified: false, fields: fields, moreFields: more, body: body))
+                    }
+                }
+            }
+            return true
         }
     }
 
@@ -115,6 +138,57 @@ final class ServerTests: XCTestCase {
         let bodies = text.components(separatedBy: "\r\n\r\n").dropFirst().map { $0.prefix { $0 != "\n" } }
         XCTAssertEqual(bodies, ["chained", "fast", "chained"], text)
         XCTAssertEqual(text.components(separatedBy: "Connection: keep-alive").count - 1, 3)
+    }
+
+    /// Fast answers (from the request's bytes) go out in order with pipelined answers from pools and from the
+    /// general path, framed as every answer is: status, Date, Server, Content-Length, their fields, Connection.
+    func testFastAnswersKeepTheirPlaceAmongPipelinedOnes() throws {
+        let fd = try connect()
+        defer { close(fd) }
+        send(fd, "GET /chain HTTP/1.1\r\nHost: t\r\n\r\nGET /bytes HTTP/1.1\r\nHost: t\r\n\r\nGET /fast HTTP/1.1\r\nHost: t\r\n\r\n"
+            + "GET /bytes HTTP/1.1\r\nHost: t\r\n\r\n")
+        let text = receive(fd, responses: 4)
+        let bodies = text.components(separatedBy: "\r\n\r\n").dropFirst().map { $0.prefix { $0 != "\n" } }
+        XCTAssertEqual(bodies, ["chained", "from bytes", "fast", "from bytes"], text)
+        let fast = try XCTUnwrap(text.components(separatedBy: "HTTP/1.1 200 OK\r\n").dropFirst().dropFirst().first)
+        XCTAssertTrue(fast.hasPrefix("Date: ") && fast.contains(" GMT\r\nServer: tileserver\r\nContent-Length: 11\r\n"), fast)
+        XCTAssertTrue(fast.contains("Content-Type: text/plain\r\nX-Answered: fast\r\nX-More: yes\r\nConnection: keep-alive\r\n\r\nfrom bytes\n"), fast)
+    }
+
+    /// HEAD of a fast answer announces its length and sends no body; an HTTP/1.0 request without keep-alive
+    /// gets `Connection: close` and the connection closes after it.
+    func testFastHeadAndHTTP10() throws {
+        let fd = try connect()
+        defer { close(fd) }
+        send(fd, "HEAD /bytes HTTP/1.1\r\nHost: t\r\n\r\nGET /bytes HTTP/1.0\r\n\r\n")
+        let text = receive(fd, responses: .max) // to EOF
+        let parts = text.components(separatedBy: "HTTP/1.1 200 OK")
+        XCTAssertEqual(parts.count, 3, text)
+        XCTAssertTrue(parts[1].contains("Content-Length: 11") && parts[1].hasSuffix("Connection: keep-alive\r\n\r\n"), parts[1])
+        XCTAssertTrue(parts[2].contains("Connection: close") && parts[2].hasSuffix("from bytes\n"), parts[2])
+        var byte: UInt8 = 0
+        XCTAssertEqual(read(fd, &byte, 1), 0, "closed after an HTTP/1.0 answer")
+    }
+
+    /// A fast answer larger than the socket takes: what `writev` leaves is queued and written as the client
+    /// reads, byte for byte, and the answer after it still follows.
+    func testFastAnswerLargerThanTheSocketArrivesWhole() throws {
+        let fd = try connect()
+        defer { close(fd) }
+        send(fd, "GET /big HTTP/1.1\r\nHost: t\r\n\r\nGET /bytes HTTP/1.1\r\nHost: t\r\n\r\n")
+        usleep(200_000) // let the socket fill
+        var received = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while Self.complete(received) < 2 {
+            let n = read(fd, &buffer, buffer.count)
+            if n <= 0 { break }
+            received += buffer[0 ..< n]
+        }
+        let marker = Array("\r\n\r\n".utf8)
+        let headEnd = try XCTUnwrap((0 ..< received.count - 3).first { Array(received[$0 ..< $0 + 4]) == marker }) + 4
+        XCTAssertTrue(String(decoding: received[..<headEnd], as: UTF8.self).contains("Content-Length: \(Fast.big.count)\r\n"))
+        XCTAssertTrue(Array(received[headEnd ..< headEnd + Fast.big.count]) == Fast.big, "the large body, byte for byte")
+        XCTAssertTrue(String(decoding: received[(headEnd + Fast.big.count)...], as: UTF8.self).hasSuffix("from bytes\n"))
     }
 
     func testHeadAnnouncesTheBodyItDoesNotSend() throws {

@@ -1,4 +1,5 @@
 import HTTPTransport
+import Pyramid
 @testable import TileAPI
 
 /// Entry points the fuzz targets call: the server's own parsers, from its libraries.
@@ -12,6 +13,9 @@ public enum ServerParsers {
             case .incomplete, .failure: return
             case let .request(request, consumed):
                 precondition(consumed > 0 && consumed <= bytes.count - offset, "consumed \(consumed) of \(bytes.count - offset)")
+                let window = UnsafeRawBufferPointer(rebasing: bytes[offset...])
+                guard case let .head(head) = parser.scan(window), head.length == consumed else { preconditionFailure("scan and parse disagree") }
+                checkFastTarget(UnsafeRawBufferPointer(rebasing: window[head.target]), request)
                 offset += consumed
                 _ = try? RequestPath(request)
             }
@@ -21,6 +25,7 @@ public enum ServerParsers {
     /// A request target through path decoding, then its segments as a tile address and as a IIIF request.
     public static func parseTarget(_ target: String) {
         let request = HTTPRequest(method: "GET", target: target, versionMinor: 1, headers: [], keepAlive: true)
+        Array(target.utf8).withUnsafeBytes { checkFastTarget($0, request) }
         guard let path = try? RequestPath(request) else { return }
         let s = path.segments
         for (index, segment) in s.enumerated() {
@@ -44,5 +49,34 @@ public enum ServerParsers {
                 }
             }
         }
+    }
+
+    /// What the fast path takes as a tile URL, the routes must take as the same tile: same image id, address,
+    /// format and version (the routes being the reference, as they answer everything the fast path declines).
+    static func checkFastTarget(_ bytes: UnsafeRawBufferPointer, _ request: HTTPRequest) {
+        guard let target = TileTarget(bytes) else { return }
+        guard let path = try? RequestPath(request) else { preconditionFailure("fast path took a target the routes refuse: \(request.target)") }
+        let s = path.segments
+        let id = target.id.map { String(decoding: UnsafeRawBufferPointer(rebasing: bytes[$0]), as: UTF8.self) }
+        let address: (TileCoordinate, ImageFormat)?
+        switch s.count {
+        case 4 where s[0] == "tiles":
+            precondition(id == nil, "an id for /tiles")
+            address = try? TilePath.parse(z: s[1], x: s[2], y: s[3], plain: .webp)
+        case 6 where s[0] == "images" && s[2] == "tiles":
+            precondition(id == s[1], "id \(String(describing: id)) against \(s[1])")
+            address = try? TilePath.parse(z: s[3], x: s[4], y: s[5], plain: .webp)
+        case 4 where s[0] == "images" && s[1].hasSuffix("_files"):
+            precondition(id == String(s[1].dropLast(6)), "DeepZoom id")
+            let xy = s[3].split(separator: "_", maxSplits: 1, omittingEmptySubsequences: false)
+            address = xy.count == 2 ? try? TilePath.parse(z: s[2], x: String(xy[0]), y: String(xy[1]), plain: .webp) : nil
+        default:
+            preconditionFailure("fast path took a target no tile route takes: \(request.target)")
+        }
+        guard let address else { preconditionFailure("the routes refuse the address of \(request.target)") }
+        precondition(address.0 == target.tile && address.1 == (target.format ?? .webp), "address of \(request.target)")
+        precondition(path.slashed.isEmpty, "encoded slashes in \(request.target)")
+        let version = target.version.map { String(decoding: UnsafeRawBufferPointer(rebasing: bytes[$0]), as: UTF8.self) }
+        precondition(version == path.query["v"] && (version == nil) == path.query.isEmpty, "version of \(request.target)")
     }
 }

@@ -4,6 +4,11 @@ public struct RequestView {
     public let bytes: UnsafeRawBufferPointer
     public let head: RequestHead
 
+    public init(bytes: UnsafeRawBufferPointer, head: RequestHead) {
+        self.bytes = bytes
+        self.head = head
+    }
+
     public var method: UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: bytes[head.method]) }
     public var target: UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: bytes[head.target]) }
     /// The first `If-None-Match` value, trimmed.

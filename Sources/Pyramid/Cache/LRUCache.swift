@@ -1,4 +1,5 @@
 import POSIXSupport
+import Synchronization
 
 /// A least-recently-used cache bounded by bytes: O(1) lookup, insert and eviction (a dictionary into a
 /// doubly linked list kept in arrays), safe to share between threads. An entry bigger than the whole budget is
@@ -22,6 +23,9 @@ public final class LRUCache<Key: Hashable & Sendable, Value: Sendable>: Sendable
     }
 
     private let state: Locked<State>
+    /// Bumped by every `remove` and `removeAll` that took something out (not by evictions): a copy of some
+    /// entries kept elsewhere (an event loop's own) is still right while this has not moved.
+    private let removalCount = Atomic<Int>(0)
     private let costOf: @Sendable (Value) -> Int
 
     public init(budget: Int, cost: @escaping @Sendable (Value) -> Int) {
@@ -88,21 +92,28 @@ public final class LRUCache<Key: Hashable & Sendable, Value: Sendable>: Sendable
     /// Removes the entry for `key`; returns whether there was one.
     @discardableResult
     public func remove(_ key: Key) -> Bool {
-        state.withLock { s in
+        let removed = state.withLock { s in
             guard let i = s.index[key] else { return false }
             Self.remove(i, &s)
             return true
         }
+        if removed { removalCount.add(1, ordering: .releasing) }
+        return removed
     }
+
+    /// How many removals there have been (see `removalCount`), read without the lock.
+    public var removals: Int { removalCount.load(ordering: .acquiring) }
 
     /// Removes every entry whose key matches; returns how many went.
     @discardableResult
     public func removeAll(where predicate: (Key) -> Bool) -> Int {
-        state.withLock { s in
+        let count = state.withLock { s in
             let doomed = s.index.filter { predicate($0.key) }.map(\.value)
             for i in doomed { Self.remove(i, &s) }
             return doomed.count
         }
+        if count > 0 { removalCount.add(1, ordering: .releasing) }
+        return count
     }
 
     /// Keys from most to least recently used (for tests and diagnostics).

@@ -30,7 +30,11 @@ public final class PyramidImage: @unchecked Sendable {
     private let options: TileOptions
     private let lock = ConditionLock()
     /// Nil until the header is first needed: a library of 100,000 files starts without reading any.
-    private var snapshot: Snapshot?
+    private var snapshot: Snapshot? {
+        didSet { published.store(snapshot?.generation ?? 0, ordering: .releasing) }
+    }
+    /// The generation of `snapshot` (0: none), readable without the lock.
+    private let published = Atomic<Int>(0)
     /// Why the file could not be opened, with the size and modification time it had then: asked again while the
     /// file is unchanged, the same error comes back without reading it again.
     private var failure: (error: any Swift.Error, stamp: FileStamp?)?
@@ -76,7 +80,9 @@ public final class PyramidImage: @unchecked Sendable {
         path = source.path
         self.options = options
         watchesFile = false
-        snapshot = Self.snapshot(of: source, version: SourceVersion.of(synthetic: source), options)
+        let made = Self.snapshot(of: source, version: SourceVersion.of(synthetic: source), options)
+        snapshot = made
+        published.store(made.generation, ordering: .releasing)
     }
 
     private static func open(_ path: String, _ options: TileOptions) throws -> Snapshot {
@@ -133,14 +139,28 @@ public final class PyramidImage: @unchecked Sendable {
     }
 
     /// The generation and version of the version in hand, for the fast tile path (one lock, nothing else
-    /// copied: it needs only the cache key and the version to compare). `due`: the file's look is due; the
-    /// caller has `FileChecks` take it and answers from this version meanwhile. Nil past twice the change-check
-    /// interval (the background look is late: answer the slow way, which looks itself), before the first
-    /// look, and for a file that failed.
-    public func knownVersion() -> (generation: Int, version: String, due: Bool)? {
+    /// copied); nil before the first look and for a file that failed. Check `look` first.
+    public func knownVersion() -> (generation: Int, version: String)? {
+        lock.withLock { snapshot.map { ($0.generation, $0.version) } }
+    }
+
+    /// The generation of the version in hand (0: none), read without a lock: the fast tile path keeps the
+    /// version beside it and asks `knownVersion()` again only when this moves.
+    public var publishedGeneration: Int { published.load(ordering: .acquiring) }
+
+    /// How recent the last look at the file is, for answers that may not look themselves.
+    public enum Look: Sendable {
+        /// Within the change-check interval (or nothing to look at).
+        case recent
+        /// Due: have `FileChecks` take it, and answer from the version in hand meanwhile.
+        case due
+        /// Over twice the interval, or never: the background look is late; answer the slow way, which looks.
+        case overdue
+    }
+
+    public var look: Look {
         let age = checkAge
-        guard age < 2 else { return nil }
-        return lock.withLock { snapshot.map { ($0.generation, $0.version, age >= 1) } }
+        return age < 1 ? .recent : age < 2 ? .due : .overdue
     }
 
     /// Set while a look at the file is queued with `FileChecks`.

@@ -16,22 +16,36 @@ import Glibc
 final class CachedTileResponder: FastResponder {
     private let tiles: TileService
     private let metrics: Metrics
-    private let accessLog: AccessLog?
     /// CORS and `Cache-Control` lines of tiles asked for without a version, and of those asked for by theirs.
     private let unversionedFields: UnsafeRawBufferPointer
     private let versionedFields: UnsafeRawBufferPointer
     /// Where each answer's `Content-Type` and `ETag` lines are written.
     private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 512, alignment: 8)
+    /// An image this loop looked up, with the generation and version it had when last asked.
+    private struct Known {
+        let id: [UInt8]
+        let image: PyramidImage
+        var generation = 0
+        var version = ""
+    }
+
     /// Images this loop looked up by id, valid while the library's generation is `known`.
-    private var images: [(id: [UInt8], image: PyramidImage)] = []
-    private var defaultImage: PyramidImage?
+    private var images: [Known] = []
+    private var defaultImage: Known?
     private var known = -1
+    /// This loop's counts for `/metrics`, and its own batch of access-log lines: nothing shared with another
+    /// loop is locked per answer but the tile cache.
+    private let tally: Metrics.Tally
+    private let log: AccessLog.Shard?
+    /// The tiles this loop answered last (`RecentTiles`).
+    private var recent = RecentTiles()
     private static let remembered = 64
 
     init(tiles: TileService, metrics: Metrics, accessLog: AccessLog?, maxAge: Int) {
         self.tiles = tiles
         self.metrics = metrics
-        self.accessLog = accessLog
+        tally = metrics.makeTally()
+        log = accessLog?.makeShard()
         let cors = CORSMiddleware.header
         func lines(_ headers: [HTTPHeader]) -> UnsafeRawBufferPointer {
             let text = Array(headers.map { "\($0.name): \($0.value)\r\n" }.joined().utf8)
@@ -53,30 +67,38 @@ final class CachedTileResponder: FastResponder {
     func answer(_ request: RequestView, started: Double, send: (FastResponse) -> Void) -> Bool {
         let isHead = request.isHead
         guard isHead || request.isGet, let target = TileTarget(request.target),
-              let image = image(target, in: request.target), let (generation, version, due) = image.knownVersion() else { return false }
-        if due { FileChecks.shared.request(image) }
+              let (image, generation, version) = image(target, in: request.target) else { return false }
         var versioned = false
         if let asked = target.version {
             guard Self.same(UnsafeRawBufferPointer(rebasing: request.target[asked]), version) else { return false }
             versioned = true
         }
         let key = TileKey(image: image.id, generation: generation, tile: target.tile, format: target.format ?? tiles.options.format)
-        guard let tile = tiles.cache.value(for: key, countingMiss: false) else { return false }
+        let tile: EncodedTile
+        let ownCopy: Bool
+        if let recent = recent.tile(image, key, removals: tiles.cache.removals) {
+            (tile, ownCopy) = (recent, true)
+        } else {
+            guard let found = tiles.cache.value(for: key, countingMiss: false) else { return false }
+            recent.keep(found, of: image, key)
+            (tile, ownCopy) = (found, false)
+        }
         let notModified = request.ifNoneMatch.map { Self.matches($0, etag: tile.etag) } ?? false
         let fields = headerFields(of: tile)
         let seconds = MonotonicClock.seconds() - started
-        metrics.cachedTile(notModified: notModified, seconds: seconds)
-        accessLog?.record(method: request.method, target: request.target, status: notModified ? 304 : 200,
-                          bodyBytes: notModified ? 0 : tile.bytes.count, seconds: seconds, cache: .hit)
+        tally.count(notModified: notModified, seconds: seconds, cacheHit: ownCopy)
+        log?.record(method: request.method, target: request.target, status: notModified ? 304 : 200,
+                    bodyBytes: notModified ? 0 : tile.bytes.count, seconds: seconds, cache: .hit)
         tile.bytes.withUnsafeBytes { body in
             send(FastResponse(notModified: notModified, fields: fields, moreFields: versioned ? versionedFields : unversionedFields, body: body))
         }
         return true
     }
 
-    /// The image the target names, from this loop's table; looked up in the library (and remembered) the first
-    /// time, and again after the library changed.
-    private func image(_ target: TileTarget, in bytes: UnsafeRawBufferPointer) -> PyramidImage? {
+    /// The image the target names and the generation and version it has now, from this loop's table: looked
+    /// up in the library (and remembered) the first time and after the library changed, its version asked
+    /// again when its generation moved. Nil when the general path must answer (no such image, a file to look at).
+    private func image(_ target: TileTarget, in bytes: UnsafeRawBufferPointer) -> (PyramidImage, Int, String)? {
         let generation = tiles.library.generation
         if generation != known {
             images.removeAll(keepingCapacity: true)
@@ -84,17 +106,37 @@ final class CachedTileResponder: FastResponder {
             known = generation
         }
         guard let range = target.id else {
-            if defaultImage == nil { defaultImage = tiles.library.firstID.flatMap { tiles.library.image($0) } }
-            return defaultImage
+            if defaultImage == nil {
+                guard let id = tiles.library.firstID, let image = tiles.library.image(id) else { return nil }
+                defaultImage = Known(id: [], image: image)
+            }
+            return Self.current(&defaultImage!)
         }
         let id = UnsafeRawBufferPointer(rebasing: bytes[range])
-        for entry in images where entry.id.count == id.count {
-            if entry.id.withUnsafeBytes({ memcmp($0.baseAddress!, id.baseAddress!, id.count) == 0 }) { return entry.image }
+        for k in images.indices where images[k].id.count == id.count {
+            if images[k].id.withUnsafeBytes({ memcmp($0.baseAddress!, id.baseAddress!, id.count) == 0 }) { return Self.current(&images[k]) }
         }
         guard let image = tiles.library.image(String(decoding: id, as: UTF8.self)) else { return nil }
         if images.count == Self.remembered { images.removeAll(keepingCapacity: true) }
-        images.append((Array(id), image))
-        return image
+        images.append(Known(id: Array(id), image: image))
+        return Self.current(&images[images.count - 1])
+    }
+
+    /// `known`'s image, generation and version, refreshed if its generation moved; a due look at its file is
+    /// handed to `FileChecks`.
+    private static func current(_ known: inout Known) -> (PyramidImage, Int, String)? {
+        let image = known.image
+        switch image.look {
+        case .overdue: return nil
+        case .due: FileChecks.shared.request(image)
+        case .recent: break
+        }
+        if image.publishedGeneration != known.generation || known.generation == 0 {
+            guard let (generation, version) = image.knownVersion() else { return nil }
+            known.generation = generation
+            known.version = version
+        }
+        return (image, known.generation, known.version)
     }
 
     /// `Content-Type` and `ETag` of `tile`, written into the scratch buffer.

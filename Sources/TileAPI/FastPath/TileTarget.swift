@@ -30,7 +30,8 @@ struct TileTarget: Equatable {
             else { return nil }
             version = value ..< target.count
         }
-        guard !target[..<end].contains(UInt8(ascii: "%")) else { return nil }
+        // Printable ASCII only (what the parser lets through anyway) and no escapes: those are the routes' to decode.
+        guard !target.contains(where: { $0 <= 0x20 || $0 >= 0x7F }), !target[..<end].contains(UInt8(ascii: "%")) else { return nil }
         // Up to six segments after the leading slash.
         var segments = (0 ..< 0, 0 ..< 0, 0 ..< 0, 0 ..< 0, 0 ..< 0, 0 ..< 0)
         var count = 0

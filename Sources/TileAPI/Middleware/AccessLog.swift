@@ -6,35 +6,119 @@ import Glibc
 #endif
 
 /// One line per request — time, method, target, status, body bytes, microseconds, whether the tile cache
-/// answered — formatted straight into bytes and written in batches: when 64 KiB are pending, at least once a
-/// second by its own thread, and on `flush()` at shutdown, so a line is never lost to SIGTERM and the hot path
-/// pays for a lock and a copy, not a system call.
+/// answered — formatted straight into a batch and written when 64 KiB are pending, at least once a second by
+/// its own thread, and on `flush()` at shutdown, so a line is never lost to SIGTERM and the hot path pays for
+/// an uncontended lock and a copy, not a system call. The general path's lines share one batch; each event
+/// loop's fast path has a batch of its own (`makeShard`), so loops never wait for each other here. Lines of
+/// different batches may reach the file out of time order by up to a second, as with nginx's workers.
 public final class AccessLog: Sendable {
     static let batchBytes = 64 << 10
 
-    /// Lines not yet written, and an empty buffer to swap in when they are handed to the writer: a full batch
-    /// is moved out, written and given back, so no line costs an allocation.
-    private struct Pending {
-        var lines: [UInt8] = []
-        var spare: [UInt8]? = []
-        /// The second `stamp` was formatted for, and the stamp ("2026-11-22T14:40:00Z", 20 bytes).
-        var second = -1
-        var stamp = (UInt64(0), UInt64(0), UInt64(0))
+    /// One batch of lines and its writer.
+    final class Shard: Sendable {
+        /// Lines not yet written, and an empty buffer to swap in when they are handed to the writer: a full
+        /// batch is moved out, written and given back, so no line costs an allocation.
+        private struct Pending {
+            var lines: [UInt8] = []
+            var spare: [UInt8]? = []
+            /// The second `stamp` was formatted for, and the stamp ("2026-11-22T14:40:00Z", 20 bytes).
+            var second = -1
+            var stamp = (UInt64(0), UInt64(0), UInt64(0))
+        }
+
+        private let pending: Locked<Pending>
+        private let log: AccessLog
+
+        fileprivate init(_ log: AccessLog) {
+            self.log = log
+            var initial = Pending()
+            initial.lines.reserveCapacity(AccessLog.batchBytes + 4096)
+            initial.spare!.reserveCapacity(AccessLog.batchBytes + 4096)
+            pending = Locked(initial)
+        }
+
+        /// The line of one request, formatted straight into the batch.
+        func record(method: UnsafeRawBufferPointer, target: UnsafeRawBufferPointer, status: Int, bodyBytes: Int, seconds: Double,
+                    cache: RequestNotes.Cache) {
+            let full = pending.withLock { p -> [UInt8]? in
+                Self.refreshStamp(&p)
+                withUnsafeBytes(of: p.stamp) { p.lines.append(contentsOf: $0.prefix(20)) }
+                p.lines.append(0x20)
+                p.lines.append(contentsOf: method)
+                p.lines.append(0x20)
+                for byte in target { p.lines.append(byte < 0x20 || byte == 0x7F ? 0x3F : byte) } // no control bytes in the log
+                p.lines.append(0x20)
+                Self.append(status, to: &p.lines)
+                p.lines.append(0x20)
+                Self.append(bodyBytes, to: &p.lines)
+                p.lines.append(0x20)
+                Self.append(Int(seconds * 1_000_000), to: &p.lines)
+                p.lines.append(contentsOf: "us ".utf8)
+                p.lines.append(contentsOf: cache.rawValue.utf8)
+                p.lines.append(0x0A)
+                guard p.lines.count >= AccessLog.batchBytes, let spare = p.spare.take() else { return nil }
+                defer { p.lines = spare }
+                return p.lines
+            }
+            if let full { write(full) }
+        }
+
+        /// Writes whatever is pending.
+        func flush() {
+            let batch = pending.withLock { p -> [UInt8]? in
+                guard !p.lines.isEmpty, let spare = p.spare.take() else { return nil }
+                defer { p.lines = spare }
+                return p.lines
+            }
+            if let batch { write(batch) }
+        }
+
+        /// Writes a batch, then keeps its buffer, emptied, as the next spare.
+        private func write(_ batch: consuming [UInt8]) {
+            var batch = batch
+            log.write(batch)
+            batch.removeAll(keepingCapacity: true)
+            pending.withLock { p in
+                if p.spare == nil { p.spare = batch }
+            }
+        }
+
+        private static func refreshStamp(_ p: inout Pending) {
+            var t = time(nil)
+            guard Int(t) != p.second else { return }
+            p.second = Int(t)
+            var parts = tm()
+            gmtime_r(&t, &parts)
+            withUnsafeMutableBytes(of: &p.stamp) { raw in
+                _ = strftime(raw.baseAddress!.assumingMemoryBound(to: CChar.self), 24, "%Y-%m-%dT%H:%M:%SZ", &parts)
+            }
+        }
+
+        /// Decimal digits of `value`, written in place.
+        private static func append(_ value: Int, to line: inout [UInt8]) {
+            if value < 0 { line.append(0x2D) }
+            var n = value.magnitude, digits = 0, scratch = n
+            repeat { digits += 1; scratch /= 10 } while scratch > 0
+            let start = line.count
+            line.append(contentsOf: repeatElement(UInt8(0x30), count: digits))
+            for k in stride(from: digits - 1, through: 0, by: -1) {
+                line[start + k] = UInt8(48 + n % 10)
+                n /= 10
+            }
+        }
     }
 
     private let fd: CInt
-    private let pending: Locked<Pending>
-    /// Serialises writes, so batches reach the file in order.
+    /// Serialises writes, so each batch reaches the file whole.
     private let writing = Locked<Void>(())
+    /// Every batch: the general path's first.
+    private let shards = Locked<[Shard]>([])
 
     /// Logs to `fd` (standard output by default); a background thread, living as long as the process (as the
     /// server's log does), flushes every `interval` seconds.
     init(fd: CInt = STDOUT_FILENO, interval: Double = 1) {
         self.fd = fd
-        var initial = Pending()
-        initial.lines.reserveCapacity(Self.batchBytes + 4096)
-        initial.spare!.reserveCapacity(Self.batchBytes + 4096)
-        pending = Locked(initial)
+        _ = makeShard()
         let micros = useconds_t(interval * 1_000_000)
         startDetachedThread { [self] in
             while true {
@@ -44,85 +128,32 @@ public final class AccessLog: Sendable {
         }
     }
 
+    /// A batch of its own for one event loop's lines.
+    func makeShard() -> Shard {
+        let shard = Shard(self)
+        shards.withLock { $0.append(shard) }
+        return shard
+    }
+
     func record(_ request: HTTPRequest, _ response: HTTPResponse, seconds: Double, cache: RequestNotes.Cache) {
+        let shared = shards.withLock { $0[0] }
         var method = request.method, target = request.target
         method.withUTF8 { method in
             target.withUTF8 { target in
-                record(method: UnsafeRawBufferPointer(method), target: UnsafeRawBufferPointer(target), status: response.status.code,
-                       bodyBytes: response.bodyLength, seconds: seconds, cache: cache)
+                shared.record(method: UnsafeRawBufferPointer(method), target: UnsafeRawBufferPointer(target), status: response.status.code,
+                              bodyBytes: response.bodyLength, seconds: seconds, cache: cache)
             }
         }
     }
 
-    /// The line of one request, formatted straight into the pending batch.
-    func record(method: UnsafeRawBufferPointer, target: UnsafeRawBufferPointer, status: Int, bodyBytes: Int, seconds: Double,
-                cache: RequestNotes.Cache) {
-        let full = pending.withLock { p -> [UInt8]? in
-            Self.refreshStamp(&p)
-            withUnsafeBytes(of: p.stamp) { p.lines.append(contentsOf: $0.prefix(20)) }
-            p.lines.append(0x20)
-            p.lines.append(contentsOf: method)
-            p.lines.append(0x20)
-            for byte in target { p.lines.append(byte < 0x20 || byte == 0x7F ? 0x3F : byte) } // no control bytes in the log
-            p.lines.append(0x20)
-            Self.append(status, to: &p.lines)
-            p.lines.append(0x20)
-            Self.append(bodyBytes, to: &p.lines)
-            p.lines.append(0x20)
-            Self.append(Int(seconds * 1_000_000), to: &p.lines)
-            p.lines.append(contentsOf: "us ".utf8)
-            p.lines.append(contentsOf: cache.rawValue.utf8)
-            p.lines.append(0x0A)
-            guard p.lines.count >= Self.batchBytes, let spare = p.spare.take() else { return nil }
-            defer { p.lines = spare }
-            return p.lines
-        }
-        if let full { write(full) }
-    }
-
-    /// Writes whatever is pending.
+    /// Writes whatever is pending in every batch.
     public func flush() {
-        let batch = pending.withLock { p -> [UInt8]? in
-            guard !p.lines.isEmpty, let spare = p.spare.take() else { return nil }
-            defer { p.lines = spare }
-            return p.lines
-        }
-        if let batch { write(batch) }
+        for shard in shards.withLock({ $0 }) { shard.flush() }
     }
 
-    /// Writes a batch, then keeps its buffer, emptied, as the next spare.
-    private func write(_ batch: consuming [UInt8]) {
-        var batch = batch
+    fileprivate func write(_ batch: [UInt8]) {
         writing.withLock { _ in
             batch.withUnsafeBytes { bytes in _ = try? Posix.writeAll(fd, bytes) }
-        }
-        batch.removeAll(keepingCapacity: true)
-        pending.withLock { p in
-            if p.spare == nil { p.spare = batch }
-        }
-    }
-
-    private static func refreshStamp(_ p: inout Pending) {
-        var t = time(nil)
-        guard Int(t) != p.second else { return }
-        p.second = Int(t)
-        var parts = tm()
-        gmtime_r(&t, &parts)
-        withUnsafeMutableBytes(of: &p.stamp) { raw in
-            _ = strftime(raw.baseAddress!.assumingMemoryBound(to: CChar.self), 24, "%Y-%m-%dT%H:%M:%SZ", &parts)
-        }
-    }
-
-    /// Decimal digits of `value`, written in place.
-    private static func append(_ value: Int, to line: inout [UInt8]) {
-        if value < 0 { line.append(0x2D) }
-        var n = value.magnitude, digits = 0, scratch = n
-        repeat { digits += 1; scratch /= 10 } while scratch > 0
-        let start = line.count
-        line.append(contentsOf: repeatElement(UInt8(0x30), count: digits))
-        for k in stride(from: digits - 1, through: 0, by: -1) {
-            line[start + k] = UInt8(48 + n % 10)
-            n /= 10
         }
     }
 }

@@ -6,10 +6,16 @@ import Pyramid
 final class Metrics: Sendable {
     static let buckets: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 
-    private struct Histogram {
+    fileprivate struct Histogram {
         var counts = [Int](repeating: 0, count: Metrics.buckets.count)
         var sum = 0.0
         var total = 0
+
+        mutating func merge(_ other: Histogram) {
+            for i in counts.indices { counts[i] += other.counts[i] }
+            sum += other.sum
+            total += other.total
+        }
 
         mutating func observe(_ seconds: Double) {
             for (i, bound) in Metrics.buckets.enumerated() where seconds <= bound { counts[i] += 1 }
@@ -30,9 +36,38 @@ final class Metrics: Sendable {
         var duration = Histogram()
         var render = Histogram()
         var prefetchDropped = 0
-        /// Tiles the fast path answered (route `tile`): 200s and 304s, kept apart so counting them hashes nothing.
-        var cachedTiles = 0
-        var cachedTilesNotModified = 0
+        var tallies: [Tally] = []
+    }
+
+    /// One event loop's counts of the tiles its fast path answered (route `tile`): 200s, 304s and their
+    /// durations, behind a lock only that loop and `/metrics` take, added in when the metrics are read.
+    final class Tally: Sendable {
+        private struct Counts {
+            var ok = 0
+            var notModified = 0
+            /// Answers from the loop's own copies (`RecentTiles`): tile cache hits the cache did not see.
+            var cacheHits = 0
+            var duration = Histogram()
+        }
+
+        private let counts = Locked(Counts())
+
+        func count(notModified: Bool, seconds: Double, cacheHit: Bool) {
+            counts.withLock { c in
+                if notModified { c.notModified += 1 } else { c.ok += 1 }
+                if cacheHit { c.cacheHits += 1 }
+                c.duration.observe(seconds)
+            }
+        }
+
+        fileprivate func add(to requests: inout [String: [Int: Int]], _ duration: inout Histogram, cacheHits: inout Int) {
+            counts.withLock { c in
+                if c.ok > 0 { requests["tile", default: [:]][200, default: 0] += c.ok }
+                if c.notModified > 0 { requests["tile", default: [:]][304, default: 0] += c.notModified }
+                cacheHits += c.cacheHits
+                duration.merge(c.duration)
+            }
+        }
     }
 
     private let state = Locked(State())
@@ -44,12 +79,11 @@ final class Metrics: Sendable {
         }
     }
 
-    /// A cached tile answered on the fast path: counted as route `tile` with its status.
-    func cachedTile(notModified: Bool, seconds: Double) {
-        state.withLock { s in
-            if notModified { s.cachedTilesNotModified += 1 } else { s.cachedTiles += 1 }
-            s.duration.observe(seconds)
-        }
+    /// A new loop's tally, counted in from now on.
+    func makeTally() -> Tally {
+        let tally = Tally()
+        state.withLock { $0.tallies.append(tally) }
+        return tally
     }
 
     func rendered(seconds: Double) { state.withLock { $0.render.observe(seconds) } }
@@ -59,19 +93,18 @@ final class Metrics: Sendable {
         let cache = tiles.cache, renderMemory = tiles.renderMemory
         return state.withLock { s in
             var out = "# HELP tileserver_requests_total Requests answered, by route and status.\n# TYPE tileserver_requests_total counter\n"
-            var requests = s.requests
-            if s.cachedTiles > 0 { requests["tile", default: [:]][200, default: 0] += s.cachedTiles }
-            if s.cachedTilesNotModified > 0 { requests["tile", default: [:]][304, default: 0] += s.cachedTilesNotModified }
+            var requests = s.requests, duration = s.duration, cacheHits = cache.hits
+            for tally in s.tallies { tally.add(to: &requests, &duration, cacheHits: &cacheHits) }
             for (route, statuses) in requests.sorted(by: { $0.key < $1.key }) {
                 for (status, count) in statuses.sorted(by: { $0.key < $1.key }) {
                     out += "tileserver_requests_total{route=\"\(route)\",status=\"\(status)\"} \(count)\n"
                 }
             }
             out += "# HELP tileserver_request_duration_seconds Time from a complete request head to the response queued.\n# TYPE tileserver_request_duration_seconds histogram\n"
-            out += s.duration.render("tileserver_request_duration_seconds")
+            out += duration.render("tileserver_request_duration_seconds")
             out += "# HELP tileserver_tile_render_seconds Time to decode, resample and encode one tile.\n# TYPE tileserver_tile_render_seconds histogram\n"
             out += s.render.render("tileserver_tile_render_seconds")
-            out += "# TYPE tileserver_tile_cache_hits_total counter\ntileserver_tile_cache_hits_total \(cache.hits)\n"
+            out += "# TYPE tileserver_tile_cache_hits_total counter\ntileserver_tile_cache_hits_total \(cacheHits)\n"
             out += "# TYPE tileserver_tile_cache_misses_total counter\ntileserver_tile_cache_misses_total \(cache.misses)\n"
             out += "# TYPE tileserver_tile_cache_evictions_total counter\ntileserver_tile_cache_evictions_total \(cache.evictions)\n"
             out += "# TYPE tileserver_tile_cache_bytes gauge\ntileserver_tile_cache_bytes \(cache.bytes)\n"
