@@ -105,6 +105,10 @@ final class ServerTests: XCTestCase {
 
     /// Reads until `count` responses (by their status lines and Content-Length) have arrived, or EOF, or timeout.
     private func receive(_ fd: CInt, responses count: Int) -> String {
+        String(decoding: receiveBytes(fd, responses: count), as: UTF8.self)
+    }
+
+    private func receiveBytes(_ fd: CInt, responses count: Int) -> [UInt8] {
         var received = [UInt8]()
         var buffer = [UInt8](repeating: 0, count: 65536)
         while Self.complete(received) < count {
@@ -112,7 +116,7 @@ final class ServerTests: XCTestCase {
             if n <= 0 { break }
             received += buffer[0 ..< n]
         }
-        return String(decoding: received, as: UTF8.self)
+        return received
     }
 
     /// How many whole responses `bytes` holds, by Content-Length (a HEAD answer looks incomplete: read those to EOF).
@@ -177,13 +181,7 @@ final class ServerTests: XCTestCase {
         defer { close(fd) }
         send(fd, "GET /big HTTP/1.1\r\nHost: t\r\n\r\nGET /bytes HTTP/1.1\r\nHost: t\r\n\r\n")
         usleep(200_000) // let the socket fill
-        var received = [UInt8]()
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while Self.complete(received) < 2 {
-            let n = read(fd, &buffer, buffer.count)
-            if n <= 0 { break }
-            received += buffer[0 ..< n]
-        }
+        let received = receiveBytes(fd, responses: 2)
         let marker = Array("\r\n\r\n".utf8)
         let headEnd = try XCTUnwrap((0 ..< received.count - 3).first { Array(received[$0 ..< $0 + 4]) == marker }) + 4
         XCTAssertTrue(String(decoding: received[..<headEnd], as: UTF8.self).contains("Content-Length: \(Fast.big.count)\r\n"))
