@@ -128,9 +128,8 @@ final class HTTP1Connection {
     private enum Step {
         case incomplete
         case failure(HTTPStatus, String)
-        /// Answered on the fast path: these many bytes are done.
-        case answered(Int)
-        case request(HTTPRequest, consumed: Int)
+        /// A whole request of `consumed` bytes: to answer, or nil when the fast path answered it already.
+        case request(HTTPRequest?, consumed: Int)
     }
 
     /// Parses and answers requests in order until one must wait (a pool, a full socket) or input runs out. A
@@ -150,7 +149,7 @@ final class HTTP1Connection {
                         let keepAlive = head.keepAlive && !loop.draining
                         let isHead = view.isHead
                         if fast.answer(view, started: now, send: { sendFast($0, keepAlive: keepAlive, isHead: isHead) }) {
-                            return .answered(head.length)
+                            return .request(nil, consumed: head.length)
                         }
                     }
                     return .request(HTTPRequest(head, in: bytes), consumed: head.length)
@@ -163,13 +162,10 @@ final class HTTP1Connection {
             case let .failure(status, message):
                 fail(.malformed(status, message), started: now)
                 return
-            case let .answered(used):
-                consumed += used
-                headerStarted = hasUnparsedInput ? now : nil
             case let .request(request, used):
                 consumed += used
                 headerStarted = hasUnparsedInput ? now : nil
-                handle(request, now)
+                if let request { handle(request, now) }
             }
         }
         compact()
@@ -178,18 +174,20 @@ final class HTTP1Connection {
     /// Writes a fast answer at once with one `writev` (framing lines, the responder's fields, the body); what the
     /// socket does not take, or anything behind earlier answers still queued, is copied into the output queue.
     private func sendFast(_ response: FastResponse, keepAlive: Bool, isHead: Bool) {
-        let head = loop.framing.head(notModified: response.notModified, length: response.body.count)
-        let end = FastFraming.end(keepAlive: keepAlive)
-        let body = isHead || response.notModified ? UnsafeRawBufferPointer(start: nil, count: 0) : response.body
         if !keepAlive { closeAfterFlush = true }
-        let parts = (head, response.fields, response.moreFields, end, body)
+        let start = loop.framing.start(response.notModified ? .notModified : .ok, length: response.body.count)
+        let sendsBody = !isHead && !response.notModified
         withUnsafeTemporaryAllocation(of: iovec.self, capacity: 5) { vectors in
             var total = 0
             func set(_ k: Int, _ part: UnsafeRawBufferPointer) {
                 vectors[k] = iovec(iov_base: UnsafeMutableRawPointer(mutating: part.baseAddress), iov_len: part.count)
                 total += part.count
             }
-            set(0, parts.0); set(1, parts.1); set(2, parts.2); set(3, parts.3); set(4, parts.4)
+            set(0, start)
+            set(1, response.fields)
+            set(2, response.moreFields)
+            set(3, ResponseFraming.end(keepAlive: keepAlive))
+            set(4, sendsBody ? response.body : UnsafeRawBufferPointer(start: nil, count: 0))
             var sent = 0
             if output.isEmpty {
                 do { sent = try Posix.writev(fd, UnsafeBufferPointer(vectors)) ?? 0 } catch { return loop.close(self) }
@@ -222,7 +220,7 @@ final class HTTP1Connection {
     /// Queues the response (head and body written together with one `writev`) and writes what the socket takes.
     private func send(_ response: HTTPResponse, for request: HTTPRequest) {
         let keepAlive = request.keepAlive && !response.close && !loop.draining
-        output.append(ResponseFraming.head(of: response, keepAlive: keepAlive, date: HTTPDate.now()))
+        output.append(loop.framing.head(of: response, keepAlive: keepAlive))
         if ResponseFraming.sendsBody(response, for: request) {
             output.append(response.body)
             if let file = response.file { output.append(file) }

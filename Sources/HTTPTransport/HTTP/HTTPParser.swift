@@ -178,7 +178,7 @@ public struct HTTPParser: Sendable {
     }
 
     /// Whether `bytes[range]` is exactly `text`.
-    static func equals(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>, _ text: StaticString) -> Bool {
+    public static func equals(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>, _ text: StaticString) -> Bool {
         guard range.count == text.utf8CodeUnitCount else { return false }
         let expected = text.utf8Start
         for (k, i) in range.enumerated() where bytes[i] != expected[k] { return false }

@@ -36,9 +36,8 @@ public struct HTTPResponse: Sendable {
 
     /// 304 in place of this response when `If-None-Match` names its ETag.
     public func conditional(on request: HTTPRequest) -> HTTPResponse {
-        guard status == .ok, let etag = header("etag"), let condition = request.header("if-none-match") else { return self }
-        let tags = HTTPHeader.elements(of: condition)
-        guard tags.contains("*") || tags.contains(etag) || tags.contains("W/" + etag) else { return self }
+        guard status == .ok, let etag = header("etag"), var condition = request.header("if-none-match"),
+              condition.withUTF8({ HTTPHeader.ifNoneMatch(UnsafeRawBufferPointer($0), names: etag) }) else { return self }
         return HTTPResponse(status: .notModified, contentType: contentType, body: [], headers: headers)
     }
 }

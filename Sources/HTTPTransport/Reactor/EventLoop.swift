@@ -23,8 +23,8 @@ final class EventLoop: @unchecked Sendable {
     let parser = HTTPParser()
     /// The responder's answers from bytes (a cached tile), used only on this loop's thread.
     let fastResponder: (any FastResponder)?
-    /// The framing lines of fast answers.
-    let framing = FastFraming()
+    /// How this loop's answers go on the wire.
+    let framing = ResponseFraming()
     private let pools: WorkerPools
     private let gauge: ConnectionGauge
     private let listener: CInt

@@ -130,7 +130,7 @@ public final class PyramidImage: @unchecked Sendable {
     /// look at the file is recent enough; nil when answering needs the file. Event loops use this and leave
     /// the rest to a pool.
     public func known() throws -> Snapshot? {
-        guard isFresh else { return nil }
+        guard look == .recent else { return nil }
         let known: Result<Snapshot, any Swift.Error>? = lock.withLock {
             if let snapshot { return .success(snapshot) }
             return failure.map { .failure($0.error) }
@@ -165,9 +165,6 @@ public final class PyramidImage: @unchecked Sendable {
 
     /// Set while a look at the file is queued with `FileChecks`.
     let checkQueued = Atomic<Bool>(false)
-
-    /// Whether the file was looked at within the change-check interval (always, for a synthetic source).
-    private var isFresh: Bool { checkAge < 1 }
 
     /// Time since the last look at the file, in change-check intervals (0 for a synthetic source; infinite
     /// before the first look and after `recheck()`).

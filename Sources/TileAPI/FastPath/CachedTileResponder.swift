@@ -15,7 +15,6 @@ import Glibc
 /// answer. One per event loop, never shared.
 final class CachedTileResponder: FastResponder {
     private let tiles: TileService
-    private let metrics: Metrics
     /// CORS and `Cache-Control` lines of tiles asked for without a version, and of those asked for by theirs.
     private let unversionedFields: UnsafeRawBufferPointer
     private let versionedFields: UnsafeRawBufferPointer
@@ -41,20 +40,19 @@ final class CachedTileResponder: FastResponder {
     private var recent = RecentTiles()
     private static let remembered = 64
 
-    init(tiles: TileService, metrics: Metrics, accessLog: AccessLog?, maxAge: Int) {
+    /// `cacheControl`: the `Cache-Control` of tiles asked for without a version (`Services.tileCacheControl`).
+    init(tiles: TileService, metrics: Metrics, accessLog: AccessLog?, cacheControl: HTTPHeader) {
         self.tiles = tiles
-        self.metrics = metrics
         tally = metrics.makeTally()
         log = accessLog?.makeShard()
-        let cors = CORSMiddleware.header
         func lines(_ headers: [HTTPHeader]) -> UnsafeRawBufferPointer {
-            let text = Array(headers.map { "\($0.name): \($0.value)\r\n" }.joined().utf8)
+            let text = HTTPHeader.lines(headers)
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: text.count, alignment: 1)
             buffer.copyBytes(from: text)
             return UnsafeRawBufferPointer(buffer)
         }
-        unversionedFields = lines([cors, HTTPHeader(name: "Cache-Control", value: "public, max-age=\(maxAge)")])
-        versionedFields = lines([cors, VersionCheck.immutable])
+        unversionedFields = lines([CORSMiddleware.header, cacheControl])
+        versionedFields = lines([CORSMiddleware.header, VersionCheck.immutable])
         images.reserveCapacity(Self.remembered)
     }
 
@@ -76,14 +74,14 @@ final class CachedTileResponder: FastResponder {
         let key = TileKey(image: image.id, generation: generation, tile: target.tile, format: target.format ?? tiles.options.format)
         let tile: EncodedTile
         let ownCopy: Bool
-        if let recent = recent.tile(image, key, removals: tiles.cache.removals) {
+        if let recent = recent.tile(key, removals: tiles.cache.removals) {
             (tile, ownCopy) = (recent, true)
         } else {
             guard let found = tiles.cache.value(for: key, countingMiss: false) else { return false }
-            recent.keep(found, of: image, key)
+            recent.keep(found, for: key)
             (tile, ownCopy) = (found, false)
         }
-        let notModified = request.ifNoneMatch.map { Self.matches($0, etag: tile.etag) } ?? false
+        let notModified = request.ifNoneMatch.map { HTTPHeader.ifNoneMatch($0, names: tile.etag) } ?? false
         let fields = headerFields(of: tile)
         let seconds = MonotonicClock.seconds() - started
         tally.count(notModified: notModified, seconds: seconds, cacheHit: ownCopy)
@@ -149,11 +147,8 @@ final class CachedTileResponder: FastResponder {
         }
         func put(_ text: StaticString) { put(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)) }
         put("Content-Type: ")
-        switch tile.format {
-        case .jpeg: put("image/jpeg")
-        case .png: put("image/png")
-        case .webp: put("image/webp")
-        }
+        var type = tile.format.mimeType
+        type.withUTF8 { put(UnsafeRawBufferPointer($0)) }
         put("\r\nETag: ")
         var etag = tile.etag
         etag.withUTF8 { put(UnsafeRawBufferPointer($0)) }
@@ -165,20 +160,5 @@ final class CachedTileResponder: FastResponder {
     private static func same(_ bytes: UnsafeRawBufferPointer, _ text: String) -> Bool {
         var text = text
         return text.withUTF8 { $0.count == bytes.count && ($0.isEmpty || memcmp($0.baseAddress!, bytes.baseAddress!, $0.count) == 0) }
-    }
-
-    /// `If-None-Match` as `HTTPResponse.conditional` reads it: `*`, the tag, or its weak form, among the elements.
-    private static func matches(_ condition: UnsafeRawBufferPointer, etag: String) -> Bool {
-        var found = false
-        HTTPParser.forEachElement(of: 0 ..< condition.count, in: condition) { element in
-            let tag = UnsafeRawBufferPointer(rebasing: condition[element])
-            if found { return }
-            if tag.count == 1 && tag[0] == UInt8(ascii: "*") || same(tag, etag) {
-                found = true
-            } else if tag.count > 2, tag[0] == UInt8(ascii: "W"), tag[1] == UInt8(ascii: "/"), same(UnsafeRawBufferPointer(rebasing: tag[2...]), etag) {
-                found = true
-            }
-        }
-        return found
     }
 }

@@ -1,10 +1,6 @@
 import HTTPTransport
 import Pyramid
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// A tile URL recognised on its bytes, as the fast path reads it: `/images/{id}/tiles/{z}/{x}/{y}[.ext]`,
 /// `/images/{id}_files/{z}/{x}_{y}[.ext]` and `/tiles/{z}/{x}/{y}[.ext]`, with no query or only `?v={version}`.
 /// Anything else — a percent-escape, another parameter, a dot segment, a number too long — is not
@@ -33,39 +29,36 @@ struct TileTarget: Equatable {
         // Printable ASCII only (what the parser lets through anyway) and no escapes: those are the routes' to decode.
         guard !target.contains(where: { $0 <= 0x20 || $0 >= 0x7F }), !target[..<end].contains(UInt8(ascii: "%")) else { return nil }
         // Up to six segments after the leading slash.
-        var segments = (0 ..< 0, 0 ..< 0, 0 ..< 0, 0 ..< 0, 0 ..< 0, 0 ..< 0)
+        var segments = InlineArray<6, Range<Int>>(repeating: 0 ..< 0)
         var count = 0
         var start = 1
         while true {
             guard count < 6 else { return nil }
             var stop = start
             while stop < end && target[stop] != UInt8(ascii: "/") { stop += 1 }
-            withUnsafeMutableBytes(of: &segments) { $0.storeBytes(of: start ..< stop, toByteOffset: count * MemoryLayout<Range<Int>>.stride, as: Range<Int>.self) }
+            segments[count] = start ..< stop
             count += 1
             guard stop < end else { break }
             start = stop + 1
         }
-        func segment(_ k: Int) -> Range<Int> {
-            withUnsafeBytes(of: segments) { $0.load(fromByteOffset: k * MemoryLayout<Range<Int>>.stride, as: Range<Int>.self) }
-        }
-        func named(_ k: Int, _ text: StaticString) -> Bool { Self.equals(target, segment(k), text) }
+        func named(_ k: Int, _ text: StaticString) -> Bool { HTTPParser.equals(target, segments[k], text) }
         let parsed: (TileCoordinate, ImageFormat?)?
         switch count {
         case 4 where named(0, "tiles"):
-            parsed = Self.address(target, z: segment(1), x: segment(2), y: segment(3))
+            parsed = Self.address(target, z: segments[1], x: segments[2], y: segments[3])
         case 6 where named(0, "images") && named(2, "tiles"):
-            id = segment(1)
-            parsed = Self.address(target, z: segment(3), x: segment(4), y: segment(5))
+            id = segments[1]
+            parsed = Self.address(target, z: segments[3], x: segments[4], y: segments[5])
         case 4 where named(0, "images"):
-            let files = segment(1), suffix = "_files".utf8.count
-            guard files.count > suffix, Self.equals(target, files.upperBound - suffix ..< files.upperBound, "_files"),
-                  let underscore = target[segment(3)].firstIndex(of: UInt8(ascii: "_")) else { return nil }
+            let files = segments[1], suffix = "_files".utf8.count
+            guard files.count > suffix, HTTPParser.equals(target, files.upperBound - suffix ..< files.upperBound, "_files"),
+                  let underscore = target[segments[3]].firstIndex(of: UInt8(ascii: "_")) else { return nil }
             id = files.lowerBound ..< files.upperBound - suffix
-            parsed = Self.address(target, z: segment(2), x: segment(3).lowerBound ..< underscore, y: underscore + 1 ..< segment(3).upperBound)
+            parsed = Self.address(target, z: segments[2], x: segments[3].lowerBound ..< underscore, y: underscore + 1 ..< segments[3].upperBound)
         default:
             return nil
         }
-        if let id, id.isEmpty || Self.equals(target, id, ".") || Self.equals(target, id, "..") { return nil }
+        if let id, id.isEmpty || HTTPParser.equals(target, id, ".") || HTTPParser.equals(target, id, "..") { return nil }
         guard let (tile, format) = parsed else { return nil }
         self.tile = tile
         self.format = format
@@ -77,9 +70,9 @@ struct TileTarget: Equatable {
         var format: ImageFormat?
         if let dot = bytes[y].lastIndex(of: UInt8(ascii: ".")) {
             let suffix = dot + 1 ..< y.upperBound
-            if equalsFolded(bytes, suffix, "jpg") || equalsFolded(bytes, suffix, "jpeg") { format = .jpeg }
-            else if equalsFolded(bytes, suffix, "png") { format = .png }
-            else if equalsFolded(bytes, suffix, "webp") { format = .webp }
+            if HTTPParser.equalsFolded(bytes, suffix, "jpg") || HTTPParser.equalsFolded(bytes, suffix, "jpeg") { format = .jpeg }
+            else if HTTPParser.equalsFolded(bytes, suffix, "png") { format = .png }
+            else if HTTPParser.equalsFolded(bytes, suffix, "webp") { format = .webp }
             else { return nil }
             row = y.lowerBound ..< dot
         }
@@ -97,14 +90,5 @@ struct TileTarget: Equatable {
             n = n * 10 + Int(c - 48)
         }
         return n
-    }
-
-    static func equals(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>, _ text: StaticString) -> Bool {
-        guard range.count == text.utf8CodeUnitCount else { return false }
-        return memcmp(bytes.baseAddress! + range.lowerBound, text.utf8Start, range.count) == 0
-    }
-
-    private static func equalsFolded(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>, _ text: StaticString) -> Bool {
-        HTTPParser.equalsFolded(bytes, range, text)
     }
 }

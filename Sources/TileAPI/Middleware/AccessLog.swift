@@ -21,16 +21,14 @@ public final class AccessLog: Sendable {
         private struct Pending {
             var lines: [UInt8] = []
             var spare: [UInt8]? = []
-            /// The second `stamp` was formatted for, and the stamp ("2026-11-22T14:40:00Z", 20 bytes).
-            var second = -1
-            var stamp = (UInt64(0), UInt64(0), UInt64(0))
+            var stamp = SecondStamp.iso8601
         }
 
         private let pending: Locked<Pending>
-        private let log: AccessLog
+        private let writer: Writer
 
-        fileprivate init(_ log: AccessLog) {
-            self.log = log
+        fileprivate init(_ writer: Writer) {
+            self.writer = writer
             var initial = Pending()
             initial.lines.reserveCapacity(AccessLog.batchBytes + 4096)
             initial.spare!.reserveCapacity(AccessLog.batchBytes + 4096)
@@ -41,8 +39,7 @@ public final class AccessLog: Sendable {
         func record(method: UnsafeRawBufferPointer, target: UnsafeRawBufferPointer, status: Int, bodyBytes: Int, seconds: Double,
                     cache: RequestNotes.Cache) {
             let full = pending.withLock { p -> [UInt8]? in
-                Self.refreshStamp(&p)
-                withUnsafeBytes(of: p.stamp) { p.lines.append(contentsOf: $0.prefix(20)) }
+                p.stamp.withCurrent { p.lines.append(contentsOf: $0) }
                 p.lines.append(0x20)
                 p.lines.append(contentsOf: method)
                 p.lines.append(0x20)
@@ -76,21 +73,10 @@ public final class AccessLog: Sendable {
         /// Writes a batch, then keeps its buffer, emptied, as the next spare.
         private func write(_ batch: consuming [UInt8]) {
             var batch = batch
-            log.write(batch)
+            writer.write(batch)
             batch.removeAll(keepingCapacity: true)
             pending.withLock { p in
                 if p.spare == nil { p.spare = batch }
-            }
-        }
-
-        private static func refreshStamp(_ p: inout Pending) {
-            var t = time(nil)
-            guard Int(t) != p.second else { return }
-            p.second = Int(t)
-            var parts = tm()
-            gmtime_r(&t, &parts)
-            withUnsafeMutableBytes(of: &p.stamp) { raw in
-                _ = strftime(raw.baseAddress!.assumingMemoryBound(to: CChar.self), 24, "%Y-%m-%dT%H:%M:%SZ", &parts)
             }
         }
 
@@ -108,17 +94,32 @@ public final class AccessLog: Sendable {
         }
     }
 
-    private let fd: CInt
-    /// Serialises writes, so each batch reaches the file whole.
-    private let writing = Locked<Void>(())
-    /// Every batch: the general path's first.
-    private let shards = Locked<[Shard]>([])
+    /// Writes whole batches to the log's descriptor, one at a time, so each reaches the file whole.
+    fileprivate final class Writer: Sendable {
+        private let fd: CInt
+        private let writing = Locked<Void>(())
+
+        init(fd: CInt) { self.fd = fd }
+
+        func write(_ batch: [UInt8]) {
+            writing.withLock { _ in
+                batch.withUnsafeBytes { bytes in _ = try? Posix.writeAll(fd, bytes) }
+            }
+        }
+    }
+
+    private let writer: Writer
+    /// The general path's batch.
+    private let general: Shard
+    /// Every batch, the general path's first.
+    private let shards: Locked<[Shard]>
 
     /// Logs to `fd` (standard output by default); a background thread, living as long as the process (as the
     /// server's log does), flushes every `interval` seconds.
     init(fd: CInt = STDOUT_FILENO, interval: Double = 1) {
-        self.fd = fd
-        _ = makeShard()
+        writer = Writer(fd: fd)
+        general = Shard(writer)
+        shards = Locked([general])
         let micros = useconds_t(interval * 1_000_000)
         startDetachedThread { [self] in
             while true {
@@ -130,18 +131,17 @@ public final class AccessLog: Sendable {
 
     /// A batch of its own for one event loop's lines.
     func makeShard() -> Shard {
-        let shard = Shard(self)
+        let shard = Shard(writer)
         shards.withLock { $0.append(shard) }
         return shard
     }
 
     func record(_ request: HTTPRequest, _ response: HTTPResponse, seconds: Double, cache: RequestNotes.Cache) {
-        let shared = shards.withLock { $0[0] }
         var method = request.method, target = request.target
         method.withUTF8 { method in
             target.withUTF8 { target in
-                shared.record(method: UnsafeRawBufferPointer(method), target: UnsafeRawBufferPointer(target), status: response.status.code,
-                              bodyBytes: response.bodyLength, seconds: seconds, cache: cache)
+                general.record(method: UnsafeRawBufferPointer(method), target: UnsafeRawBufferPointer(target), status: response.status.code,
+                               bodyBytes: response.bodyLength, seconds: seconds, cache: cache)
             }
         }
     }
@@ -149,11 +149,5 @@ public final class AccessLog: Sendable {
     /// Writes whatever is pending in every batch.
     public func flush() {
         for shard in shards.withLock({ $0 }) { shard.flush() }
-    }
-
-    fileprivate func write(_ batch: [UInt8]) {
-        writing.withLock { _ in
-            batch.withUnsafeBytes { bytes in _ = try? Posix.writeAll(fd, bytes) }
-        }
     }
 }

@@ -13,7 +13,8 @@ public final class Application: HTTPResponder {
     let metrics = Metrics()
     private let logger: Logger
     private let tiles: TileService
-    private let tileMaxAge: Int
+    /// `Cache-Control` of tiles whose URL names no version, for the fast path.
+    private let tileCacheControl: HTTPHeader
     /// The route table at the centre of the chain.
     let router: Router
     /// The routes inside the chain: metrics and the access log outermost, then CORS, then the method policy.
@@ -24,7 +25,6 @@ public final class Application: HTTPResponder {
     public init(options: APIOptions, tiles: TileService, logger: Logger, viewer: ViewerFiles) {
         self.logger = logger
         self.tiles = tiles
-        tileMaxAge = options.tileMaxAge
         tiles.library.onBroken { id, error in logger.warning("image \(id) cannot be shown: \(error.description)") }
         pools = WorkerPools(renderThreads: options.workers, ioThreads: options.ioWorkers, lowPriorityLimit: options.prefetchQueue)
         let accessLog = options.accessLog ? AccessLog() : nil
@@ -32,6 +32,7 @@ public final class Application: HTTPResponder {
         let observation = ObservationMiddleware(metrics: metrics, accessLog: accessLog)
         transportChain = ResponderChain([observation, CORSMiddleware()])
         let services = Services(options: options, tiles: tiles, metrics: metrics, pools: pools, connections: connections, viewer: viewer)
+        tileCacheControl = services.tileCacheControl
         let router = Routes.make(services)
         self.router = router
         responder = ResponderChain([observation, CORSMiddleware(), MethodMiddleware()])
@@ -57,7 +58,7 @@ public final class Application: HTTPResponder {
 
     /// Each event loop's answerer of cached tiles from their bytes (`CachedTileResponder`).
     public func makeFastResponder() -> (any FastResponder)? {
-        CachedTileResponder(tiles: tiles, metrics: metrics, accessLog: accessLog, maxAge: tileMaxAge)
+        CachedTileResponder(tiles: tiles, metrics: metrics, accessLog: accessLog, cacheControl: tileCacheControl)
     }
 
     public func report(_ problem: String) {
