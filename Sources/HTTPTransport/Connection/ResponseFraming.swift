@@ -14,39 +14,17 @@ final class ResponseFraming {
     /// Status line, `Date`, `Server` and `Content-Length` (0 for a 304) of an answer with a `length`-byte body,
     /// valid until the next call.
     func start(_ status: HTTPStatus, length: Int) -> UnsafeRawBufferPointer {
-        var at = 0
-        func put(_ bytes: UnsafeRawBufferPointer) {
-            let n = min(bytes.count, buffer.count - at)
-            if n > 0 { (buffer.baseAddress! + at).copyMemory(from: bytes.baseAddress!, byteCount: n) }
-            at += n
-        }
-        func put(_ text: StaticString) { put(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)) }
-        func put(_ number: Int) {
-            var n = number, digits = 0, scratch = n
-            repeat { digits += 1; scratch /= 10 } while scratch > 0
-            guard at + digits <= buffer.count else { return }
-            for k in stride(from: digits - 1, through: 0, by: -1) {
-                buffer[at + k] = UInt8(48 + n % 10)
-                n /= 10
-            }
-            at += digits
-        }
-        put("HTTP/1.1 ")
-        put(status.code)
-        put(" ")
-        var reason = status.reason
-        reason.withUTF8 { put(UnsafeRawBufferPointer($0)) }
-        put("\r\nDate: ")
-        let out = buffer, from = at // the closure captures no variable: a captured one would be boxed on the heap
-        at += date.withCurrent { text in
-            let n = min(text.count, out.count - from)
-            (out.baseAddress! + from).copyMemory(from: text.baseAddress!, byteCount: n)
-            return n
-        }
-        put("\r\nServer: tileserver\r\nContent-Length: ")
-        put(status == .notModified ? 0 : length)
-        put("\r\n")
-        return UnsafeRawBufferPointer(rebasing: buffer[..<at])
+        var head = HeadWriter(into: buffer)
+        head.put("HTTP/1.1 ")
+        head.put(decimal: status.code)
+        head.put(" ")
+        head.put(status.reason)
+        head.put("\r\nDate: ")
+        date.withCurrent { head.put($0) }
+        head.put("\r\nServer: tileserver\r\nContent-Length: ")
+        head.put(decimal: status == .notModified ? 0 : length)
+        head.put("\r\n")
+        return head.written
     }
 
     /// The whole head of `response`, to queue.

@@ -139,21 +139,13 @@ final class CachedTileResponder: FastResponder {
 
     /// `Content-Type` and `ETag` of `tile`, written into the scratch buffer.
     private func headerFields(of tile: EncodedTile) -> UnsafeRawBufferPointer {
-        var at = 0
-        func put(_ bytes: UnsafeRawBufferPointer) {
-            let n = min(bytes.count, scratch.count - at)
-            if n > 0 { (scratch.baseAddress! + at).copyMemory(from: bytes.baseAddress!, byteCount: n) }
-            at += n
-        }
-        func put(_ text: StaticString) { put(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)) }
-        put("Content-Type: ")
-        var type = tile.format.mimeType
-        type.withUTF8 { put(UnsafeRawBufferPointer($0)) }
-        put("\r\nETag: ")
-        var etag = tile.etag
-        etag.withUTF8 { put(UnsafeRawBufferPointer($0)) }
-        put("\r\n")
-        return UnsafeRawBufferPointer(rebasing: scratch[..<at])
+        var fields = HeadWriter(into: scratch)
+        fields.put("Content-Type: ")
+        fields.put(tile.format.mimeType)
+        fields.put("\r\nETag: ")
+        fields.put(tile.etag)
+        fields.put("\r\n")
+        return fields.written
     }
 
     /// Whether `bytes` are `text`'s UTF-8.
