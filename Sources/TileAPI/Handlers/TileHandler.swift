@@ -2,8 +2,8 @@ import HTTPTransport
 import POSIXSupport
 import Pyramid
 
-/// `/tiles/{z}/{x}/{y}[.jpg|.jpeg|.png]` and `/images/{id}/tiles/{z}/{x}/{y}.{jpg|png}`: parse, then the shared
-/// tile service. A cached tile is answered on the event loop; a miss goes to the render pool.
+/// `/tiles/{z}/{x}/{y}[.jpg|.jpeg|.png]`, `/images/{id}/tiles/{z}/{x}/{y}.{jpg|png}` and an image's thumbnail:
+/// parse, then the shared tile service. A cached tile is answered on the event loop; a miss goes to the render pool.
 struct TileHandler: Sendable {
     let tiles: TileService
     let metrics: Metrics
@@ -26,6 +26,23 @@ struct TileHandler: Sendable {
         try serve(context, image: context.capture("id"))
     }
 
+    /// `/images/{id}/thumbnail[.jpg|.png|.webp]`: the image's one-tile level, the same bytes and cache entry as
+    /// that tile. For a page that knows an image's id but not yet its size: the viewer's first frame asks for
+    /// it while the listing that names the tile is still on its way.
+    func thumbnail(_ context: RequestContext) throws -> HandlerOutcome {
+        let id = context.capture("id"), name = context.capture("name")
+        guard name == "thumbnail" || name.hasPrefix("thumbnail.") else { throw APIError.notFound("no such file: /images/\(id)/\(name)") }
+        let format = name == "thumbnail" ? tiles.options.format : ImageFormat(fileExtension: name.dropFirst(10))
+        guard let format else { throw APIError.badRequest("thumbnail format must be jpg, jpeg, png or webp, not '\(name.dropFirst(10))'") }
+        let image = try context.image(id, in: tiles), snapshot = try context.snapshot(of: image)
+        let tile = TileCoordinate(level: snapshot.geometry.thumbnailLevel, x: 0, y: 0)
+        return try answer(tiles.lookup(image, snapshot: snapshot, tile: tile, format: format), context: context, unversioned: Self.revalidate)
+    }
+
+    /// The thumbnail alias without `?v=` names whatever the file holds now: browsers ask again each time (a 304
+    /// while it has not changed) instead of keeping an old picture for the tiles' max-age.
+    static let revalidate = HTTPHeader(name: "Cache-Control", value: "no-cache")
+
     private func serve(_ context: RequestContext, image id: String) throws -> HandlerOutcome {
         let (tile, format) = try TilePath.parse(z: context.capture("z"), x: context.capture("x"), y: context.capture("y"),
                                                 plain: tiles.options.format)
@@ -40,15 +57,17 @@ struct TileHandler: Sendable {
 
     /// The response to a cache look: a hit at once, a miss from the render pool. `headers` are added to either.
     /// A `?v=` that is not the image's current version gets a `307` to the current one, before any render;
-    /// `versioned`: the caller already found the request names the current version in its own way (IIIF).
-    func answer(_ lookup: TileLookup, context: RequestContext, headers: [HTTPHeader] = [], versioned: Bool = false) throws -> HandlerOutcome {
+    /// `versioned`: the caller already found the request names the current version in its own way (IIIF);
+    /// `unversioned`: the `Cache-Control` of an answer without `?v=`, when not the tiles' own.
+    func answer(_ lookup: TileLookup, context: RequestContext, headers: [HTTPHeader] = [], versioned: Bool = false,
+                unversioned: HTTPHeader? = nil) throws -> HandlerOutcome {
         let request = context.request, notes = context.notes
         let version = switch lookup {
         case let .hit(tile): tile.version
         case let .miss(miss): miss.version
         }
         let check = versioned ? .current : try VersionCheck(context, current: version)
-        let cacheControl = check.cacheControl(short: cacheControl)
+        let cacheControl = check.cacheControl(short: unversioned ?? cacheControl)
         switch lookup {
         case let .hit(tile):
             notes.cache = .hit

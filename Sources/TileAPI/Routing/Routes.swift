@@ -26,6 +26,7 @@ enum Routes {
             Route(name: "tile", pattern: ["tiles", ":z", ":x", ":y"], handler: tiles.defaultImage),
             Route(name: "tile", pattern: ["images", "*id", "tiles", ":z", ":x", ":y"], handler: tiles.anyImage),
             Route(name: "dzi", pattern: ["images", "*file"], handler: deepZoom.descriptor),
+            Route(name: "thumbnail", pattern: ["images", "*id", ":name"], handler: tiles.thumbnail),
             Route(name: "tile", pattern: ["images", "*files", ":z", ":xy"], handler: deepZoom.tile),
             Route(name: "iiif_manifest", pattern: ["iiif", "manifest", "*id"], lane: .io, handler: presentation.manifest),
             Route(name: "iiif_collection", pattern: ["iiif", "collection"], lane: .io, handler: presentation.collection),

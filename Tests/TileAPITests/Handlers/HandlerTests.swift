@@ -122,6 +122,35 @@ final class HandlerTests: XCTestCase {
         XCTAssertEqual(get("/tiles/10/1/1.gif").status, .badRequest)
     }
 
+    /// The thumbnail alias is the one-tile level's tile: same bytes, same ETag, same cache entry, any format.
+    /// (A level pass started by the first render may replace the tile once with its own cut: compared when settled.)
+    func testThumbnailIsTheOneTileLevelsTile() throws {
+        var tile = get("/images/photo/tiles/8/0/0.jpg"), thumbnail = tile, notes = RequestNotes(started: 0)
+        for _ in 0 ..< 100 {
+            (thumbnail, notes) = request("/images/photo/thumbnail")              // 701 × 453: level 8 is 176 × 114
+            tile = get("/images/photo/tiles/8/0/0.jpg")
+            if thumbnail.body == tile.body { break }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        assertImage(tile, jpeg)
+        XCTAssertEqual(thumbnail.body, tile.body)
+        XCTAssertEqual(thumbnail.header("etag"), tile.header("etag"))
+        XCTAssertEqual(notes.cache, .hit)
+        XCTAssertEqual(notes.route, "thumbnail")
+        XCTAssertEqual(thumbnail.header("cache-control"), "no-cache", "what the file holds now, asked again each time")
+        let version = try XCTUnwrap(json(get("/api/images/photo"))["version"] as? String)
+        XCTAssertEqual(get("/images/photo/thumbnail?v=\(version)").header("cache-control"), "public, max-age=31536000, immutable")
+        XCTAssertEqual(get("/images/photo/thumbnail?v=000000000000").status, .temporaryRedirect)
+        let etag = try XCTUnwrap(tile.header("etag"))
+        XCTAssertEqual(get("/images/photo/thumbnail", headers: [HTTPHeader(name: "if-none-match", value: etag)]).status, .notModified)
+        XCTAssertEqual(get("/images/photo/thumbnail.jpg").body, tile.body)
+        XCTAssertEqual(get("/images/photo/thumbnail.png").body, get("/images/photo/tiles/8/0/0.png").body)
+        assertImage(get("/images/album%2F2024%2Fgray/thumbnail"), jpeg)
+        XCTAssertEqual(get("/images/photo/thumbnail.gif").status, .badRequest)
+        XCTAssertEqual(get("/images/photo/thumbnails").status, .notFound)
+        XCTAssertEqual(get("/images/nope/thumbnail").status, .notFound)
+    }
+
     func testDeepZoomDescriptor() {
         let dzi = get("/images/photo.dzi")
         XCTAssertEqual(dzi.status, .ok)
