@@ -81,6 +81,13 @@ export async function doubleTap(id, width, height, zoom, x, y, mode = 'step', fa
     `&dpr=${num(pixelRatio())}&format=${await tileFormat}`);
 }
 
+/** The thumbnail the page's inline script asked for before the listing came (index.html), if it is image `id`'s:
+ *  the page shows the same picture from the browser's memory instead of downloading it again. */
+export function earlyThumbnail(id) {
+  const picture = window.firstPicture;
+  return picture?.dataset.image === id && picture.src ? picture.src : null;
+}
+
 /** A small picture of the whole image for the minimap. */
 export function overviewURL(id, width, height) {
   return `/api/images/${enc(id)}/viewport.jpg?width=${Math.round(width)}&height=${Math.round(height)}`;

@@ -1,13 +1,11 @@
-// One image of the gallery: a stage scaled to the zoom, the image's thumbnail stretched under everything, and one
-// layer of tiles per pyramid level above it. Tiles are placed in image pixels; a lower level stays under a higher
-// one until the higher one has loaded, so the picture is never blank where pixels are known. Which tiles exist
-// comes from /viewport (chosen for device pixels); only those are requested, plus, once zoomed in, the ring
-// around them and the next level.
+// One image of the gallery: a stage scaled to the zoom, the image's thumbnail stretched under everything, and the
+// tiles above it (tile-layers.js), so the picture is never blank where pixels are known. Which tiles exist comes
+// from /viewport (chosen for device pixels); only those are requested, plus, once zoomed in, the ring around
+// them and the next level.
 import * as api from './api.js';
 import { connection } from './connection.js';
+import { TileLayers } from './tile-layers.js';
 import { clamp, clampedCenter, fitZoom, insets, visibleRect } from './view-math.js';
-
-const MAX_TILES = 300;
 
 export class PageView {
   constructor(image, onChange) {
@@ -19,14 +17,11 @@ export class PageView {
     this.stage = document.createElement('div');
     this.stage.className = 'stage';
     this.el.append(this.stage);
-    this.layers = new Map();      // level -> layer element
-    this.tiles = new Map();       // url -> { img, level, loaded }
-    this.preloads = new Map();    // url -> Image (next-level prefetch, not in the page)
+    this.tiles = new TileLayers(this.stage, image, () => this.onChange?.(this), () => this.tileFailed());
     this.zoom = 1; this.cx = image.width / 2; this.cy = image.height / 2;
     this.minZoom = 1; this.maxZoom = 1; this.fitZoom = 1; this.level = 0;
     this.fit = true;              // at fit: a state the server confirms, never a float compared
     this.vw = 1; this.vh = 1;
-    this.pending = 0;
     this.request = 0;             // numbers /viewport answers so stale ones are ignored
     this.timer = 0;
     this.ready = false;
@@ -38,6 +33,9 @@ export class PageView {
 
   get isFit() { return this.fit; }
 
+  /** Tiles still loading. */
+  get pending() { return this.tiles.pending; }
+
   /** The thumbnail, stretched to the whole image: on screen in the first frame, refined by tiles. */
   addBase() {
     if (!this.image.thumbnail || !this.image.width) return;
@@ -46,7 +44,7 @@ export class PageView {
     img.alt = '';
     img.draggable = false;
     img.fetchPriority = 'high';
-    img.src = this.image.thumbnail;
+    img.src = api.earlyThumbnail(this.image.id) ?? this.image.thumbnail;
     Object.assign(img.style, { width: `${this.image.width}px`, height: `${this.image.height}px` });
     img.onerror = () => this.tileFailed();
     this.base = img;
@@ -91,7 +89,7 @@ export class PageView {
     let v;
     try { v = await api.viewport(this.image.id, vw / 2, vh / 2, 'fit', undefined, undefined, 1); } catch { return; }
     if (ticket !== this.request || this.ready) return;
-    for (const t of v.tiles) this.addTile({ ...t, w: t.screen.width / v.zoom, h: t.screen.height / v.zoom });
+    for (const t of v.tiles) this.tiles.add({ ...t, w: t.screen.width / v.zoom, h: t.screen.height / v.zoom });
   }
 
   /** Adopts a /viewport answer: bounds, zoom, centre, tiles. */
@@ -161,27 +159,13 @@ export class PageView {
     this.setView(z, x0 + Math.min(W, this.vw / z) / 2, y0 + Math.min(H, this.vh / z) / 2);
   }
 
-  layer(level) {
-    let layer = this.layers.get(level);
-    if (!layer) {
-      layer = document.createElement('div');
-      layer.className = 'layer';
-      layer.style.zIndex = String(level + 1);
-      layer.dataset.level = String(level);
-      const after = [...this.layers.keys()].filter((l) => l > level).sort((a, b) => a - b)[0];
-      this.stage.insertBefore(layer, after === undefined ? null : this.layers.get(after));
-      this.layers.set(level, layer);
-    }
-    return layer;
-  }
-
   /** Puts the visible tiles in; zoomed in, then the prefetch ring and the next level; then drops what is far
    *  away. At fit nothing more is fetched: the server warms the next level in its own cache, and a first open
    *  costs only what is on screen. */
   place(v) {
     const wanted = new Set();
     const visible = v.tiles.map((t) => ({ ...t, w: t.screen.width / v.zoom, h: t.screen.height / v.zoom }));
-    for (const t of visible) { wanted.add(t.url); this.addTile(t); }
+    for (const t of visible) { wanted.add(t.url); this.tiles.add(t); }
     const finish = () => {
       if (v !== this.lastPlaced) return; // a newer view has replaced this one
       if (!v.fit) {
@@ -189,60 +173,15 @@ export class PageView {
         for (const t of v.prefetch.filter((p) => p.level === v.level)) {
           const w = Math.min(size, this.image.width - t.x * size), h = Math.min(size, this.image.height - t.y * size);
           wanted.add(t.url);
-          this.addTile({ ...t, w, h });
+          this.tiles.add({ ...t, w, h });
         }
-        for (const t of v.prefetch) {
-          if (t.level !== v.level && !this.preloads.has(t.url)) {
-            const img = new Image();
-            img.src = t.url;
-            this.preloads.set(t.url, img);
-          }
-        }
+        for (const t of v.prefetch) if (t.level !== v.level) this.tiles.preload(t.url);
       }
-      this.purge(wanted, v.level);
-    };
-    this.lastPlaced = v;
-    this.whenLoaded(visible.map((t) => t.url), finish);
-  }
-
-  addTile(t) {
-    if (this.tiles.has(t.url)) return;
-    const shrink = Math.pow(2, this.image.maxLevel - t.level);
-    const img = document.createElement('img');
-    img.alt = '';
-    img.draggable = false;
-    img.decoding = 'async';
-    // One level pixel of overlap on interior edges hides the hairline seams of fractional scales.
-    const left = t.x * this.image.tileSize * shrink, top = t.y * this.image.tileSize * shrink;
-    const w = left + t.w < this.image.width ? t.w + shrink : t.w;
-    const h = top + t.h < this.image.height ? t.h + shrink : t.h;
-    Object.assign(img.style, { left: `${left}px`, top: `${top}px`, width: `${w}px`, height: `${h}px` });
-    const entry = { img, level: t.level, loaded: false, waiters: [] };
-    this.tiles.set(t.url, entry);
-    this.pending++;
-    let retried = false;
-    const done = () => {
-      img.style.visibility = '';
-      entry.loaded = true;
-      this.pending--;
-      entry.waiters.forEach((f) => f());
+      this.tiles.purge(wanted, v.level);
       this.onChange?.(this);
     };
-    img.onload = done;
-    img.onerror = () => {
-      img.style.visibility = 'hidden';   // never a broken-image icon: the level below shows through
-      if (!retried) { // one retry, after a short backoff
-        retried = true;
-        setTimeout(() => { img.src = `${t.url}${t.url.includes('?') ? '&' : '?'}retry=1`; }, 400 + Math.random() * 400);
-        return;
-      }
-      this.tiles.delete(t.url);
-      done();
-      img.remove();                      // asked for again by the next view of this place
-      this.tileFailed();
-    };
-    img.src = t.url;
-    this.layer(t.level).append(img);
+    this.lastPlaced = v;
+    this.tiles.whenLoaded(visible.map((t) => t.url), finish);
   }
 
   /** A tile or the thumbnail did not load: the server is away, or the file is damaged (its entry then says why). */
@@ -279,48 +218,11 @@ export class PageView {
     if (notify) this.onChange?.(this);
   }
 
-  whenLoaded(urls, done) {
-    let left = urls.length;
-    if (left === 0) { done(); return; }
-    for (const url of urls) {
-      const entry = this.tiles.get(url);
-      if (!entry || entry.loaded) { if (--left === 0) done(); continue; }
-      entry.waiters.push(() => { if (--left === 0) done(); });
-    }
-  }
-
-  /** Removes tiles not wanted for the current view: other levels once the current one is in, and anything
-   *  beyond the cap, farthest first. */
-  purge(wanted, level) {
-    for (const [url, entry] of this.tiles) {
-      if (!wanted.has(url) && (entry.level !== level || this.tiles.size > MAX_TILES)) this.removeTile(url, entry);
-    }
-    for (const [url, img] of this.preloads) {
-      if (this.preloads.size <= MAX_TILES) break;
-      img.src = ''; this.preloads.delete(url);
-    }
-    for (const [l, layer] of this.layers) {
-      if (!layer.firstChild) { layer.remove(); this.layers.delete(l); }
-    }
-    this.onChange?.(this);
-  }
-
-  removeTile(url, entry) {
-    if (!entry.loaded) this.pending--;
-    entry.img.onload = entry.img.onerror = null;
-    entry.img.remove();
-    this.tiles.delete(url);
-  }
-
   /** Drops every tile (the thumbnail stays: a few KB, and the picture if the page comes back). */
   clear() {
     clearTimeout(this.timer);
     this.request++;
-    for (const [url, entry] of this.tiles) this.removeTile(url, entry);
-    for (const img of this.preloads.values()) img.src = '';
-    this.preloads.clear();
-    for (const layer of this.layers.values()) layer.remove();
-    this.layers.clear();
+    this.tiles.clear();
     this.ready = false;
   }
 

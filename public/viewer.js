@@ -1,9 +1,9 @@
 // The viewer: a folder of images, shown as a grid of thumbnails (the folder view) or one image at a time, zoomable
-// and paged within its folder (the zoom view). Gestures and keys are in gestures.js and keys.js; this file holds
-// the state: which folder and image, the pages (only the current one and its neighbours hold tiles), the top bar,
-// the address bar (#image=…&zoom=…, or #folder=…), honest messages (not found, broken, reconnecting), and the
-// folder's listing, asked for again every few seconds (a 304 while nothing changed) so files added, removed or
-// replaced show without a reload.
+// and paged within its folder (the zoom view). This file holds the state: which folder and image, the pages (only
+// the current one and its neighbours hold tiles), the top bar, what the address bar and the messages say, and
+// the folder's listing, asked for again every few seconds (a 304 while nothing changed) so files added, removed
+// or replaced show without a reload. Gestures, keys, screen changes, the minimap, the gallery bar, the address
+// format and the messages are in modules of their own.
 import * as api from './api.js';
 import { connection } from './connection.js';
 import { PageView } from './page-view.js';
@@ -11,10 +11,14 @@ import { FolderView } from './folder-view.js';
 import { InfoPanel } from './info-panel.js';
 import { installGestures } from './gestures.js';
 import { installKeys } from './keys.js';
+import { Minimap } from './minimap.js';
+import { folderHash, imageHash, parseHash } from './address.js';
+import { GalleryNav } from './gallery-nav.js';
+import { Notice } from './notice.js';
+import { installScreenWatch } from './screen-watch.js';
 
 const GAP = 24;                     // pixels between pages
 const POLL = 2000;                  // ms between looks at the folder's listing
-const MAX_DOTS = 24;                // more images than this get a counter instead of dots
 
 const root = document.getElementById('viewer');
 const strip = document.getElementById('strip');
@@ -22,13 +26,9 @@ const bar = {
   title: document.getElementById('title'), zoom: document.getElementById('zoom'), busy: document.getElementById('busy'),
   toFolder: document.getElementById('to-folder'), mode: document.getElementById('toggle-mode'),
 };
-const dots = document.getElementById('dots');
-const counter = document.getElementById('counter');
-const prev = document.getElementById('prev');
-const next = document.getElementById('next');
-const notice = { el: document.getElementById('notice'), text: document.getElementById('notice-text'), action: document.getElementById('notice-action') };
-const announcer = document.getElementById('announce');
-const minimap = { el: document.getElementById('minimap'), img: document.getElementById('minimap-img'), box: document.getElementById('minimap-box') };
+const nav = new GalleryNav((i) => goTo(i));
+const notice = new Notice();
+const minimap = new Minimap(document.getElementById('minimap'), document.getElementById('minimap-img'), document.getElementById('minimap-box'));
 const info = new InfoPanel(document.getElementById('info'), document.getElementById('show-info'));
 const folderView = new FolderView(document.getElementById('folder'), {
   open: (i) => openImage(i),
@@ -46,6 +46,7 @@ const viewer = {
   toggleMode: false,      // double-click goes fit ↔ 100 % instead of 1.5× steps
   size: () => ({ w: root.clientWidth, h: root.clientHeight }),
   current: () => pageAt(viewer.index),
+  neighbours: () => [viewer.index - 1, viewer.index + 1].map(pageAt).filter(Boolean),
   goTo: (i, view, animate) => goTo(i, view, animate),
   layoutStrip: (animate) => layoutStrip(animate),
   showFolder: (path, focusID) => showFolder(path, focusID),
@@ -91,66 +92,21 @@ function onPageChange(page) {
   bar.busy.hidden = page.pending === 0;
   root.setAttribute('aria-busy', page.pending > 0 ? 'true' : 'false');
   info.showing(page);
-  updateMinimap(page);
+  minimap.update(page, viewer.mode === 'zoom');
   scheduleHash();
 }
 
-function updateMinimap(page) {
-  // Only for an image larger than the window and zoomed in: at fit zoom the whole image is on screen already.
-  const large = page.minZoom < 1;
-  minimap.el.hidden = !large || !page.ready || page.isFit || page.error || viewer.mode !== 'zoom' || minimap.failed === page.image.id;
-  if (minimap.el.hidden) return;
-  const mw = 160, mh = Math.round(160 * page.image.height / page.image.width);
-  if (minimap.img.dataset.image !== page.image.id) {
-    minimap.img.dataset.image = page.image.id;
-    minimap.el.style.width = `${mw}px`; minimap.el.style.height = `${Math.min(mh, 160)}px`;
-    minimap.img.onerror = () => { minimap.failed = page.image.id; minimap.el.hidden = true; minimap.img.dataset.image = ''; };
-    minimap.img.src = api.overviewURL(page.image.id, mw, Math.min(mh, 160));
-  }
-  const s = Math.min(mw / page.image.width, 160 / page.image.height);
-  const vis = { w: Math.min(page.image.width, page.vw / page.zoom), h: Math.min(page.image.height, page.vh / page.zoom) };
-  Object.assign(minimap.box.style, {
-    left: `${(page.cx - vis.w / 2) * s}px`, top: `${(page.cy - vis.h / 2) * s}px`,
-    width: `${vis.w * s}px`, height: `${vis.h * s}px`,
-  });
-}
-
 let hashTimer = 0;
-/** The address bar follows the view: `#image=ID` alone at fit (so a reload or a shared link opens at fit), with
- *  zoom and centre when zoomed in. */
+/** The address bar follows the view, shortly after it settles. */
 function scheduleHash() {
   clearTimeout(hashTimer);
   hashTimer = setTimeout(() => {
     const p = viewer.current();
     if (viewer.mode !== 'zoom' || !p?.ready) return;
-    let hash = `#image=${encodeURIComponent(p.image.id)}`;
-    if (!p.isFit && !p.error) hash += `&zoom=${+p.zoom.toPrecision(8)}&cx=${+p.cx.toFixed(2)}&cy=${+p.cy.toFixed(2)}`;
+    const hash = imageHash(p);
     if (location.hash !== hash) history.replaceState(null, '', hash);
   }, 150);
 }
-
-/** What the address says: a folder, or an image with an optional view. */
-function parseHash() {
-  const q = new URLSearchParams(location.hash.slice(1));
-  const zoom = Number(q.get('zoom')), cx = Number(q.get('cx')), cy = Number(q.get('cy'));
-  return {
-    folder: q.get('folder'),
-    image: q.get('image'),
-    view: zoom > 0 && Number.isFinite(cx) && Number.isFinite(cy) ? { zoom, cx, cy } : null,
-  };
-}
-
-/** A message over the view (not found, broken, reconnecting), with an optional action; null hides it. */
-function say(text, action = null) {
-  notice.el.hidden = !text;
-  notice.text.textContent = text ?? '';
-  notice.action.hidden = !action;
-  if (action) { notice.action.textContent = action.label; notice.action.onclick = action.run; }
-  if (text) announce(text);
-}
-let saying = null;          // what the notice is about: 'offline', 'missing'
-
-function announce(text) { announcer.textContent = text; }
 
 /** Makes `listing` the folder the zoom view pages through; keeps the current image where it can. */
 function adopt(listing) {
@@ -167,22 +123,18 @@ function adopt(listing) {
   }
   const at = viewer.images.findIndex((im) => im.id === currentID);
   viewer.index = at >= 0 ? at : Math.max(0, Math.min(viewer.index, viewer.images.length - 1));
-  drawDots();
+  nav.draw(viewer.images);
   return true;
 }
 
-function drawDots() {
-  const many = viewer.images.length > MAX_DOTS;
-  dots.hidden = many;
-  counter.hidden = !many;
-  dots.replaceChildren(...(many ? [] : viewer.images.map((image, i) => {
-    const dot = document.createElement('button');
-    dot.type = 'button';
-    dot.setAttribute('aria-label', `Show ${image.name ?? image.id}`);
-    dot.addEventListener('click', () => goTo(i));
-    return dot;
-  })));
-  document.body.classList.toggle('single', viewer.images.length < 2);
+/** The fitted thumbnail index.html puts on screen before the modules run gives way to `page` once the page's
+ *  own picture can be painted (at once for a folder, a broken file or another image). */
+function retireFirstPicture(page = null) {
+  const picture = document.getElementById('first-picture');
+  if (!picture) return;
+  const gone = () => picture.remove();
+  if (page?.base && !page.error && picture.dataset.image === page.image.id) page.base.decode().then(gone, gone);
+  else gone();
 }
 
 /** Shows page `i`: its neighbours at overview resolution, everything further away purged. */
@@ -194,11 +146,9 @@ async function goTo(i, view = null, animate = true) {
   const near = new Set(images.slice(Math.max(0, viewer.index - 1), viewer.index + 2).map((im) => im.id));
   for (const [id, page] of pages) if (!near.has(id)) dropPage(id, page);
   const page = viewer.current();
-  for (const k of [viewer.index - 1, viewer.index + 1]) pageAt(k);
+  viewer.neighbours();                // made now, so the strip lays them out beside the page
   layoutStrip(animate);
-  [...dots.children].forEach((d, k) => d.setAttribute('aria-current', k === viewer.index ? 'true' : 'false'));
-  counter.textContent = `${(viewer.index + 1).toLocaleString()} / ${images.length.toLocaleString()}`;
-  prev.disabled = viewer.index === 0; next.disabled = viewer.index === images.length - 1;
+  nav.mark(viewer.index, images.length);
   const name = page.image.name ?? page.image.id;
   bar.toFolder.textContent = viewer.folderName || 'All images';
   bar.toFolder.setAttribute('aria-label', `Back to the folder ${viewer.folderName || 'All images'} (Escape)`);
@@ -206,12 +156,13 @@ async function goTo(i, view = null, animate = true) {
   bar.title.title = name;
   document.title = name;
   root.setAttribute('aria-label', `${name}, image ${viewer.index + 1} of ${images.length}. Drag to pan, scroll or pinch to zoom, double-click to zoom in, arrows at fit for the next image, Escape for the folder, question mark for all keys.`);
-  announce(`${name}, image ${viewer.index + 1} of ${images.length}`);
-  if (saying === 'missing') { say(null); saying = null; }
+  notice.announce(`${name}, image ${viewer.index + 1} of ${images.length}`);
+  notice.clear('missing');
   info.follow(page.image.id);
+  retireFirstPicture(page);
   const { w, h } = viewer.size();
   const shown = view ? page.show(w, h, view.zoom, view.cx, view.cy) : page.ready ? page.show(w, h, page.isFit ? 'fit' : page.zoom, page.cx, page.cy) : page.show(w, h);
-  for (const k of [viewer.index - 1, viewer.index + 1]) pageAt(k)?.overview(w, h);
+  for (const neighbour of viewer.neighbours()) neighbour.overview(w, h);
   await shown;
   onPageChange(page);
 }
@@ -240,16 +191,17 @@ async function showFolder(path, focusID = null, missing = null) {
   }
   const wasFolder = viewer.mode === 'folder' && viewer.folderPath === path;
   viewer.mode = 'folder';
+  retireFirstPicture();
   document.body.classList.add('browsing');
-  minimap.el.hidden = true;
+  minimap.hide();
   for (const [id, page] of pages) dropPage(id, page);
-  const hash = `#folder=${encodeURIComponent(path)}`;
+  const hash = folderHash(path);
   if (location.hash !== hash) history[wasFolder || !location.hash || missing ? 'replaceState' : 'pushState'](null, '', hash);
   adopt(listing);
   document.title = listing.name || 'All images';
   folderView.show(listing, wasFolder ? null : focusID);
-  if (missing) { saying = 'missing'; say(`There is no folder “${missing}”. Showing ${listing.name ? `“${listing.name}”` : 'all images'}.`); }
-  else if (saying === 'missing') { say(null); saying = null; }
+  if (missing) notice.say(`There is no folder “${missing}”. Showing ${listing.name ? `“${listing.name}”` : 'all images'}.`, 'missing');
+  else notice.clear('missing');
 }
 
 /** Shows what the address names: a folder, or an image (in its folder) with its view. */
@@ -263,8 +215,7 @@ async function follow(hash, initial = false) {
     const i = viewer.images.findIndex((im) => im.id === hash.image);
     if (i < 0) {
       await showFolder(viewer.folderPath === folder ? folder : '');
-      saying = 'missing';
-      say(`There is no image “${hash.image}”: it was moved, renamed or removed. Here is its folder.`);
+      notice.say(`There is no image “${hash.image}”: it was moved, renamed or removed. Here is its folder.`, 'missing');
       return;
     }
     const page = pageAt(i);
@@ -286,9 +237,9 @@ window.addEventListener('hashchange', () => follow(parseHash()));
 // A lost server: say so, keep the view; when it answers again, put back exactly what the address bar says.
 connection.onChange((online) => {
   document.body.classList.toggle('offline', !online);
-  if (!online) { saying = 'offline'; say('Reconnecting to the server…'); return; }
-  if (saying === 'offline') { say(null); saying = null; }
-  announce('Connected again.');
+  if (!online) { notice.say('Reconnecting to the server…', 'offline'); return; }
+  notice.clear('offline');
+  notice.announce('Connected again.');
   const p = viewer.mode === 'zoom' ? viewer.current() : null;
   if (p && !p.error) {
     const { w, h } = viewer.size();
@@ -310,8 +261,8 @@ setInterval(async () => {
   } catch { /* the server is restarting, or the folder went away: the next look will tell */ }
 }, POLL);
 
-prev.addEventListener('click', () => goTo(viewer.index - 1));
-next.addEventListener('click', () => goTo(viewer.index + 1));
+nav.prev.addEventListener('click', () => goTo(viewer.index - 1));
+nav.next.addEventListener('click', () => goTo(viewer.index + 1));
 bar.toFolder.addEventListener('click', () => showFolder(viewer.folderPath, viewer.images[viewer.index]?.id));
 // The double-click switch is in the top bar (wide screens) and in the keys panel (every screen): one state.
 const modeSwitches = [bar.mode, document.getElementById('toggle-mode-panel')];
@@ -322,39 +273,11 @@ for (const button of modeSwitches) {
   });
 }
 // A control used with the mouse or a tap gives the keyboard back to the picture: +, 0, 1, arrows work at once.
-for (const el of [prev, next, bar.mode, dots]) el.addEventListener('click', () => root.focus({ preventScroll: true }));
-
-// The tiles are chosen for device pixels: when the ratio changes (page zoom, another screen), ask again. The media
-// query tells at once where the browser reports it; the listing poll and resizes look too.
-let shownRatio = api.pixelRatio();
-function ratioChanged() {
-  if (api.pixelRatio() === shownRatio) return;
-  shownRatio = api.pixelRatio();
-  const p = viewer.mode === 'zoom' ? viewer.current() : null;
-  if (p?.ready && !p.error) p.refresh();
-}
-function watchPixelRatio() {
-  matchMedia(`(resolution: ${window.devicePixelRatio}dppx)`).addEventListener('change', () => { ratioChanged(); watchPixelRatio(); }, { once: true });
-}
-watchPixelRatio();
-window.addEventListener('resize', ratioChanged);
-
-// viewWillLayoutSubviews: on resize or rotation refit the bounds and keep the same point in the centre.
-let resizeTimer = 0;
-new ResizeObserver(() => {
-  clearTimeout(resizeTimer);
-  resizeTimer = setTimeout(() => {
-    const page = viewer.mode === 'zoom' ? viewer.current() : null;
-    if (!page?.ready) return;
-    const { w, h } = viewer.size();
-    layoutStrip(false);
-    page.show(w, h, page.isFit ? 'fit' : page.zoom, page.cx, page.cy);
-    for (const k of [viewer.index - 1, viewer.index + 1]) if (pageAt(k)?.ready) pageAt(k).show(w, h);
-  }, 50);
-}).observe(root);
+for (const el of [nav.prev, nav.next, bar.mode, nav.dots]) el.addEventListener('click', () => root.focus({ preventScroll: true }));
 
 installGestures(viewer);
 installKeys(viewer);
+const ratioChanged = installScreenWatch(viewer);
 
 // For tests and the console: the current view as numbers.
 window.tileViewer = {

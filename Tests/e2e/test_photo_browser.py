@@ -155,8 +155,8 @@ def test_phone_tiles_are_chosen_for_device_pixels_and_are_as_sharp_as_a_device_r
     v1 = tab.page.evaluate("fetch('/api/images/a-first/viewport?width=390&height=844&dpr=1').then(r => r.json())")
     assert state["level"] == v3["level"] == v1["level"] + 2, (state["level"], v3["level"], v1["level"])
     levels = {int(m.group(1)) for u in tab.requests for m in [re.match(r"/images/a-first/tiles/(\d+)/", u)] if m}
-    thumbnail_level = 12 - 4                                              # 3,996 px: the one-tile level is 8
-    assert levels == {thumbnail_level, v3["level"]}, levels
+    assert levels == {v3["level"]}, levels
+    assert tab.requests.count("/images/a-first/thumbnail") == 1, "the thumbnail under the tiles is the page's first picture, fetched once"
     shot = tab.shot("2-device-pixels-phone")
     inset = v3["inset"]
     box = tuple(int(round(c * 3)) for c in (2, inset["top"] + 2, 388, 844 - inset["bottom"] - 2))
@@ -206,18 +206,27 @@ def test_the_first_frame_already_shows_the_thumbnail(browser, served):
     assert np.asarray(paged.crop((300, 250, 1140, 650)), dtype=np.float64).std(axis=(0, 1)).max() > 10
     tab.close()
 
-    # A cold page load: the thumbnail is asked for before any tile and before the view's answer, and is on
-    # screen while the tiles are still on their way.
+    # A cold page load (a browser that has never seen the page): the thumbnail is asked for by the page's
+    # first script, before the listing has answered and before any module runs, and a screenshot taken 100 ms
+    # after navigation shows it, fitted and centred.
     tab = Tab(browser, served, "/#image=a-first", DESKTOP, wait=False, until="commit")
-    tab.wait("document.querySelector('.page img.base') && document.querySelector('.page img.base').complete", timeout=10_000)
-    early = tab.shot("3-load-thumbnail")
-    assert picture(early).std(axis=(0, 1)).max() > 10
+    tab.page.wait_for_timeout(max(0, 100 - tab.page.evaluate("performance.now()")))
+    early = tab.shot("3-load-100ms")
+    assert picture(early).std(axis=(0, 1)).max() > 10, "the picture area is blank 100 ms after navigation"
     tab.settle()
-    order = [u for u in tab.requests if "/images/a-first/" in u or "/viewport" in u]
-    assert "/tiles/8/0/0.jpg" in order[0], order[:3]
-    timing = tab.page.evaluate("""(() => { const t = performance.getEntriesByType('resource').find(e => e.name.includes('/images/a-first/tiles/8/'));
-        return [Math.round(t.startTime), Math.round(t.responseEnd)]; })()""")
-    print(f"cold load: thumbnail asked for at {timing[0]} ms, in at {timing[1]} ms after navigation")
+    settled = picture(tab.shot("3-load-settled"))
+    assert np.abs(picture(early).mean(axis=(0, 1)) - settled.mean(axis=(0, 1))).max() < 12, "the first picture is the photo, fitted"
+    tab.wait("document.getElementById('first-picture') === null", timeout=5_000)
+    images = [u for u in tab.requests if u.startswith("/images/")]
+    assert images[0] == "/images/a-first/thumbnail", images[:3]
+    timing = tab.page.evaluate("""(() => { const r = performance.getEntriesByType('resource');
+        const at = (s) => r.find(e => e.name.includes(s)), thumbnail = at('/images/a-first/thumbnail'), listing = at('/api/images?');
+        return { asked: thumbnail.startTime, in: thumbnail.responseEnd, listing: listing.responseEnd, modules: at('viewer.js').responseEnd }; })()""")
+    assert timing["asked"] < timing["listing"] and timing["asked"] < timing["modules"], timing
+    painted = tab.page.evaluate("""new Promise((done) => new PerformanceObserver((l) => done(l.getEntries()[0].renderTime))
+        .observe({ type: 'element', buffered: true }))""")
+    print(f"cold load: thumbnail asked for at {timing['asked']:.0f} ms, in at {timing['in']:.0f} ms, painted at {painted:.0f} ms "
+          f"after navigation (listing in at {timing['listing']:.0f} ms, modules at {timing['modules']:.0f} ms)")
     tab.close()
 
 

@@ -1,0 +1,36 @@
+// Changes of the screen under the zoom view. The tiles are chosen for device pixels, so when the ratio changes
+// (page zoom, a window moved to another screen) the view is asked for again; the media query tells at once
+// where the browser reports it, and resizes and the listing poll look too. On a resize or a rotation the pages
+// are fitted again around the same centre (viewWillLayoutSubviews).
+import * as api from './api.js';
+
+/** Installs the watch; returns the check the listing poll calls. */
+export function installScreenWatch(viewer) {
+  let shownRatio = api.pixelRatio();
+  const zoomPage = () => (viewer.mode === 'zoom' ? viewer.current() : null);
+  function ratioChanged() {
+    if (api.pixelRatio() === shownRatio) return;
+    shownRatio = api.pixelRatio();
+    const p = zoomPage();
+    if (p?.ready && !p.error) p.refresh();
+  }
+  function watchPixelRatio() {
+    matchMedia(`(resolution: ${window.devicePixelRatio}dppx)`).addEventListener('change', () => { ratioChanged(); watchPixelRatio(); }, { once: true });
+  }
+  watchPixelRatio();
+  window.addEventListener('resize', ratioChanged);
+
+  let resizeTimer = 0;
+  new ResizeObserver(() => {
+    clearTimeout(resizeTimer);
+    resizeTimer = setTimeout(() => {
+      const page = zoomPage();
+      if (!page?.ready) return;
+      const { w, h } = viewer.size();
+      viewer.layoutStrip(false);
+      page.show(w, h, page.isFit ? 'fit' : page.zoom, page.cx, page.cy);
+      for (const neighbour of viewer.neighbours()) if (neighbour.ready) neighbour.show(w, h);
+    }, 50);
+  }).observe(viewer.root);
+  return ratioChanged;
+}
