@@ -12,11 +12,10 @@ export function parseHash(hash = location.hash) {
   };
 }
 
-/** The address of `page`'s view. */
-export function imageHash(page) {
-  let hash = `#image=${encodeURIComponent(page.image.id)}`;
-  if (!page.isFit && !page.error) hash += `&zoom=${+page.zoom.toPrecision(8)}&cx=${+page.cx.toFixed(2)}&cy=${+page.cy.toFixed(2)}`;
-  return hash;
+/** The address of image `id` at fit, or zoomed in on `view` ({ zoom, cx, cy }). */
+export function imageHash(id, view = null) {
+  const hash = `#image=${encodeURIComponent(id)}`;
+  return view ? `${hash}&zoom=${+view.zoom.toPrecision(8)}&cx=${+view.cx.toFixed(2)}&cy=${+view.cy.toFixed(2)}` : hash;
 }
 
 /** The address of the folder view of `path`. */

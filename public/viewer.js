@@ -103,7 +103,7 @@ function scheduleHash() {
   hashTimer = setTimeout(() => {
     const p = viewer.current();
     if (viewer.mode !== 'zoom' || !p?.ready) return;
-    const hash = imageHash(p);
+    const hash = imageHash(p.image.id, p.isFit || p.error ? null : p);
     if (location.hash !== hash) history.replaceState(null, '', hash);
   }, 150);
 }
@@ -128,8 +128,10 @@ function adopt(listing) {
 }
 
 /** The fitted thumbnail index.html puts on screen before the modules run gives way to `page` once the page's
- *  own picture can be painted (at once for a folder, a broken file or another image). */
+ *  own picture can be painted (at once for a folder, a broken file or another image). Only the first page may
+ *  reuse its URL: a later page of the same id (the file replaced) takes the listing's versioned thumbnail. */
 function retireFirstPicture(page = null) {
+  window.firstPicture = null;
   const picture = document.getElementById('first-picture');
   if (!picture) return;
   const gone = () => picture.remove();
@@ -170,7 +172,7 @@ async function goTo(i, view = null, animate = true) {
 /** The zoom view of image `i` of the folder on screen; from the folder view it is a new history entry, so the
  *  browser's Back returns to the grid (not when the history itself brought us here: `push` false). */
 async function openImage(i, view = null, push = true) {
-  if (push && viewer.mode === 'folder' && viewer.images[i]) history.pushState(null, '', `#image=${encodeURIComponent(viewer.images[i].id)}`);
+  if (push && viewer.mode === 'folder' && viewer.images[i]) history.pushState(null, '', imageHash(viewer.images[i].id));
   viewer.mode = 'zoom';
   document.body.classList.remove('browsing');
   const done = goTo(i, view, false);
