@@ -22,7 +22,8 @@ public enum ServerParsers {
         }
     }
 
-    /// A request target through path decoding, then its segments as a tile address and as a IIIF request.
+    /// A request target through path decoding, then its segments as a thumbnail name, a tile address and a IIIF
+    /// request.
     public static func parseTarget(_ target: String) {
         let request = HTTPRequest(method: "GET", target: target, versionMinor: 1, headers: [], keepAlive: true)
         Array(target.utf8).withUnsafeBytes { checkFastTarget($0, request) }
@@ -35,6 +36,7 @@ public enum ServerParsers {
             precondition(parts.count == 1 || !parts.contains(where: RequestPath.isDotPart),
                          "an identifier with encoded slashes hides an empty, '.' or '..' part: \(segment)")
         }
+        if let last = s.last { _ = try? TilePath.thumbnail(last) }
         if s.count >= 3 {
             _ = try? TilePath.parse(z: s[s.count - 3], x: s[s.count - 2], y: s[s.count - 1])
         }

@@ -31,9 +31,9 @@ struct TileHandler: Sendable {
     /// it while the listing that names the tile is still on its way.
     func thumbnail(_ context: RequestContext) throws -> HandlerOutcome {
         let id = context.capture("id"), name = context.capture("name")
-        guard name == "thumbnail" || name.hasPrefix("thumbnail.") else { throw APIError.notFound("no such file: /images/\(id)/\(name)") }
-        let format = name == "thumbnail" ? tiles.options.format : ImageFormat(fileExtension: name.dropFirst(10))
-        guard let format else { throw APIError.badRequest("thumbnail format must be jpg, jpeg, png or webp, not '\(name.dropFirst(10))'") }
+        guard let format = try TilePath.thumbnail(name, plain: tiles.options.format) else {
+            throw APIError.notFound("no such file: /images/\(id)/\(name)")
+        }
         let image = try context.image(id, in: tiles), snapshot = try context.snapshot(of: image)
         let tile = TileCoordinate(level: snapshot.geometry.thumbnailLevel, x: 0, y: 0)
         return try answer(tiles.lookup(image, snapshot: snapshot, tile: tile, format: format), context: context, unversioned: Self.revalidate)

@@ -21,6 +21,18 @@ enum TilePath {
         return (TileCoordinate(level: level, x: column, y: line), format)
     }
 
+    /// The format a thumbnail alias's last segment names (`thumbnail`: `plain`; `thumbnail.{ext}`), nil when the
+    /// segment is not a thumbnail's.
+    static func thumbnail(_ name: String, plain: ImageFormat = .jpeg) throws(APIError) -> ImageFormat? {
+        if name == "thumbnail" { return plain }
+        guard name.hasPrefix("thumbnail.") else { return nil }
+        let suffix = name.dropFirst(10)
+        guard let format = ImageFormat(fileExtension: suffix) else {
+            throw .badRequest("thumbnail format must be jpg, jpeg, png or webp, not '\(suffix)'")
+        }
+        return format
+    }
+
     private static func number(_ text: some StringProtocol) -> Int? {
         guard !text.isEmpty, text.count <= 9, text.utf8.allSatisfy({ (48 ... 57).contains($0) }) else { return nil }
         return Int(text)
