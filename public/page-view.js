@@ -41,6 +41,7 @@ export class PageView {
     if (!this.image.thumbnail || !this.image.width) return;
     const img = document.createElement('img');
     img.className = 'base';
+    img.setAttribute('elementtiming', 'thumbnail');   // when the picture was first painted (Element Timing)
     img.alt = '';
     img.draggable = false;
     img.fetchPriority = 'high';
