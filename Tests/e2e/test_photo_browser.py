@@ -219,8 +219,8 @@ def test_the_first_frame_already_shows_the_thumbnail(browser, served, device):
     tab.close()
 
     # A cold page load (a browser that has never seen the page): the thumbnail is asked for by the page's
-    # first script, by id, before the listing has answered, and is painted fitted and centred. (When: printed,
-    # from Element Timing: 140–180 ms on this 2-core machine, where Chromium creates the document at 30–50 ms.)
+    # first script, by id, before the listing has answered, and is painted fitted and centred. When it is painted
+    # (Element Timing) is printed, not asserted: it depends on the machine more than on the page.
     tab = Tab(browser, served, "/#image=a-first", device, wait=False, until="commit")
     painted = tab.page.evaluate("""new Promise((done) => { setTimeout(() => done(null), 10000);
         new PerformanceObserver((l) => done(l.getEntries()[0].renderTime)).observe({ type: 'element', buffered: true }); })""")
