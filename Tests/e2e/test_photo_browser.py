@@ -219,8 +219,9 @@ def test_the_first_frame_already_shows_the_thumbnail(browser, served, device):
     tab.close()
 
     # A cold page load (a browser that has never seen the page): the thumbnail is asked for by the page's
-    # first script, by id, before the listing has answered, and is painted fitted and centred. When it is painted
-    # (Element Timing) is printed, not asserted: it depends on the machine more than on the page.
+    # first script, by id, before the listing has answered, and is painted fitted and centred; the viewer's
+    # modules are asked for only once it is in. When it is painted (Element Timing) is printed, not asserted: it
+    # depends on the machine more than on the page.
     tab = Tab(browser, served, "/#image=a-first", device, wait=False, until="commit")
     painted = tab.page.evaluate("""new Promise((done) => { setTimeout(() => done(null), 10000);
         new PerformanceObserver((l) => done(l.getEntries()[0].renderTime)).observe({ type: 'element', buffered: true }); })""")
@@ -235,8 +236,14 @@ def test_the_first_frame_already_shows_the_thumbnail(browser, served, device):
     assert images[0] == "/images/a-first/thumbnail", images[:3]
     timing = tab.page.evaluate("""(() => { const r = performance.getEntriesByType('resource');
         const at = (s) => r.find(e => e.name.includes(s)), thumbnail = at('/images/a-first/thumbnail'), listing = at('/api/images?');
-        return { asked: thumbnail.startTime, in: thumbnail.responseEnd, listing: listing.responseEnd, modules: at('viewer.js').responseEnd }; })()""")
+        const modules = r.filter(e => e.name.endsWith('.js'));
+        return { asked: thumbnail.startTime, in: thumbnail.responseEnd, listing: listing.responseEnd,
+                 modulesAsked: Math.min(...modules.map(e => e.startTime)), modules: Math.max(...modules.map(e => e.responseEnd)) }; })()""")
     assert timing["asked"] < timing["listing"], timing           # the old page waited for the listing to name it
+    assert timing["modulesAsked"] >= timing["in"], timing        # nothing of the viewer's competes with the picture
+    loaded = {u for u in tab.requests if u.endswith(".js")}
+    preloaded = set(tab.page.eval_on_selector_all("link[rel=modulepreload]", "ls => ls.map(l => new URL(l.href).pathname)"))
+    assert preloaded == loaded, f"asked for at once: {sorted(preloaded)}; loaded: {sorted(loaded)}"
     print(f"cold load: thumbnail asked for at {timing['asked']:.0f} ms, in at {timing['in']:.0f} ms, painted at {painted:.0f} ms "
           f"after navigation (listing in at {timing['listing']:.0f} ms, modules at {timing['modules']:.0f} ms)")
     tab.close()
