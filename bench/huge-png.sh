@@ -20,18 +20,22 @@ if [ ! -s "$PNG" ]; then
     "$(python3 -c "print(100000 / $W)")" --vscale "$(python3 -c "print(30000 / $H)")" --kernel linear
   mv "$DIR/.making.png" "$PNG"
 fi
-STORE=$(mktemp -d /var/tmp/tileserver-huge-store.XXXX)
+WORK=$(mktemp -d /var/tmp/tileserver-huge-png-run.XXXX)
+STORE=$WORK/store
 PORT=${PORT:-18095}
 PID=
-cleanup() { [ -n "$PID" ] && kill "$PID" 2>/dev/null; wait 2>/dev/null; rm -rf "$STORE"; }
+cleanup() { [ -n "$PID" ] && kill "$PID" 2>/dev/null; wait 2>/dev/null; rm -rf "$WORK"; }
 trap cleanup EXIT
 T0=$(date +%s.%N)
-"$BIN" serve --host 127.0.0.1 --port "$PORT" --max-pixels 3000000000 --store-dir "$STORE" --access-log off "$DIR" >"$STORE.log" 2>&1 &
+"$BIN" serve --host 127.0.0.1 --port "$PORT" --max-pixels 3000000000 --store-dir "$STORE" --access-log off "$DIR" >"$WORK/log" 2>&1 &
 PID=$!
 at() { python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.2f} s')" "$T0" "$(date +%s.%N)"; }
 rss() { awk '/VmHWM|VmRSS/ {printf "%s %d MB  ", $1, $2 / 1024}' /proc/$PID/status; }
 URL=http://127.0.0.1:$PORT
-until curl -sf "$URL/healthz" >/dev/null; do sleep 0.02; done
+until curl -sf "$URL/healthz" >/dev/null; do
+  kill -0 "$PID" 2>/dev/null || { echo "the server stopped:" >&2; cat "$WORK/log" >&2; exit 1; }
+  sleep 0.02
+done
 echo "healthz: $(at)"
 ID=$(curl -sf "$URL/api/images" | python3 -c 'import json,sys; print(json.load(sys.stdin)["images"][0]["id"])')
 VIEW=$(curl -sf "$URL/api/images/$ID/viewport?width=1440&height=900&zoom=fit")
@@ -45,6 +49,7 @@ for where in "top 0 0" "middle 200 60" "bottom 390 117"; do
   took=$(curl -sf -o /dev/null -w "%{time_total}" "$URL/images/$ID/tiles/$MAX/$2/$3.jpg")
   echo "full-resolution tile at the $1: ${took} s (at $(at))  $(rss)"
 done
-until [ "$(curl -sf "$URL/metrics" | awk '/^tileserver_passes_(running|queued) / {s += $2} END {print s + 0}')" = 0 ]; do sleep 1; done
+full_passes() { curl -sf "$URL/metrics" | awk '/^tileserver_passes_completed_total\{pass="full"\}/ {print $2}'; }
+until [ "$(full_passes)" -ge 1 ]; do sleep 1; done
 echo "every tile stored: $(at)  $(rss)  store $(du -sh "$STORE" | cut -f1)"
 echo "a full-resolution tile after the pass: $(curl -sf -o /dev/null -w "%{time_total}" "$URL/images/$ID/tiles/$MAX/300/100.jpg") s"
