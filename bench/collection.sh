@@ -50,7 +50,7 @@ for f in "$MASTERS"/*.jpg; do
   b=$(basename "$f" .jpg); printf '%s\t%s\n' "$b" "$(vipsheader -f width "$f")	$(vipsheader -f height "$f")"
 done > "$WORK/sizes.tsv"
 python3 "$ROOT/bench/traces.py" make "$WORK/sizes.tsv" "$TRACES" >&2
-TRACE_NAMES="mirador uv mixed"
+TRACE_NAMES=${TRACE_NAMES:-"mirador uv mixed"}
 figure "collection $(ls "$MASTERS"/*.jpg | wc -l) masters, $(awk '{s += $2 * $3} END {printf "%.2f", s / 1e9}' "$WORK/sizes.tsv") gigapixels, $(du -sm "$MASTERS" | cut -f1) MB"
 
 drop_caches() { sync; echo 3 > /proc/sys/vm/drop_caches 2>/dev/null || python3 - "$@" <<'EOF'
@@ -124,7 +124,7 @@ if has cold; then
     rm -rf "$RUN/store-cold"; drop_caches "$MASTERS"
     start_ours "$RUN/store-cold" || exit 1
     read -r s p50 p99 errors < <(replay ours "$PORT" /iiif/3/ "$trace")
-    figure "cold $trace ours_s $s p50_ms $p50 p99_ms $p99 errors $errors repeated $(metric tileserver_passes_repeated_total) full_passes $(metric 'tileserver_passes_started_total{pass="full"}') region_passes $(metric 'tileserver_passes_started_total{pass="region"}')"
+    figure "cold $trace ours_s $s p50_ms $p50 p99_ms $p99 errors $errors repeated $(metric tileserver_passes_repeated_total) full_passes $(metric 'tileserver_passes_started_total{pass="full"}') region_passes $(metric 'tileserver_passes_started_total{pass="region"}') store_writes $(metric tileserver_store_writes_total)"
     stop_ours
   done
 fi
