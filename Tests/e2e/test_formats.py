@@ -141,6 +141,62 @@ def test_tiles_on_the_files_grid_are_its_own_jpegs(browser, formats, tmp_path):
         server.stop()
 
 
+def side_by_side(server, image, level, columns, rows, ext="jpg"):
+    """The tiles `columns` x `rows` of `level`, decoded and put together."""
+    tiles = [[tile(server, image, level, x, y, ext) for x in columns] for y in rows]
+    out = Image.new("RGB", (sum(t.width for t in tiles[0]), sum(r[0].height for r in tiles)))
+    top = 0
+    for row in tiles:
+        left = 0
+        for t in row:
+            out.paste(t, (left, top))
+            left += t.width
+        top += row[0].height
+    return out
+
+
+def test_regions_of_whole_tiles_are_the_tiles_joined(formats, tmp_path):
+    """The Universal Viewer's 512 px tiles over a 256 px pyramid (and 256 px over a file's 128 px tiles) are blocks of
+    whole tiles: answered by joining the tiles' JPEG coefficients, so their pixels are the tiles' (no second loss),
+    at the size asked, edge blocks included; counted in /metrics. From a JPEG master's tiles and from a pyramidal
+    TIFF's own stored tiles (neither decoded nor encoded)."""
+    before = metric(formats, "tileserver_joined_regions_total")
+    cases = [  # region, size, level, tile columns, tile rows
+        ("1024,512,512,512", "512,", MAX_LEVEL, range(4, 6), range(2, 4)),
+        ("3072,2048,924,534", "462,", MAX_LEVEL - 1, range(6, 8), range(4, 6)),    # the bottom right corner
+        ("0,0,2048,2048", "512,512", MAX_LEVEL - 2, range(0, 2), range(0, 2)),
+    ]
+    for region, size, level, columns, rows in cases:
+        response, body = formats.get(f"/iiif/3/master/{region}/{size}/0/default.jpg")
+        assert response.status == 200 and response.getheader("Content-Type") == "image/jpeg", (region, response.status)
+        joined = Image.open(io.BytesIO(body)).convert("RGB")
+        expected = side_by_side(formats, "master", level, columns, rows)
+        assert joined.size == expected.size, (region, joined.size, expected.size)
+        assert mad(joined, expected) < 0.1, region
+    assert metric(formats, "tileserver_joined_regions_total") == before + len(cases)
+    # Resampled, or off the grid: made the ordinary way.
+    for region, size in [("1024,512,512,512", "500,"), ("1000,512,512,512", "512,")]:
+        assert formats.get(f"/iiif/3/master/{region}/{size}/0/default.jpg")[0].status == 200
+    assert metric(formats, "tileserver_joined_regions_total") == before + len(cases)
+
+    folder = tmp_path / "joined"
+    folder.mkdir()
+    subprocess.run(["vips", "tiffsave", str(PHOTO), str(folder / "ycbcr.tif"), "--tile", "--pyramid", "--compression", "jpeg",
+                    "--Q", "85", "--tile-width", "128", "--tile-height", "128"], check=True)
+    server = Server([str(folder), "--tile-size", "128", "--access-log", "off"])
+    try:
+        stored = metric(server, "tileserver_stored_jpeg_tiles_total")
+        response, body = server.get("/iiif/3/ycbcr/512,256,512,512/256,/0/default.jpg")
+        assert response.status == 200
+        joined = Image.open(io.BytesIO(body)).convert("RGB")
+        assert joined.size == (256, 256)
+        assert mad(joined, side_by_side(server, "ycbcr", MAX_LEVEL - 1, range(2, 4), range(1, 3))) < 0.1
+        assert metric(server, "tileserver_joined_regions_total") == 1
+        assert metric(server, "tileserver_stored_jpeg_tiles_total") == stored + 4, "the file's own tiles, joined"
+    finally:
+        server.stop()
+
+
 def test_info_reports_the_structure(formats):
     served = formats.folder
     out = subprocess.run([binary(), "info", str(served / "pyramid.tif"), str(served / "photo.jp2"),

@@ -3,7 +3,7 @@ import Pyramid
 
 /// The header's metadata (EXIF, IPTC, XMP, PNG text: `MetadataReader`), then the decoder through both doors: `ImageSource` over a file (header, then a region at full size and at 1/8,
 /// as tiles ask, a tiled TIFF's stored JPEG tiles, then the whole image at 1/8 from the entry index's scan and regions through its extracts), and `ImageDecoder` over bytes in memory
-/// (cached tiles). The same code runs for any size, so
+/// (cached tiles), and cached tiles joined by their coefficients (`ImageEncoder.joinedJPEG`). The same code runs for any size, so
 /// headers claiming more than 256² pixels are refused: a mutated header would otherwise make every run decode
 /// millions of pixels of garbage, and the fuzzer would crawl.
 /// A new name for every input: indexes are cached by path, size and modification time, and the scan's 1/8 decode
@@ -52,6 +52,15 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         _ = try? entered.decode(PixelRect(x: w / 3, y: h / 3, width: max(1, w / 2), height: max(1, h / 2)))
         _ = try? entered.decode(PixelRect(x: w / 4, y: h / 2, width: max(1, (w + 1) / 2 - w / 4), height: max(1, (h + 1) / 2 - h / 2)),
                                 shrink: 2)
+        // Tiles joined by their coefficients (`tsio_jpeg_join`): the input beside itself, then beside its first half.
+        let t = max(w, h), whole = Array(UnsafeBufferPointer(start: data, count: size))
+        if t % 16 == 0 {
+            let wide = w == t
+            for second in [whole, Array(whole.prefix(size / 2))] {
+                _ = ImageEncoder.joinedJPEG([whole, second], columns: wide ? 2 : 1, rows: wide ? 1 : 2, tileSize: t,
+                                            width: wide ? 2 * w : w, height: wide ? h : 2 * h, profile: nil)
+            }
+        }
     } catch ImageSourceError.tooLarge {
         small = false
     } catch {}

@@ -18,3 +18,42 @@ extension PyramidGeometry {
         return nil
     }
 }
+
+extension PyramidGeometry {
+    /// The block of whole tiles of one level whose full-resolution cells together are exactly `region`, at that
+    /// level's own pixels (give or take `slack`, as for `tile(exactly:…)`), or nil: how the Universal Viewer's
+    /// 512 px tiles fall on a 256 px pyramid. Such a region can be answered by joining its tiles' encodings.
+    public func tileBlock(exactly region: PixelRect, outWidth: Int, outHeight: Int, slack: Int = 0) -> TileBlock? {
+        guard overlap == 0, region.x >= 0, region.y >= 0, region.width > 0, region.height > 0,
+              region.x + region.width <= width, region.y + region.height <= height else { return nil }
+        for level in stride(from: maxLevel, through: 0, by: -1) {
+            let shrink = shrink(ofLevel: level)
+            let cell = tileSize * shrink
+            guard region.x % cell == 0, region.y % cell == 0 else { continue }
+            let right = region.x + region.width, bottom = region.y + region.height
+            guard right % cell == 0 || right == width, bottom % cell == 0 || bottom == height else { continue }
+            let (levelWidth, levelHeight) = levelSize(level)
+            let columns = region.x / cell ..< (right + cell - 1) / cell
+            let rows = region.y / cell ..< (bottom + cell - 1) / cell
+            let pixelWidth = min(columns.upperBound * tileSize, levelWidth) - columns.lowerBound * tileSize
+            let pixelHeight = min(rows.upperBound * tileSize, levelHeight) - rows.lowerBound * tileSize
+            guard abs(pixelWidth - outWidth) <= slack, abs(pixelHeight - outHeight) <= slack else { continue }
+            return TileBlock(level: level, columns: columns, rows: rows, width: pixelWidth, height: pixelHeight)
+        }
+        return nil
+    }
+}
+
+/// Whole tiles `columns × rows` of `level`, which together are `width × height` level pixels.
+public struct TileBlock: Sendable, Equatable {
+    public let level: Int
+    public let columns: Range<Int>
+    public let rows: Range<Int>
+    public let width: Int
+    public let height: Int
+
+    /// The tiles in row order.
+    public var tiles: [TileCoordinate] {
+        rows.flatMap { y in columns.map { x in TileCoordinate(level: level, x: x, y: y) } }
+    }
+}

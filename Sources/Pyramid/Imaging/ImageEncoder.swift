@@ -1,7 +1,7 @@
 import CImageIO
 
 /// Encodes pixel buffers to JPEG, PNG or WebP in memory.
-enum ImageEncoder {
+public enum ImageEncoder {
     /// `tsio_jpeg_encode`: quality 1…100, 4:2:0 chroma unless `subsample` is false. Alpha is flattened onto black.
     /// `profile`, when given, is embedded (APP2).
     public static func jpeg(_ buffer: PixelBuffer, quality: Int = 85, subsample: Bool = true, profile: [UInt8]? = nil) throws -> [UInt8] {
@@ -67,6 +67,39 @@ enum ImageEncoder {
         guard call(&out, &size, &st) == 0, let out else {
             throw ImageSourceError.encodeFailed(format: format, message: st.messageText)
         }
+        defer { tsio_free(out) }
+        return Array(UnsafeBufferPointer(start: out, count: size))
+    }
+}
+
+extension ImageEncoder {
+    /// `tsio_jpeg_join`: JPEG tiles (row order, `columns` a row, each `tileSize` square but the last column and
+    /// row) joined by their DCT coefficients into one `width × height` JPEG, with `profile` embedded; nil when
+    /// the tiles were not coded alike or are damaged, and the image must be made another way.
+    public static func joinedJPEG(_ tiles: [[UInt8]], columns: Int, rows: Int, tileSize: Int, width: Int, height: Int,
+                           profile: [UInt8]?) -> [UInt8]? {
+        guard tiles.count == columns * rows, !tiles.isEmpty else { return nil }
+        var out: UnsafeMutablePointer<UInt8>?
+        var size = 0
+        var st = tsio_status()
+        let sizes = tiles.map(\.count)
+        let all = tiles.flatMap { $0 } // one buffer, so every tile's pointer is valid through the call
+        let joined: Int32 = all.withUnsafeBufferPointer { all in
+            var offset = 0
+            let pointers: [UnsafePointer<UInt8>?] = sizes.map { size in
+                defer { offset += size }
+                return all.baseAddress! + offset
+            }
+            return pointers.withUnsafeBufferPointer { pointers in
+                sizes.withUnsafeBufferPointer { sizes in
+                    (profile ?? []).withUnsafeBufferPointer { icc in
+                        tsio_jpeg_join(pointers.baseAddress, sizes.baseAddress, UInt32(columns), UInt32(rows), UInt32(tileSize),
+                                       UInt32(width), UInt32(height), icc.baseAddress, icc.count, &out, &size, &st)
+                    }
+                }
+            }
+        }
+        guard joined == 1, let out else { return nil }
         defer { tsio_free(out) }
         return Array(UnsafeBufferPointer(start: out, count: size))
     }

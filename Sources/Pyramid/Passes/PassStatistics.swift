@@ -13,6 +13,9 @@ public struct PassStatistics: Sendable, Equatable {
     public var directDecodes = 0
     /// Tiles served as the JPEG their tiled TIFF stores them as, neither decoded nor encoded.
     public var storedJPEGs = 0
+    /// Regions answered by joining their tiles' JPEG coefficients (`TileService.joinedRegion`), neither decoded
+    /// nor encoded.
+    public var joinedRegions = 0
     /// Regions of large JPEGs decoded from an extract of their MCUs (`JPEGEntryIndex`) instead of a skip
     /// through every row above them; process-wide.
     public var jpegExtracts = 0

@@ -117,6 +117,11 @@ struct IIIFHandler: Sendable {
         let service = tiles.tiles
         return .work(on: .render) {
             do {
+                if request.isPlain, request.format == .jpeg,
+                   let joined = try service.joinedRegion(request.region, outWidth: request.width, outHeight: request.height,
+                                                         slack: request.sizeIsExplicit ? 0 : 1, of: image, in: snapshot) {
+                    return .image(.bytes(joined), contentType: request.format.mimeType, headers: [Self.profileLink, cacheControl])
+                }
                 let plan = RegionPlan(rect: request.region, outWidth: request.width, outHeight: request.height, geometry: g,
                                       channels: snapshot.source.info.channels)
                 let output = try service.encodedRegion(plan, transform: request.transform, format: request.format,

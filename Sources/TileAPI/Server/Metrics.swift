@@ -158,6 +158,8 @@ final class Metrics: Sendable {
         out += "# TYPE tileserver_direct_decodes_total counter\ntileserver_direct_decodes_total \(passes.directDecodes)\n"
         out += "# HELP tileserver_stored_jpeg_tiles_total Tiles served as the JPEG their tiled TIFF stores them as, neither decoded nor encoded.\n"
         out += "# TYPE tileserver_stored_jpeg_tiles_total counter\ntileserver_stored_jpeg_tiles_total \(passes.storedJPEGs)\n"
+        out += "# HELP tileserver_joined_regions_total Regions of whole tiles answered by joining the tiles' JPEG coefficients, neither decoded nor encoded.\n"
+        out += "# TYPE tileserver_joined_regions_total counter\ntileserver_joined_regions_total \(passes.joinedRegions)\n"
         out += "# HELP tileserver_jpeg_extracts_total Regions of large JPEGs decoded from their entry index instead of a skip through the rows above.\n"
         out += "# TYPE tileserver_jpeg_extracts_total counter\ntileserver_jpeg_extracts_total \(passes.jpegExtracts)\n"
         out += "# HELP tileserver_jpeg_scanned_eighths_total Large JPEGs whose 1/8 pass came from the scan that builds their entry index.\n"
