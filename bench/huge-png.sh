@@ -50,6 +50,9 @@ for where in "top 0 0" "middle 200 60" "bottom 390 117"; do
   echo "full-resolution tile at the $1: ${took} s (at $(at))  $(rss)"
 done
 full_passes() { curl -sf "$URL/metrics" | awk '/^tileserver_passes_completed_total\{pass="full"\}/ {print $2}'; }
-until [ "$(full_passes)" -ge 1 ]; do sleep 1; done
+until [ "$(full_passes)" -ge 1 ]; do
+  kill -0 "$PID" 2>/dev/null || { echo "the server stopped:" >&2; cat "$WORK/log" >&2; exit 1; }
+  sleep 1
+done
 echo "every tile stored: $(at)  $(rss)  store $(du -sh "$STORE" | cut -f1)"
 echo "a full-resolution tile after the pass: $(curl -sf -o /dev/null -w "%{time_total}" "$URL/images/$ID/tiles/$MAX/300/100.jpg") s"

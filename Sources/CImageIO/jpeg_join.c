@@ -65,7 +65,7 @@ int tsio_jpeg_join(const uint8_t *const *tiles, const size_t *sizes, uint32_t co
     tsio_status_clear(st);
     *out = NULL;
     *out_size = 0;
-    if (columns == 0 || rows == 0 || columns > 64 || rows > 64 || tile_size == 0 || tile_size % 16 != 0 ||
+    if (columns == 0 || rows == 0 || columns > 64 || rows > 64 || tile_size == 0 ||
         width <= (columns - 1) * tile_size || width > columns * tile_size ||
         height <= (rows - 1) * tile_size || height > rows * tile_size) {
         return 0;
@@ -77,6 +77,7 @@ int tsio_jpeg_join(const uint8_t *const *tiles, const size_t *sizes, uint32_t co
     err.mgr.error_exit = on_join_error;
     err.mgr.emit_message = on_join_message;
     struct jpeg_decompress_struct src;
+    struct jpeg_decompress_struct *const s = &src;
     struct coding coding, other;
     struct jpeg_compress_struct dst;
     memset(&src, 0, sizeof src);
@@ -102,7 +103,6 @@ int tsio_jpeg_join(const uint8_t *const *tiles, const size_t *sizes, uint32_t co
             uint32_t index = row * columns + column;
             uint32_t want_w = column + 1 < columns ? tile_size : width - column * tile_size;
             uint32_t want_h = row + 1 < rows ? tile_size : height - row * tile_size;
-            struct jpeg_decompress_struct *s = &src;
             jpeg_mem_src(s, tiles[index], (unsigned long)sizes[index]);
             jpeg_read_header(s, TRUE);
             if (s->image_width != want_w || s->image_height != want_h) { result = 0; goto done; }

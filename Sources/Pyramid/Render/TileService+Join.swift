@@ -7,8 +7,9 @@ extension TileService {
 
     /// `region` at `outWidth × outHeight` (give or take `slack`, as for a single tile) as one JPEG joined from
     /// its tiles, which are looked up, or made, as tile requests make them; nil when the region is not a block
-    /// of two or more whole tiles of one level, the image has alpha, or the tiles were not coded alike (a file's
-    /// own JPEG tiles beside re-encoded edge tiles), and the region is made the ordinary way.
+    /// of two or more whole tiles of one level, the image has alpha, the join would take more memory than a
+    /// whole output may, or the tiles were not coded alike (a file's own JPEG tiles beside re-encoded edge
+    /// tiles), and the region is made the ordinary way.
     public func joinedRegion(_ region: PixelRect, outWidth: Int, outHeight: Int, slack: Int, of image: PyramidImage,
                              in snapshot: PyramidImage.Snapshot) throws -> [UInt8]? {
         guard !snapshot.source.info.hasAlpha,
@@ -17,7 +18,11 @@ extension TileService {
         let tiles = block.tiles
         guard tiles.count > 1, tiles.count <= Self.joinLimit else { return nil }
         let size = snapshot.geometry.tileSize
-        let lease = try renderBudget.acquire(block.width * block.height * 6 + tiles.count * size * size)
+        // The coefficients (at most 6 bytes a pixel, 4:4:4) and the tiles: past what a whole output may take, the
+        // region is made in bands the ordinary way rather than refused.
+        let bytes = block.width * block.height * 6 + tiles.count * size * size
+        guard bytes <= wholeOutputLimit else { return nil }
+        let lease = try renderBudget.acquire(bytes)
         defer { lease.release() }
         var encoded: [[UInt8]] = []
         encoded.reserveCapacity(tiles.count)

@@ -5,8 +5,8 @@ import XCTest
 /// A region that is a block of whole tiles of one level (the Universal Viewer's 512 px tiles over 256 px ones) is
 /// answered by joining the tiles' JPEGs by their coefficients: the same pixels as the tiles, no second loss.
 final class JoinedRegionTests: XCTestCase {
-    private func service(_ fixture: String = "rgb.png") throws -> (TileService, PyramidImage) {
-        let options = TileOptions(tileSize: 128, rasterDirectory: NSTemporaryDirectory())
+    private func service(_ fixture: String = "rgb.png", renderBytes: Int = 512 << 20) throws -> (TileService, PyramidImage) {
+        let options = TileOptions(tileSize: 128, rasterDirectory: NSTemporaryDirectory(), renderBytes: renderBytes)
         let image = try PyramidImage(id: "p", path: Fixtures.path(fixture), options: options)
         return (TileService(images: [image], options: options), image)
     }
@@ -66,6 +66,17 @@ final class JoinedRegionTests: XCTestCase {
         XCTAssertNil(try alpha.joinedRegion(PixelRect(x: 0, y: 0, width: 256, height: 128), outWidth: 256, outHeight: 128, slack: 0,
                                             of: translucent, in: try translucent.current()), "alpha: tiles are not JPEG")
         XCTAssertEqual(service.statistics().passes.joinedRegions, 0)
+
+        // A join that would take more than a whole output may (a quarter of the render budget) is left to the
+        // banded path, which still makes the region.
+        let (small, photo) = try self.service(renderBytes: 2 << 20)
+        let snapshot2 = try photo.current(), block = PixelRect(x: 0, y: 0, width: 384, height: 256)
+        XCTAssertNil(try small.joinedRegion(block, outWidth: 384, outHeight: 256, slack: 0, of: photo, in: snapshot2))
+        let plan = RegionPlan(rect: block, outWidth: 384, outHeight: 256, geometry: snapshot2.geometry, channels: 3)
+        let output = try small.encodedRegion(plan, transform: PixelTransform(), format: .jpeg, of: photo, in: snapshot2)
+        guard case .file = output else { return XCTFail("a region past a quarter of the budget is made in bands") }
+        let pixels = try ImageDecoder.decode(try output.readAll())
+        XCTAssertEqual([pixels.width, pixels.height], [384, 256])
     }
 
     /// Tiles are joined only when coded alike; anything else is nil, never a wrong or broken image.
