@@ -5,15 +5,16 @@ extension TileService {
     /// Most tiles one joined region takes (an 8 × 8 block), so its coefficients stay a few megabytes.
     static let joinLimit = 64
 
-    /// `region` at `outWidth × outHeight` (give or take `slack`, as for a single tile) as one JPEG joined from
-    /// its tiles, which are looked up, or made, as tile requests make them; nil when the region is not a block
-    /// of two or more whole tiles of one level, the image has alpha, the join would take more memory than a
-    /// whole output may, or the tiles were not coded alike (a file's own JPEG tiles beside re-encoded edge
-    /// tiles), and the region is made the ordinary way.
-    public func joinedRegion(_ region: PixelRect, outWidth: Int, outHeight: Int, slack: Int, of image: PyramidImage,
+    /// `region` at exactly `outWidth × outHeight` as one JPEG joined from its tiles, which are looked up, or
+    /// made, as tile requests make them. Nil when the region is not a block of two or more whole tiles of one
+    /// level at exactly that size (a size the server derives, IIIF's `w,` or `!w,h`, can round a pixel away from
+    /// the level's halving), the image has alpha, the join would take more memory than a whole output may, or
+    /// the tiles were not coded alike (a file's own JPEG tiles beside re-encoded edge tiles): the region is then
+    /// made the ordinary way.
+    public func joinedRegion(_ region: PixelRect, outWidth: Int, outHeight: Int, of image: PyramidImage,
                              in snapshot: PyramidImage.Snapshot) throws -> [UInt8]? {
         guard !snapshot.source.info.hasAlpha,
-              let block = snapshot.geometry.tileBlock(exactly: region, outWidth: outWidth, outHeight: outHeight, slack: slack)
+              let block = snapshot.geometry.tileBlock(exactly: region, outWidth: outWidth, outHeight: outHeight)
         else { return nil }
         let tiles = block.tiles
         guard tiles.count > 1, tiles.count <= Self.joinLimit else { return nil }

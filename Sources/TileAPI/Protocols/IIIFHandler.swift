@@ -119,7 +119,7 @@ struct IIIFHandler: Sendable {
             do {
                 if request.isPlain, request.format == .jpeg,
                    let joined = try service.joinedRegion(request.region, outWidth: request.width, outHeight: request.height,
-                                                         slack: request.sizeIsExplicit ? 0 : 1, of: image, in: snapshot) {
+                                                         of: image, in: snapshot) {
                     return .image(.bytes(joined), contentType: request.format.mimeType, headers: [Self.profileLink, cacheControl])
                 }
                 let plan = RegionPlan(rect: request.region, outWidth: request.width, outHeight: request.height, geometry: g,

@@ -34,7 +34,7 @@ final class JoinedRegionTests: XCTestCase {
             (PixelRect(x: 0, y: 0, width: 701, height: 453), 176, 114, "the whole image at a quarter: 2 × 1, both edges"),
         ]
         for (index, (region, w, h, why)) in cases.enumerated() {
-            let joined = try XCTUnwrap(try service.joinedRegion(region, outWidth: w, outHeight: h, slack: 0, of: image, in: snapshot), why)
+            let joined = try XCTUnwrap(try service.joinedRegion(region, outWidth: w, outHeight: h, of: image, in: snapshot), why)
             let block = try XCTUnwrap(g.tileBlock(exactly: region, outWidth: w, outHeight: h), why)
             let pixels = try ImageDecoder.decode(joined)
             XCTAssertEqual([pixels.width, pixels.height], [w, h], why)
@@ -58,12 +58,13 @@ final class JoinedRegionTests: XCTestCase {
             (PixelRect(x: 128, y: 128, width: 128, height: 128), 128, 128, "one tile (the tile path answers it)"),
             (PixelRect(x: 128, y: 128, width: 256, height: 256), 200, 200, "resampled"),
             (PixelRect(x: 128, y: 128, width: 256, height: 250), 256, 250, "part of a tile"),
+            (PixelRect(x: 0, y: 0, width: 701, height: 453), 176, 113, "a pixel off the level's 176 × 114 (a derived IIIF size)"),
         ]
         for (region, w, h, why) in cases {
-            XCTAssertNil(try service.joinedRegion(region, outWidth: w, outHeight: h, slack: 0, of: image, in: snapshot), why)
+            XCTAssertNil(try service.joinedRegion(region, outWidth: w, outHeight: h, of: image, in: snapshot), why)
         }
         let (alpha, translucent) = try self.service("rgba.png")
-        XCTAssertNil(try alpha.joinedRegion(PixelRect(x: 0, y: 0, width: 256, height: 128), outWidth: 256, outHeight: 128, slack: 0,
+        XCTAssertNil(try alpha.joinedRegion(PixelRect(x: 0, y: 0, width: 256, height: 128), outWidth: 256, outHeight: 128,
                                             of: translucent, in: try translucent.current()), "alpha: tiles are not JPEG")
         XCTAssertEqual(service.statistics().passes.joinedRegions, 0)
 
@@ -71,7 +72,7 @@ final class JoinedRegionTests: XCTestCase {
         // banded path, which still makes the region.
         let (small, photo) = try self.service(renderBytes: 2 << 20)
         let snapshot2 = try photo.current(), block = PixelRect(x: 0, y: 0, width: 384, height: 256)
-        XCTAssertNil(try small.joinedRegion(block, outWidth: 384, outHeight: 256, slack: 0, of: photo, in: snapshot2))
+        XCTAssertNil(try small.joinedRegion(block, outWidth: 384, outHeight: 256, of: photo, in: snapshot2))
         let plan = RegionPlan(rect: block, outWidth: 384, outHeight: 256, geometry: snapshot2.geometry, channels: 3)
         let output = try small.encodedRegion(plan, transform: PixelTransform(), format: .jpeg, of: photo, in: snapshot2)
         guard case .file = output else { return XCTFail("a region past a quarter of the budget is made in bands") }
