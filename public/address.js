@@ -1,9 +1,14 @@
-// The address bar: what `#folder=…` or `#image=…[&zoom=…&cx=…&cy=…]` asks for, and the address of a view.
-// At fit the address is `#image=ID` alone, so a reload or a shared link opens at fit, not at a rounded zoom.
+// The address bar: what `?folder=…` or `?image=…[&zoom=…&cx=…&cy=…]` asks for, and the address of a view.
+// The query is what the server reads: for `?image=ID` at fit it writes the thumbnail into the page, so the first
+// frame has the picture. The older `#folder=…` and `#image=…` links still work; when the fragment names
+// something it wins (it is what a link within the page or an old bookmark says), and the viewer then writes the
+// address back in the query form. At fit the address is `?image=ID` alone, so a reload or a shared link opens at
+// fit, not at a rounded zoom.
 
 /** What the address says: a folder, or an image with an optional view. */
-export function parseHash(hash = location.hash) {
-  const q = new URLSearchParams(hash.slice(1));
+export function parseAddress(where = location) {
+  const fragment = new URLSearchParams(where.hash.slice(1));
+  const q = fragment.has('image') || fragment.has('folder') ? fragment : new URLSearchParams(where.search);
   const zoom = Number(q.get('zoom')), cx = Number(q.get('cx')), cy = Number(q.get('cy'));
   return {
     folder: q.get('folder'),
@@ -13,10 +18,13 @@ export function parseHash(hash = location.hash) {
 }
 
 /** The address of image `id` at fit, or zoomed in on `view` ({ zoom, cx, cy }). */
-export function imageHash(id, view = null) {
-  const hash = `#image=${encodeURIComponent(id)}`;
-  return view ? `${hash}&zoom=${+view.zoom.toPrecision(8)}&cx=${+view.cx.toFixed(2)}&cy=${+view.cy.toFixed(2)}` : hash;
+export function imageAddress(id, view = null) {
+  const address = `?image=${encodeURIComponent(id)}`;
+  return view ? `${address}&zoom=${+view.zoom.toPrecision(8)}&cx=${+view.cx.toFixed(2)}&cy=${+view.cy.toFixed(2)}` : address;
 }
 
 /** The address of the folder view of `path`. */
-export const folderHash = (path) => `#folder=${encodeURIComponent(path)}`;
+export const folderAddress = (path) => `?folder=${encodeURIComponent(path)}`;
+
+/** Whether the address bar shows `address` already (and nothing after it). */
+export const showing = (address) => location.search + location.hash === address;

@@ -77,7 +77,7 @@ export class FolderView {
       el.textContent = link.name;
       if (last) el.setAttribute('aria-current', 'page');
       else {
-        el.href = `#folder=${encodeURIComponent(link.path)}`;
+        el.href = `?folder=${encodeURIComponent(link.path)}`;
         el.addEventListener('click', (e) => { e.preventDefault(); this.enter(link.path); });
       }
       return el;

@@ -12,7 +12,7 @@ import { InfoPanel } from './info-panel.js';
 import { installGestures } from './gestures.js';
 import { installKeys } from './keys.js';
 import { Minimap } from './minimap.js';
-import { folderHash, imageHash, parseHash } from './address.js';
+import { folderAddress, imageAddress, parseAddress, showing } from './address.js';
 import { GalleryNav } from './gallery-nav.js';
 import { Notice } from './notice.js';
 import { installScreenWatch } from './screen-watch.js';
@@ -93,18 +93,18 @@ function onPageChange(page) {
   root.setAttribute('aria-busy', page.pending > 0 ? 'true' : 'false');
   info.showing(page);
   minimap.update(page, viewer.mode === 'zoom');
-  scheduleHash();
+  scheduleAddress();
 }
 
-let hashTimer = 0;
+let addressTimer = 0;
 /** The address bar follows the view, shortly after it settles. */
-function scheduleHash() {
-  clearTimeout(hashTimer);
-  hashTimer = setTimeout(() => {
+function scheduleAddress() {
+  clearTimeout(addressTimer);
+  addressTimer = setTimeout(() => {
     const p = viewer.current();
     if (viewer.mode !== 'zoom' || !p?.ready) return;
-    const hash = imageHash(p.image.id, p.isFit || p.error ? null : p);
-    if (location.hash !== hash) history.replaceState(null, '', hash);
+    const address = imageAddress(p.image.id, p.isFit || p.error ? null : p);
+    if (!showing(address)) history.replaceState(null, '', address);
   }, 150);
 }
 
@@ -172,7 +172,7 @@ async function goTo(i, view = null, animate = true) {
 /** The zoom view of image `i` of the folder on screen; from the folder view it is a new history entry, so the
  *  browser's Back returns to the grid (not when the history itself brought us here: `push` false). */
 async function openImage(i, view = null, push = true) {
-  if (push && viewer.mode === 'folder' && viewer.images[i]) history.pushState(null, '', imageHash(viewer.images[i].id));
+  if (push && viewer.mode === 'folder' && viewer.images[i]) history.pushState(null, '', imageAddress(viewer.images[i].id));
   viewer.mode = 'zoom';
   document.body.classList.remove('browsing');
   const done = goTo(i, view, false);
@@ -197,8 +197,10 @@ async function showFolder(path, focusID = null, missing = null) {
   document.body.classList.add('browsing');
   minimap.hide();
   for (const [id, page] of pages) dropPage(id, page);
-  const hash = folderHash(path);
-  if (location.hash !== hash) history[wasFolder || !location.hash || missing ? 'replaceState' : 'pushState'](null, '', hash);
+  // A new history entry only when coming from elsewhere: not for the address the bar already says (a link, a
+  // reload, Back), nor the first view of a bare `/`, nor the folder shown instead of one that is not there.
+  const address = folderAddress(path), said = parseAddress().folder === path;
+  if (!showing(address)) history[wasFolder || said || !(location.search || location.hash) || missing ? 'replaceState' : 'pushState'](null, '', address);
   adopt(listing);
   document.title = listing.name || 'All images';
   folderView.show(listing, wasFolder ? null : focusID);
@@ -207,21 +209,21 @@ async function showFolder(path, focusID = null, missing = null) {
 }
 
 /** Shows what the address names: a folder, or an image (in its folder) with its view. */
-async function follow(hash, initial = false) {
-  if (hash.folder !== null) return showFolder(hash.folder);
-  if (hash.image !== null) {
-    const folder = api.folderOf(hash.image);
+async function follow(address, initial = false) {
+  if (address.folder !== null) return showFolder(address.folder);
+  if (address.image !== null) {
+    const folder = api.folderOf(address.image);
     if (folder !== viewer.folderPath || !viewer.images.length) {
       try { adopt(await api.folder(folder)); } catch (error) { if (!(error instanceof api.APIError)) return; }
     }
-    const i = viewer.images.findIndex((im) => im.id === hash.image);
+    const i = viewer.images.findIndex((im) => im.id === address.image);
     if (i < 0) {
       await showFolder(viewer.folderPath === folder ? folder : '');
-      notice.say(`There is no image “${hash.image}”: it was moved, renamed or removed. Here is its folder.`, 'missing');
+      notice.say(`There is no image “${address.image}”: it was moved, renamed or removed. Here is its folder.`, 'missing');
       return;
     }
     const page = pageAt(i);
-    const view = hash.view;
+    const view = address.view;
     if (viewer.mode === 'zoom' && i === viewer.index && page?.ready && (!view || (Math.abs(page.zoom - view.zoom) < 1e-9
         && Math.abs(page.cx - view.cx) < 0.01 && Math.abs(page.cy - view.cy) < 0.01))) return;
     return openImage(i, view, false);
@@ -234,7 +236,8 @@ async function follow(hash, initial = false) {
   return showFolder('');
 }
 
-window.addEventListener('hashchange', () => follow(parseHash()));
+// Back, Forward, and a `#…` link followed within the page (which is a history step too).
+window.addEventListener('popstate', () => follow(parseAddress()));
 
 // A lost server: say so, keep the view; when it answers again, put back exactly what the address bar says.
 connection.onChange((online) => {
@@ -296,5 +299,5 @@ window.tileViewer = {
   showFolder,
 };
 
-await follow(parseHash(), true);
+await follow(parseAddress(), true);
 if (viewer.mode === 'zoom') root.focus();

@@ -79,7 +79,7 @@ def test_grid_breadcrumbs_open_and_page_within_the_folder(browser, served):
     assert p.crumbs() == ["All images"]
     p.screenshot("folder-top.png")
     p.page.click('#grid .cell[data-id="folder:2024"]')
-    p.wait("location.hash === '#folder=2024'")
+    p.wait("location.search + location.hash === '?folder=2024'")
     p.wait("document.querySelectorAll('#grid .cell').length === 2")
     assert p.cells() == ["folder:2024/iceland", "folder:2024/rome"]
     assert p.crumbs() == ["All images", "2024"]
@@ -99,20 +99,20 @@ def test_grid_breadcrumbs_open_and_page_within_the_folder(browser, served):
     p.page.click("#next")
     p.wait(in_zoom("2024/iceland/ice"))
     assert p.page.is_disabled("#next"), "paging stays within the folder"
-    p.wait("location.hash === '#image=2024%2Ficeland%2Fice'")     # the address follows the view: at fit, no zoom
+    p.wait("location.search + location.hash === '?image=2024%2Ficeland%2Fice'")     # the address follows the view: at fit, no zoom
     p.page.go_back()
-    p.wait("window.tileViewer.state.mode === 'folder' && location.hash === '#folder=2024%2Ficeland'")
+    p.wait("window.tileViewer.state.mode === 'folder' && location.search + location.hash === '?folder=2024%2Ficeland'")
     p.page.go_forward()
     p.wait(in_zoom("2024/iceland/ice"))
     p.page.click("#to-folder")
     p.wait("window.tileViewer.state.mode === 'folder' && document.activeElement.dataset.id === '2024/iceland/ice'")
     p.page.click("#crumbs a >> text=2024")
-    p.wait("location.hash === '#folder=2024'")
+    p.wait("location.search + location.hash === '?folder=2024'")
     p.close()
 
 
 def test_keyboard_moves_opens_pages_and_goes_back(browser, served):
-    p = Page(browser, served, "/#folder=scans")
+    p = Page(browser, served, "/?folder=scans")
     p.wait("document.querySelectorAll('#grid .cell').length === 30")
     p.page.keyboard.press("ArrowRight")        # the first cell
     p.page.keyboard.press("ArrowRight")
@@ -130,13 +130,13 @@ def test_keyboard_moves_opens_pages_and_goes_back(browser, served):
     p.page.keyboard.press("Escape")
     p.wait(f"window.tileViewer.state.mode === 'folder' && document.activeElement.dataset.id === 'scans/page-{2 + columns:02d}'")
     p.page.keyboard.press("Backspace")
-    p.wait("location.hash === '#folder='")
+    p.wait("location.search + location.hash === '?folder='")
     p.wait("document.activeElement && document.activeElement.dataset.id === 'folder:scans'")
     p.close()
 
 
 def test_touch_taps_open_folders_and_images(browser, served):
-    p = Page(browser, served, "/#folder=2024", has_touch=True, is_mobile=True)
+    p = Page(browser, served, "/?folder=2024", has_touch=True, is_mobile=True)
     p.page.set_viewport_size({"width": 390, "height": 844})
     p.wait("document.querySelectorAll('#grid .cell').length === 2")
     p.page.tap('#grid .cell[data-id="folder:2024/rome"]')
@@ -150,7 +150,7 @@ def test_touch_taps_open_folders_and_images(browser, served):
 
 
 def test_new_files_appear_without_a_reload(browser, served, tree):
-    p = Page(browser, served, "/#folder=2024%2Frome")
+    p = Page(browser, served, "/?folder=2024%2Frome")
     p.wait("document.querySelectorAll('#grid .cell').length === 1")
     shutil.copy(FIXTURES / "baseline.jpg", tree / "2024/rome/arch.jpg")
     try:
@@ -174,11 +174,11 @@ def test_new_files_appear_without_a_reload(browser, served, tree):
 
 
 def test_deep_links_open_folders_and_images(browser, served):
-    p = Page(browser, served, "/#folder=2024%2Frome")
+    p = Page(browser, served, "/?folder=2024%2Frome")
     p.wait("document.querySelectorAll('#grid .cell').length === 1")
     assert p.crumbs() == ["All images", "2024", "rome"]
     p.close()
-    p = Page(browser, served, "/#image=2024%2Ficeland%2Fglacier&zoom=0.5&cx=1500&cy=1000")
+    p = Page(browser, served, "/?image=2024%2Ficeland%2Fglacier&zoom=0.5&cx=1500&cy=1000")
     p.wait(in_zoom("2024/iceland/glacier"))
     state = p.state()
     assert state["zoom"] == pytest.approx(0.5) and state["cx"] == pytest.approx(1500) and state["cy"] == pytest.approx(1000) and state["folder"] == "2024/iceland"
@@ -216,7 +216,7 @@ def test_a_folder_of_10000_images_opens_at_once(browser, tmp_path):
     server = Server([str(tmp_path), "--access-log", "off", "--raster-dir", str(tmp_path)])
     try:
         started = time.monotonic()
-        p = Page(browser, server, "/#folder=many")
+        p = Page(browser, server, "/?folder=many")
         p.wait("document.querySelectorAll('#grid .cell').length >= 1000")
         first = time.monotonic() - started
         p.wait("[...document.querySelectorAll('#grid img')].slice(0, 12).every(i => i.complete && i.naturalWidth > 0)")

@@ -136,10 +136,10 @@ def drag_to_next(tab):
 def test_fit_is_a_state_so_drags_minimap_and_reloads_follow_it(browser, served, device):
     # The fit zoom of a-first written with six decimals lands a hair above the true fit (on 1366 × 768 that
     # made the minimap appear and drags stop changing image).
-    tab = Tab(browser, served, "/#image=a-first", device)
+    tab = Tab(browser, served, "/?image=a-first", device)
     state = tab.state()
     assert state["fit"] and tab.page.locator("#minimap").is_hidden()
-    tab.wait("location.hash === '#image=a-first'")                 # no zoom in the address at fit
+    tab.wait("location.search + location.hash === '?image=a-first'")  # no zoom in the address at fit
     tab.page.reload()
     tab.settle()
     assert tab.state()["fit"] and tab.page.locator("#minimap").is_hidden(), "a reload at fit stays at fit"
@@ -149,7 +149,7 @@ def test_fit_is_a_state_so_drags_minimap_and_reloads_follow_it(browser, served, 
     rounded = f"{state['fitZoom']:.6f}"
     assert float(rounded) != state["fitZoom"]
     tab.close()
-    tab = Tab(browser, served, f"/#image=a-first&zoom={rounded}&cx={state['cx']}&cy={state['cy']}", device)
+    tab = Tab(browser, served, f"/?image=a-first&zoom={rounded}&cx={state['cx']}&cy={state['cy']}", device)
     assert tab.state()["fit"] and tab.page.locator("#minimap").is_hidden(), "a shared link at fit opens at fit"
     drag_to_next(tab)
     tab.shot("1-fit")
@@ -157,7 +157,7 @@ def test_fit_is_a_state_so_drags_minimap_and_reloads_follow_it(browser, served, 
 
 
 def test_ten_swipes_in_a_row_on_the_phone_each_change_image(browser, served):
-    phone = Tab(browser, served, "/#image=swipe%2Fpage-00", PHONE)
+    phone = Tab(browser, served, "/?image=swipe%2Fpage-00", PHONE)
     for i in range(1, 11):
         phone.swipe(330, 40, 420)
         phone.wait(f"window.tileViewer.state.index === {i} && window.tileViewer.state.ready")
@@ -168,14 +168,15 @@ def test_ten_swipes_in_a_row_on_the_phone_each_change_image(browser, served):
 
 
 def test_phone_tiles_are_chosen_for_device_pixels_and_are_as_sharp_as_a_device_render(browser, served):
-    tab = Tab(browser, served, "/#image=a-first", PHONE)
+    tab = Tab(browser, served, "/?image=a-first", PHONE)
     state = tab.state()
     v3 = tab.page.evaluate("fetch('/api/images/a-first/viewport?width=390&height=844&dpr=3').then(r => r.json())")
     v1 = tab.page.evaluate("fetch('/api/images/a-first/viewport?width=390&height=844&dpr=1').then(r => r.json())")
     assert state["level"] == v3["level"] == v1["level"] + 2, (state["level"], v3["level"], v1["level"])
     levels = {int(m.group(1)) for u in tab.requests for m in [re.match(r"/images/a-first/tiles/(\d+)/", u)] if m}
     assert levels == {v3["level"]}, levels
-    assert tab.requests.count("/images/a-first/thumbnail") == 1, "the thumbnail under the tiles is the page's first picture, fetched once"
+    # The thumbnail under the tiles is the page's first picture: written into the page, or fetched once.
+    assert tab.requests.count("/images/a-first/thumbnail") <= 1, tab.requests
     shot = tab.shot("2-device-pixels")
     inset = v3["inset"]
     box = tuple(int(round(c * 3)) for c in (2, inset["top"] + 2, 388, 844 - inset["bottom"] - 2))
@@ -190,7 +191,7 @@ def test_phone_tiles_are_chosen_for_device_pixels_and_are_as_sharp_as_a_device_r
     tab.close()
 
     # A desktop page whose pixel ratio changes (page zoom, a move to a retina screen) asks again for finer tiles.
-    tab = Tab(browser, served, "/#image=a-first", DESKTOP)
+    tab = Tab(browser, served, "/?image=a-first", DESKTOP)
     before = tab.state()["level"]
     cdp = tab.context.new_cdp_session(tab.page)
     cdp.send("Emulation.setDeviceMetricsOverride", {"width": 1440, "height": 900, "deviceScaleFactor": 2, "mobile": False})
@@ -203,7 +204,7 @@ def test_phone_tiles_are_chosen_for_device_pixels_and_are_as_sharp_as_a_device_r
 @EVERY_DEVICE
 def test_the_first_frame_already_shows_the_thumbnail(browser, served, device):
     # Opening a photo from the grid: its thumbnail is on screen in the first frames, stretched, before any tile.
-    tab = Tab(browser, served, f"/#folder={FOLDER_ID}", device)
+    tab = Tab(browser, served, f"/?folder={FOLDER_ID}", device)
     tab.wait("[...document.querySelectorAll('#grid img')].filter(i => i.complete && i.naturalWidth > 0).length === 2")
     tab.page.click(f'#grid .cell[data-id="{PHOTO_ID}"]')
     tab.page.wait_for_timeout(100)
@@ -219,29 +220,49 @@ def test_the_first_frame_already_shows_the_thumbnail(browser, served, device):
     assert paged.std(axis=(0, 1)).max() > 10, "the next image is blank 100 ms after paging"
     tab.close()
 
-    # A cold page load (a browser that has never seen the page): the thumbnail is asked for by the page's
-    # first script, by id, before the listing has answered, and is painted fitted and centred; the viewer's
-    # modules are asked for only once it is in. When it is painted (Element Timing) is printed, not asserted: it
-    # depends on the machine more than on the page.
-    # The server has made the thumbnail already, as it has for anyone who opens a link to a photo shown before.
+    # A cold page load (a browser that has never seen the page), at the address the viewer writes (`?image=`):
+    # the server has the thumbnail (made already, as for anyone opening a link to a photo shown before) and
+    # writes it into the page, so the page's first frame has the picture, fitted and centred, with no request
+    # for it; a screenshot 100 ms after navigation started shows it.
     with urllib.request.urlopen(f"http://127.0.0.1:{served.port}/images/a-first/thumbnail") as answer:
         assert answer.status == 200
-    tab = Tab(browser, served, "/#image=a-first", device, wait=False, until="commit")
+    tab = Tab(browser, served, "/?image=a-first", device, wait=False, until="commit")
+    at = tab.page.evaluate("new Promise((done) => setTimeout(() => done(performance.now()), Math.max(0, 100 - performance.now())))")
+    early = tab.picture(tab.shot("3-load-100ms"), "a-first")
+    assert early.std(axis=(0, 1)).max() > 10, f"the picture area is blank {at:.0f} ms after navigation started"
     painted = tab.page.evaluate("""new Promise((done) => { setTimeout(() => done(null), 10000);
         new PerformanceObserver((l) => done(l.getEntries()[0].renderTime)).observe({ type: 'element', buffered: true }); })""")
-    assert painted is not None, "the first picture was never painted"
-    early = tab.picture(tab.shot("3-load-first-picture"), "a-first")
-    assert early.std(axis=(0, 1)).max() > 10, "the first picture is not on screen"
+    first_frame = tab.page.evaluate("performance.getEntriesByType('paint')[0].startTime")
+    assert painted is not None and abs(painted - first_frame) <= 1, f"picture painted at {painted} ms, first frame at {first_frame:.0f} ms"
     tab.settle()
     settled = tab.picture(tab.shot("3-load-settled"), "a-first")
     assert np.abs(early.mean(axis=(0, 1)) - settled.mean(axis=(0, 1))).max() < 12, "the first picture is the photo, fitted"
     tab.wait("document.getElementById('first-picture') === null", timeout=5_000)
     images = [u for u in tab.requests if u.startswith("/images/")]
-    # Named by id from the address, so not taken from the listing (which names tiles with `?v=`): the old page
-    # waited for the listing to name it.
-    assert images[0] == "/images/a-first/thumbnail", images[:3]
+    assert "/images/a-first/thumbnail" not in images and images, "the picture came with the page"
+    print(f"cold load of ?image=: screenshot at {at:.0f} ms, the picture painted in the first frame at {painted:.0f} ms")
+    tab.close()
+
+    # An older `#image=` link (the server never sees a fragment, and writes in the top folder's first image,
+    # which this is not): the page's first script asks for the thumbnail by id, before the listing has answered,
+    # and paints it fitted and centred; the viewer's modules are asked for only once it is in, and the address
+    # is then written in the `?image=` form.
+    escaped = PHOTO_ID.replace("/", "%2F")
+    urllib.request.urlopen(f"http://127.0.0.1:{served.port}/images/{escaped}/thumbnail").read()
+    tab = Tab(browser, served, f"/#image={escaped}", device, wait=False, until="commit")
+    painted = tab.page.evaluate("""new Promise((done) => { setTimeout(() => done(null), 10000);
+        new PerformanceObserver((l) => done(l.getEntries()[0].renderTime)).observe({ type: 'element', buffered: true }); })""")
+    assert painted is not None, "the first picture was never painted"
+    early = tab.picture(tab.shot("3-load-first-picture"), PHOTO_ID)
+    assert early.std(axis=(0, 1)).max() > 10, "the first picture is not on screen"
+    tab.settle()
+    tab.wait("document.getElementById('first-picture') === null", timeout=5_000)
+    tab.wait(f"location.search + location.hash === '?image={escaped}'")
+    images = [u for u in tab.requests if u.startswith("/images/")]
+    # Named by id from the address, so not taken from the listing (which names tiles with `?v=`).
+    assert images[0] == f"/images/{escaped}/thumbnail", images[:3]
     timing = tab.page.evaluate("""(() => { const r = performance.getEntriesByType('resource');
-        const at = (s) => r.find(e => e.name.includes(s)), thumbnail = at('/images/a-first/thumbnail'), listing = at('/api/images?');
+        const at = (s) => r.find(e => e.name.includes(s)), thumbnail = at('/thumbnail'), listing = at('/api/images?');
         const modules = r.filter(e => e.name.endsWith('.js'));
         return { asked: thumbnail.startTime, in: thumbnail.responseEnd, listing: listing.responseEnd,
                  firstFrame: performance.getEntriesByType('paint')[0].startTime,
@@ -250,7 +271,7 @@ def test_the_first_frame_already_shows_the_thumbnail(browser, served, device):
     loaded = {u for u in tab.requests if u.endswith(".js")}
     preloaded = set(tab.page.eval_on_selector_all("link[rel=modulepreload]", "ls => ls.map(l => new URL(l.href).pathname)"))
     assert preloaded == loaded, f"asked for at once: {sorted(preloaded)}; loaded: {sorted(loaded)}"
-    print(f"cold load: thumbnail asked for at {timing['asked']:.0f} ms, in at {timing['in']:.0f} ms, painted at {painted:.0f} ms "
+    print(f"cold load of #image=: thumbnail asked for at {timing['asked']:.0f} ms, in at {timing['in']:.0f} ms, painted at {painted:.0f} ms "
           f"after navigation, first frame at {timing['firstFrame']:.0f} ms (listing in at {timing['listing']:.0f} ms, "
           f"modules at {timing['modules']:.0f} ms)")
     tab.close()
@@ -258,7 +279,7 @@ def test_the_first_frame_already_shows_the_thumbnail(browser, served, device):
 
 @EVERY_DEVICE
 def test_names_with_accents_spaces_and_punctuation_reach_the_screen(browser, served, device):
-    tab = Tab(browser, served, "/#folder=", device)
+    tab = Tab(browser, served, "/?folder=", device)
     tab.wait(f"[...document.querySelectorAll('#grid .cell .name')].some(n => n.textContent === {json.dumps(FOLDER)})")
     tab.page.click(f'#grid .cell[data-id="folder:{FOLDER_ID}"]')
     tab.wait(f"document.querySelector('#crumbs > :last-child').textContent === {json.dumps(FOLDER)}")
@@ -281,7 +302,7 @@ def test_names_with_accents_spaces_and_punctuation_reach_the_screen(browser, ser
                          ids=["desktop", "laptop", "phone", "phone-320"])
 def test_top_bar_controls_never_overlap(browser, served, device):
     width = device["viewport"]["width"]
-    tab = Tab(browser, served, f"/#image={PHOTO_ID.replace('/', '%2F')}&zoom=0.5&cx=2000&cy=1300", device)
+    tab = Tab(browser, served, f"/?image={PHOTO_ID.replace('/', '%2F')}&zoom=0.5&cx=2000&cy=1300", device)
     boxes = tab.page.eval_on_selector_all("#top > *", """els => els.filter(e => e.offsetParent !== null)
         .map(e => { const r = e.getBoundingClientRect(); return [e.id, r.left, r.top, r.right, r.bottom]; })""")
     ids = [b[0] for b in boxes]
@@ -297,7 +318,7 @@ def test_top_bar_controls_never_overlap(browser, served, device):
 
 @EVERY_DEVICE
 def test_damaged_and_unreadable_files_are_listed_named_and_explained(browser, served, device):
-    tab = Tab(browser, served, "/#folder=", device)
+    tab = Tab(browser, served, "/?folder=", device)
     tab.wait("document.querySelectorAll('#grid .cell.broken-file').length === 2", timeout=60_000)
     broken = tab.page.eval_on_selector_all("#grid .cell.broken-file", "c => c.map(e => e.dataset.id)")
     assert sorted(broken) == ["broken", "unreadable"]
@@ -329,12 +350,12 @@ def test_damaged_and_unreadable_files_answer_422_without_paths_and_are_counted_a
 
 @EVERY_DEVICE
 def test_unknown_addresses_and_a_lost_server_say_so_and_recover(browser, served, tree, device):
-    tab = Tab(browser, served, "/#image=no-such-photo", device)
+    tab = Tab(browser, served, "/?image=no-such-photo", device)
     tab.wait("!document.getElementById('notice').hidden")
     assert "no image “no-such-photo”" in tab.page.text_content("#notice") and tab.state()["mode"] == "folder"
     tab.shot("7-unknown-image")
     tab.close()
-    tab = Tab(browser, served, "/#folder=nope", device)
+    tab = Tab(browser, served, "/?folder=nope", device)
     tab.wait("!document.getElementById('notice').hidden && document.querySelectorAll('#grid .cell').length > 0")
     assert "no folder “nope”" in tab.page.text_content("#notice")
     tab.shot("7-unknown-folder")
@@ -342,7 +363,7 @@ def test_unknown_addresses_and_a_lost_server_say_so_and_recover(browser, served,
 
     own = Server([str(tree / FOLDER), "--access-log", "off"])
     port = own.port
-    tab = Tab(browser, own, f"/#image=Caf--de-Flore--1-&zoom=0.5&cx=2000&cy=1300", device)
+    tab = Tab(browser, own, f"/?image=Caf--de-Flore--1-&zoom=0.5&cx=2000&cy=1300", device)
     own.stop()
     tab.page.keyboard.press("+")
     tab.wait("!document.getElementById('notice').hidden", timeout=10_000)
@@ -362,8 +383,8 @@ def test_unknown_addresses_and_a_lost_server_say_so_and_recover(browser, served,
         state = tab.state()
         assert state["image"] == view["image"] and state["zoom"] == pytest.approx(view["zoom"], rel=1e-5)
         tab.page.wait_for_timeout(400)
-        hash_ = dict(p.split("=") for p in tab.page.evaluate("location.hash").lstrip("#").split("&"))
-        assert float(hash_["zoom"]) == pytest.approx(state["zoom"], rel=1e-6) and float(hash_["cx"]) == pytest.approx(state["cx"], abs=0.01)
+        address = dict(p.split("=") for p in tab.page.evaluate("location.search").lstrip("?").split("&"))
+        assert float(address["zoom"]) == pytest.approx(state["zoom"], rel=1e-6) and float(address["cx"]) == pytest.approx(state["cx"], abs=0.01)
         tab.shot("7-reconnected")
         tab.errors = [e for e in tab.errors if "ERR_CONNECTION_REFUSED" not in str(e)]
         tab.close()
@@ -373,7 +394,7 @@ def test_unknown_addresses_and_a_lost_server_say_so_and_recover(browser, served,
 
 @pytest.mark.parametrize("device", [DESKTOP, LAPTOP], ids=["desktop", "laptop"])
 def test_keyboard_after_controls_arrows_at_fit_and_the_shortcut_list(browser, served, device):
-    tab = Tab(browser, served, "/#image=a-first", device)
+    tab = Tab(browser, served, "/?image=a-first", device)
     tab.page.click("#toggle-mode")
     assert tab.page.get_attribute("#toggle-mode", "aria-pressed") == "true"
     fit = tab.state()["zoom"]
@@ -410,7 +431,7 @@ def test_keyboard_after_controls_arrows_at_fit_and_the_shortcut_list(browser, se
 
 @EVERY_DEVICE
 def test_where_you_are_name_title_percentage_and_a_quiet_reader(browser, served, device):
-    tab = Tab(browser, served, "/#image=a-first", device)
+    tab = Tab(browser, served, "/?image=a-first", device)
     assert tab.page.title() == "a-first" and tab.page.text_content("#title") == "a-first"
     assert re.fullmatch(r"\d+(\.\d+)? % · fit", tab.page.text_content("#zoom")), tab.page.text_content("#zoom")
     assert "level" not in tab.page.text_content("#top").lower()
@@ -430,7 +451,7 @@ def test_where_you_are_name_title_percentage_and_a_quiet_reader(browser, served,
 
 @EVERY_DEVICE
 def test_touch_targets_are_at_least_44_px(browser, served, device):
-    tab = Tab(browser, served, "/#image=a-first", device)
+    tab = Tab(browser, served, "/?image=a-first", device)
     sizes = tab.page.eval_on_selector_all("#top button, #gallery button", """els => els.filter(e => e.offsetParent !== null)
         .map(e => { const r = e.getBoundingClientRect(); return [e.id || e.getAttribute('aria-label'), r.width, r.height]; })""")
     assert len(sizes) >= 6, sizes
@@ -463,7 +484,7 @@ def test_a_cold_first_open_at_fit_costs_at_most_1_5_mb(browser, tmp_path):
 
 @EVERY_DEVICE
 def test_grid_covers_tiny_images_and_letterboxed_cells(browser, served, device):
-    tab = Tab(browser, served, "/#folder=", device)
+    tab = Tab(browser, served, "/?folder=", device)
     tab.wait("[...document.querySelectorAll('#grid img')].every(i => i.complete) && document.querySelectorAll('#grid .cell').length === 6")
     tab.wait(f"document.querySelector('#grid .cell[data-id=\"folder:{FOLDER_ID}\"] .cover img').naturalWidth > 0")
     tiny = tab.page.eval_on_selector('#grid .cell[data-id="tiny"] img', "i => i.getBoundingClientRect().width")

@@ -16,6 +16,8 @@ struct StaticFileHandler: Sendable {
     ]
 
     let viewer: ViewerFiles
+    /// Writes the addressed image's thumbnail into the top page (`/?image=ID`).
+    let firstPicture: FirstPicture
 
     /// A folder is read from disk, so its requests run on the I/O pool; the embedded copy is answered in place.
     var readsFiles: Bool {
@@ -25,7 +27,26 @@ struct StaticFileHandler: Sendable {
     func serve(_ context: RequestContext) throws -> HandlerOutcome {
         let segments = context.path.segments
         if segments.first == "api" { throw APIError.notFound(Self.unknownAPI(segments)) }
+        if segments.isEmpty, FirstPicture.wanted(context) {
+            if context.onLoop { throw NeedsFile() }     // the thumbnail may be read from the store
+            return try pageWithPicture(context)
+        }
         return try serve(segments.joined(separator: "/"), context: context)
+    }
+
+    /// The top page with the addressed image's thumbnail written in, or the page as it is when none is at hand.
+    private func pageWithPicture(_ context: RequestContext) throws -> HandlerOutcome {
+        let (bytes, etag): ([UInt8], String)
+        switch viewer {
+        case let .embedded(files):
+            guard let file = files.file("index.html") else { throw APIError.notFound("no such file: /index.html") }
+            (bytes, etag) = file
+        case .folder(let root):
+            guard let file = try read("index.html", in: root) else { throw APIError.notFound("no such file: /index.html") }
+            (bytes, etag) = file
+        }
+        let page = firstPicture.imageID(context).flatMap { firstPicture.page(bytes, etag: etag, id: $0) } ?? (bytes, etag)
+        return .response(response(page.bytes, relative: "index.html", etag: page.etag).conditional(on: context.request))
     }
 
     /// What to say of an `/api/…` path no route takes. Mostly an id with folders written with plain slashes
@@ -67,18 +88,21 @@ struct StaticFileHandler: Sendable {
     }
 
     private func file(_ relative: String, in root: String, context: RequestContext) throws -> HandlerOutcome {
+        guard let (bytes, etag) = try read(relative, in: root) else { return try serve(relative + "/index.html", context: context) }
+        return .response(response(bytes, relative: relative, etag: etag).conditional(on: context.request))
+    }
+
+    /// A regular file of the folder and its entity tag (size and modification time); nil for a folder.
+    private func read(_ relative: String, in root: String) throws -> ([UInt8], String)? {
         guard let resolved = Posix.realPath(root + "/" + relative), resolved == root || resolved.hasPrefix(root + "/") else {
             throw APIError.notFound("no such file: /\(relative)")
         }
         var info = stat()
         guard stat(resolved, &info) == 0 else { throw APIError.notFound("no such file: /\(relative)") }
-        if (info.st_mode & S_IFMT) == S_IFDIR {
-            return try serve(relative + "/index.html", context: context)
-        }
+        if (info.st_mode & S_IFMT) == S_IFDIR { return nil }
         guard (info.st_mode & S_IFMT) == S_IFREG else { throw APIError.notFound("no such file: /\(relative)") }
         let fd = try FileDescriptor(readingAt: resolved)
         let bytes = try fd.read(count: Int(info.st_size), at: 0)
-        let etag = "\"\(String(info.st_size, radix: 16))-\(String(info.st_mtim.tv_sec, radix: 16))\(String(info.st_mtim.tv_nsec, radix: 16))\""
-        return .response(response(bytes, relative: relative, etag: etag).conditional(on: context.request))
+        return (bytes, "\"\(String(info.st_size, radix: 16))-\(String(info.st_mtim.tv_sec, radix: 16))\(String(info.st_mtim.tv_nsec, radix: 16))\"")
     }
 }

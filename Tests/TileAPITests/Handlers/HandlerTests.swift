@@ -9,17 +9,23 @@ import TestSupport
 /// Every route answered in process, through the whole responder chain (method policy, CORS, metrics), with no
 /// socket: the HummingbirdTesting way. Real fixture images, real tiles.
 final class HandlerTests: XCTestCase {
-    private static let app: Application = {
-        var options = APIOptions()
-        options.accessLog = false
-        options.workers = 1
+    private static let tiles: TileService = {
         let tileOptions = TileOptions()
         let images = [try! PyramidImage(id: "photo", path: TestPaths.fixtures.appendingPathComponent("baseline.jpg").path, options: tileOptions),
                       try! PyramidImage(id: "alpha", path: TestPaths.fixtures.appendingPathComponent("rgba.png").path, options: tileOptions),
                       try! PyramidImage(id: "album/2024/gray", path: TestPaths.fixtures.appendingPathComponent("gray.jpg").path, options: tileOptions)]
-        return Application(options: options, tiles: TileService(images: images, options: tileOptions),
-                           logger: Logger(label: "test"), viewer: .folder(TestPaths.repoRoot.appendingPathComponent("public").path))
+        return TileService(images: images, options: tileOptions)
     }()
+
+    private static let options: APIOptions = {
+        var options = APIOptions()
+        options.accessLog = false
+        options.workers = 1
+        return options
+    }()
+
+    private static let app = Application(options: options, tiles: tiles, logger: Logger(label: "test"),
+                                         viewer: .folder(TestPaths.repoRoot.appendingPathComponent("public").path))
 
     /// The route table of the test application.
     static var router: Router { app.router }
@@ -149,6 +155,45 @@ final class HandlerTests: XCTestCase {
         XCTAssertEqual(get("/images/photo/thumbnail.gif").status, .badRequest)
         XCTAssertEqual(get("/images/photo/thumbnails").status, .notFound)
         XCTAssertEqual(get("/images/nope/thumbnail").status, .notFound)
+    }
+
+    /// `/?image=ID` (and a bare `/`, for the top folder's first image) carries the thumbnail at hand in the page
+    /// itself, as an `<img>` with a `data:` URL and its id for the page's script; any other address, or no
+    /// thumbnail at hand (nothing rendered, no store), gets the page as it is.
+    func testTopPageCarriesTheAddressedThumbnailAtHand() throws {
+        let plain = get("/index.html")
+        let untouched = Application(options: Self.options, tiles: TileService(images: [try PyramidImage(
+            id: "photo", path: TestPaths.fixtures.appendingPathComponent("baseline.jpg").path, options: TileOptions())], options: TileOptions()),
+            logger: Logger(label: "test"), viewer: .folder(TestPaths.repoRoot.appendingPathComponent("public").path))
+        let before = untouched.respond(to: HTTPRequest(method: "GET", target: "/?image=photo", versionMinor: 1, headers: [], keepAlive: true),
+                                       notes: RequestNotes(started: 0)).wait()
+        XCTAssertTrue(before.status == .ok && before.body == plain.body, "no thumbnail made yet: the page as it is, no decode for it")
+        var page = plain, thumbnail = plain
+        for _ in 0 ..< 100 {                       // settled: a level pass may replace the first cut once
+            thumbnail = get("/images/photo/thumbnail")
+            page = get("/?image=photo")
+            if String(decoding: page.body, as: UTF8.self).contains(Base64.encode(thumbnail.body, .standard)) { break }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        let html = String(decoding: page.body, as: UTF8.self)
+        XCTAssertTrue(html.contains("const written = 'photo';"), html)
+        XCTAssertTrue(html.contains("<img id=\"first-picture\" alt=\"\" elementtiming=\"thumbnail\" data-image=\"photo\" src=\"data:image/jpeg;base64,"
+            + Base64.encode(thumbnail.body, .standard) + "\">"), html)
+        XCTAssertFalse(html.contains("first-picture*/") || html.contains("<!--first-picture-->"))
+        XCTAssertEqual(page.contentType, "text/html; charset=utf-8")
+        let etag = try XCTUnwrap(page.header("etag"))
+        XCTAssertNotEqual(etag, plain.header("etag"))
+        XCTAssertEqual(get("/?image=photo", headers: [HTTPHeader(name: "if-none-match", value: etag)]).status, .notModified)
+        for other in ["/?image=photo&zoom=2&cx=1&cy=1", "/?folder=", "/?image=nope", "/?image=", "/index.html?image=photo"] {
+            XCTAssertTrue(get(other).body == plain.body, other)
+        }
+        let first = try XCTUnwrap(Self.tiles.library.page(folder: "", limit: 1)?.images.first?.id)
+        _ = get("/images/\(first)/thumbnail")
+        XCTAssertTrue(String(decoding: get("/").body, as: UTF8.self).contains("data-image=\"\(first)\" src=\"data:image/jpeg;base64,"))
+        // Whatever an id holds, it cannot end the script, the string or the attribute it is written into.
+        XCTAssertEqual(FirstPicture.scriptString("a-b_c.d (1), é'</script>\n\u{2028}"),
+                       "'a-b_c.d (1), \\u00e9\\u0027\\u003c\\u002fscript\\u003e\\u000a\\u2028'")
+        XCTAssertEqual(FirstPicture.attribute("a\"b<c>&d'"), "a&quot;b&lt;c&gt;&amp;d'")
     }
 
     func testDeepZoomDescriptor() {

@@ -1,0 +1,99 @@
+import HTTPTransport
+import Pyramid
+
+/// The viewer's page for an address the server can read, `/?image=ID` at fit or a bare `/`: the image's thumbnail written into
+/// the page as an `<img>` with a `data:` URL, so the browser's first frame has the picture with no request after
+/// the page's own (an element the parser meets paints in the first frame; one a script makes, often a frame
+/// later). Only a thumbnail at hand is written in (in memory, in the store, or a tiled file's own level): the
+/// page never waits for a decode. Without one, or for any other address, the page is the file as it is and its
+/// script asks for the thumbnail itself.
+struct FirstPicture: Sendable {
+    let tiles: TileService
+    /// Where the page's first script learns which image the server wrote in (it writes the id over `null`).
+    static let idMarker = Array("/*first-picture*/null".utf8)
+    /// Where the element goes: the start of the body, before any script there.
+    static let elementMarker = Array("<!--first-picture-->".utf8)
+    /// Past this a thumbnail (a PNG of a large tile, say) costs the page more than the request it saves.
+    static let byteLimit = 64 * 1024
+
+    /// Whether the address may name a picture at fit: `?image=ID` alone (a fragment is never sent, so `#image=`
+    /// links are the page script's alone), or no query at all (the top folder's first image, which the viewer
+    /// opens on a bare `/`).
+    static func wanted(_ context: RequestContext) -> Bool {
+        let query = context.path.query
+        return query.isEmpty || (query["image"] != nil && query["zoom"] == nil && query["folder"] == nil)
+    }
+
+    /// The image the address shows at fit, if `wanted`. Walks the top folder for a bare `/`: off the event loop.
+    func imageID(_ context: RequestContext) -> String? {
+        let query = context.path.query
+        if query.isEmpty { return tiles.library.page(folder: "", limit: 1)?.images.first?.id }
+        guard let id = query["image"], !id.isEmpty, query["zoom"] == nil, query["folder"] == nil else { return nil }
+        return id
+    }
+
+    /// `page` with the thumbnail of `id` written in, and an entity tag naming both; nil when there is no
+    /// thumbnail at hand or the page has no place for it. Reads files: off the event loop.
+    func page(_ page: [UInt8], etag: String, id: String) -> (bytes: [UInt8], etag: String)? {
+        guard let image = tiles.image(id), let snapshot = try? image.current() else { return nil }
+        let tile = TileCoordinate(level: snapshot.geometry.thumbnailLevel, x: 0, y: 0)
+        let thumbnail: EncodedTile?
+        switch try? tiles.lookup(image, snapshot: snapshot, tile: tile, format: tiles.options.format) {
+        case let .hit(hit): thumbnail = hit
+        case let .miss(miss): thumbnail = tiles.atHand(miss)
+        case nil: thumbnail = nil
+        }
+        guard let thumbnail, thumbnail.bytes.count <= Self.byteLimit,
+              let idAt = Self.find(Self.idMarker, in: page), let elementAt = Self.find(Self.elementMarker, in: page),
+              idAt < elementAt else { return nil }
+        let element = "<img id=\"first-picture\" alt=\"\" elementtiming=\"thumbnail\" data-image=\"\(Self.attribute(id))\" "
+            + "src=\"data:\(thumbnail.format.mimeType);base64,\(Base64.encode(thumbnail.bytes, .standard))\">"
+        var bytes = Array(page[..<idAt])
+        bytes += Array(Self.scriptString(id).utf8)
+        bytes += page[(idAt + Self.idMarker.count) ..< elementAt]
+        bytes += Array(element.utf8)
+        bytes += page[(elementAt + Self.elementMarker.count)...]
+        return (bytes, "\"\(etag.filter { $0 != "\"" })-\(thumbnail.etag.filter { $0 != "\"" })\"")
+    }
+
+    /// `text` for a double-quoted HTML attribute.
+    static func attribute(_ text: String) -> String {
+        var out = ""
+        for c in text.unicodeScalars {
+            switch c {
+            case "&": out += "&amp;"
+            case "\"": out += "&quot;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            default: out.unicodeScalars.append(c)
+            }
+        }
+        return out
+    }
+
+    /// `text` as a JavaScript string literal that is safe inside a `<script>` element: everything but letters,
+    /// digits and a few plain marks written as `\uXXXX`, so no `</script>`, quote or line break can end it.
+    static func scriptString(_ text: String) -> String {
+        var out = "'"
+        for unit in text.utf16 {
+            switch unit {
+            case 0x30 ... 0x39, 0x41 ... 0x5A, 0x61 ... 0x7A, 0x20, 0x2D, 0x2E, 0x5F, 0x2C, 0x28, 0x29:
+                out.unicodeScalars.append(Unicode.Scalar(unit)!)
+            default:
+                let hex = String(unit, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            }
+        }
+        return out + "'"
+    }
+
+    private static func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {
+        guard haystack.count >= needle.count, let first = needle.first else { return nil }
+        var i = 0
+        while i <= haystack.count - needle.count {
+            if haystack[i] == first, haystack[i ..< i + needle.count].elementsEqual(needle) { return i }
+            i += 1
+        }
+        return nil
+    }
+}
