@@ -31,9 +31,13 @@ def test_the_viewer_is_compiled_in(lone):
         etag = response.getheader("ETag")
         again, _ = server.get("/" + path.relative_to(ROOT / "public").as_posix(), headers={"If-None-Match": etag})
         assert again.status == 304
+    # `/` is the same page with the first image's thumbnail written in, once the server has made it.
+    assert server.get("/images/landscape/thumbnail")[0].status == 200
     index, body = server.get("/")
-    assert index.status == 200 and body == (ROOT / "public/index.html").read_bytes()
-    assert index.getheader("Content-Type") == "text/html; charset=utf-8"
+    assert index.status == 200 and index.getheader("Content-Type") == "text/html; charset=utf-8"
+    page = (ROOT / "public/index.html").read_bytes()
+    assert body != page and body.startswith(page[:page.index(b"/*first-picture*/")]), body[:2000]
+    assert b"const written = 'landscape';" in body and b'<img id="first-picture" alt="" elementtiming="thumbnail" data-image="landscape" src="data:image/jpeg;base64,' in body
     assert server.get("/nope.js")[0].status == 404
 
 
