@@ -1,9 +1,9 @@
 import HTTPTransport
 import Pyramid
 
-/// The viewer's page for an address the server can read, `/?image=ID` at fit or a bare `/`: the image's thumbnail written into
-/// the page as an `<img>` with a `data:` URL, so the browser's first frame has the picture with no request after
-/// the page's own (an element the parser meets paints in the first frame; one a script makes, often a frame
+/// The viewer's page for an address the server can read, `/?image=ID` at fit or a bare `/`: the image's thumbnail
+/// written into the page as an `<img>` with a `data:` URL, so the browser's first frame has the picture with no
+/// request after the page's own (an element the parser meets paints in the first frame; one a script makes, often a frame
 /// later). Only a thumbnail at hand is written in (in memory, in the store, or a tiled file's own level): the
 /// page never waits for a decode. Without one, or for any other address, the page is the file as it is and its
 /// script asks for the thumbnail itself.
@@ -28,7 +28,7 @@ struct FirstPicture: Sendable {
     func imageID(_ context: RequestContext) -> String? {
         let query = context.path.query
         if query.isEmpty { return tiles.library.page(folder: "", limit: 1)?.images.first?.id }
-        guard let id = query["image"], !id.isEmpty, query["zoom"] == nil, query["folder"] == nil else { return nil }
+        guard Self.wanted(context), let id = query["image"], !id.isEmpty else { return nil }
         return id
     }
 
@@ -38,7 +38,7 @@ struct FirstPicture: Sendable {
         guard let image = tiles.image(id), let snapshot = try? image.current() else { return nil }
         let tile = TileCoordinate(level: snapshot.geometry.thumbnailLevel, x: 0, y: 0)
         let thumbnail: EncodedTile?
-        switch try? tiles.lookup(image, snapshot: snapshot, tile: tile, format: tiles.options.format) {
+        switch try? tiles.lookup(image, snapshot: snapshot, tile: tile, format: tiles.options.format, countingMiss: false) {
         case let .hit(hit): thumbnail = hit
         case let .miss(miss): thumbnail = tiles.atHand(miss)
         case nil: thumbnail = nil
