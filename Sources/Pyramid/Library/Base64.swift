@@ -3,17 +3,10 @@
 public enum Base64 {
     public enum Alphabet: Sendable {
         case standard, url
-
-        fileprivate var digits: [UInt8] {
-            switch self {
-            case .standard: Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
-            case .url: Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
-            }
-        }
     }
 
-    private static let standardDigits = Alphabet.standard.digits
-    private static let urlDigits = Alphabet.url.digits
+    private static let standardDigits = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+    private static let urlDigits = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
     private static func digits(_ alphabet: Alphabet) -> [UInt8] {
         alphabet == .standard ? standardDigits : urlDigits

@@ -3,10 +3,10 @@ import Pyramid
 
 /// The viewer's page for an address the server can read, `/?image=ID` at fit or a bare `/`: the image's thumbnail
 /// written into the page as an `<img>` with a `data:` URL, so the browser's first frame has the picture with no
-/// request after the page's own (an element the parser meets paints in the first frame; one a script makes, often a frame
-/// later). Only a thumbnail at hand is written in (in memory, in the store, or a tiled file's own level): the
-/// page never waits for a decode. Without one, or for any other address, the page is the file as it is and its
-/// script asks for the thumbnail itself.
+/// request after the page's own (an element the parser meets paints in the first frame; one a script makes, often
+/// a frame later). Only a thumbnail at hand is written in (in memory, in the store, or a tiled file's own level):
+/// the page never waits for a decode pass. Without one, or for any other address, the page is the file as it is
+/// and its script asks for the thumbnail itself.
 struct FirstPicture: Sendable {
     let tiles: TileService
     /// Where the page's first script learns which image the server wrote in (it writes the id over `null`).
@@ -44,7 +44,8 @@ struct FirstPicture: Sendable {
         case nil: thumbnail = nil
         }
         guard let thumbnail, thumbnail.bytes.count <= Self.byteLimit,
-              let idAt = Self.find(Self.idMarker, in: page), let elementAt = Self.find(Self.elementMarker, in: page),
+              let idAt = page.firstRange(of: Self.idMarker)?.lowerBound,
+              let elementAt = page.firstRange(of: Self.elementMarker)?.lowerBound,
               idAt < elementAt else { return nil }
         let element = "<img id=\"first-picture\" alt=\"\" elementtiming=\"thumbnail\" data-image=\"\(Self.attribute(id))\" "
             + "src=\"data:\(thumbnail.format.mimeType);base64,\(Base64.encode(thumbnail.bytes, .standard))\">"
@@ -85,15 +86,5 @@ struct FirstPicture: Sendable {
             }
         }
         return out + "'"
-    }
-
-    private static func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {
-        guard haystack.count >= needle.count, let first = needle.first else { return nil }
-        var i = 0
-        while i <= haystack.count - needle.count {
-            if haystack[i] == first, haystack[i ..< i + needle.count].elementsEqual(needle) { return i }
-            i += 1
-        }
-        return nil
     }
 }
