@@ -45,6 +45,12 @@ int jidx_build_huff(jidx_huff *t, const uint8_t counts[16], const uint8_t *vals,
     }
     t->maxcode[17] = 0xFFFFF;
     memcpy(t->vals, vals, (size_t)nvals);
+    for (int i = 0; i < nvals; i++) {
+        if (vals[i] < 16 && t->enc_len[vals[i]] == 0) {
+            t->enc_code[vals[i]] = (uint16_t)code_of[i];
+            t->enc_len[vals[i]] = size[i];
+        }
+    }
     p = 0;
     for (int l = 1; l <= 9; l++) {
         for (int i = 0; i < counts[l - 1]; i++, p++) {

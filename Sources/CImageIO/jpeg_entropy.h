@@ -28,6 +28,10 @@ typedef struct jidx_huff {
     /* For skipping AC symbols: per JIDX_SKIP_BITS bits ahead, bits used by code and extra bits (0: look the long
      * way), and coefficients passed << 5 (run + 1, 16 for ZRL, 64 at the end of the block). */
     uint16_t skip[1 << JIDX_SKIP_BITS];
+    /* For coding DC categories again (an extract's first blocks): each symbol 0..15's code and its length, 0 when
+     * the table has no code for it. */
+    uint16_t enc_code[16];
+    uint8_t enc_len[16];
 } jidx_huff;
 
 /* Reads entropy-coded bits, unstuffing 0xFF00, stopping at a marker (then feeding zeros, as libjpeg does). */

@@ -1,14 +1,21 @@
 #include "jpeg_index_internal.h"
 #include "status.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /*
  * An extract is a JPEG of its own: the source's tables and frame with the extract's size, and the entropy
- * data of its MCUs copied bit for bit, except each block's DC difference, which is taken again from the
- * extract's previous block (the source's previous block is outside it) and coded with the standard DC table
- * of JPEG Annex K, which has a code for every difference (the source's optimised table may not).
+ * data of its MCUs copied bit for bit, except the DC differences that cross its edge: the first block of each
+ * component in a row is coded again from the extract's previous block (the source's previous block is outside it).
+ * - When the source's DC tables have a code for every category and it has no restart markers, those tables stay:
+ *   only each row's first MCU is decoded, and the bits from there to the last entry inside the row are copied
+ *   whole, with no symbol decoded (the entry index knows, every 256 pixels of a row, where its bits start and the DC
+ *   predictions).
+ * - Otherwise every DC difference is coded again with the standard DC table of JPEG Annex K, which has a code
+ *   for every difference (the source's optimised table may not), so every block is decoded.
  */
 
 struct jidx_writer {
@@ -112,7 +119,7 @@ static int copy_ac(jidx_bits *b, const jidx_huff *ac, jidx_writer *w) {
     return 0;
 }
 
-int jidx_mcu(const tsio_jidx *x, jidx_bits *b, int32_t *pred, jidx_writer *copy, int32_t *out_pred) {
+int jidx_mcu(const tsio_jidx *x, jidx_bits *b, int32_t *pred, jidx_writer *copy, int32_t *out_pred, int own_dc) {
     for (int k = 0; k < x->blocks; k++) {
         int ci = x->block_comp[k];
         const jidx_comp *comp = &x->comp[ci];
@@ -128,18 +135,75 @@ int jidx_mcu(const tsio_jidx *x, jidx_bits *b, int32_t *pred, jidx_writer *copy,
         int cat = 0;
         while (mag >> cat) cat++;
         if (cat > 11) return -1;
-        put_bits(copy, DC_CODE[cat], DC_LEN[cat]);
+        if (own_dc) put_bits(copy, x->dc[comp->dc].enc_code[cat], x->dc[comp->dc].enc_len[cat]);
+        else put_bits(copy, DC_CODE[cat], DC_LEN[cat]);
         put_bits(copy, (uint32_t)(diff < 0 ? diff - 1 : diff), cat);
         if (copy_ac(b, ac, copy) != 0) return -1;
     }
     return 0;
 }
 
-static void put_header(jidx_writer *w, const tsio_jidx *x, uint32_t width, uint32_t height) {
+/* Whether the source's own DC tables can code each row's first blocks again (see the top of this file). */
+static int own_dc_tables(const tsio_jidx *x) {
+    if (x->restart) return 0;
+    for (int t = 0; t < 4; t++) {
+        if (!x->dc_used[t]) continue;
+        for (int cat = 0; cat <= 11; cat++) if (x->dc[t].enc_len[cat] == 0) return 0;
+    }
+    return 1;
+}
+
+/* The source's entropy-coded bits from bit `from` up to `to` (positions as jidx_bits_position gives them),
+ * unstuffed and written to the extract as they are. -1 when a marker or the file's end is met on the way. */
+static int copy_bits(jidx_bits *b, jidx_writer *w, uint64_t from, uint64_t to) {
+    if (to < from) return -1;
+    uint64_t off = from >> 3, end = to >> 3;
+    int used = (int)(from & 7), tail = (int)(to & 7);
+    int after_ff = 0;
+    while (off <= end) {
+        if (off == end && tail <= used) return tail == used && !after_ff ? 0 : -1;
+        size_t want = end - off + 1 < JIDX_WINDOW ? (size_t)(end - off + 1) : JIDX_WINDOW;
+        ssize_t got;
+        do {
+            got = pread(b->fd, b->win, want, (off_t)off);
+        } while (got < 0 && errno == EINTR);
+        if (got < 0) b->io_error = errno;
+        if (got <= 0) return -1;
+        for (ssize_t i = 0; i < got; i++, off++) {
+            /* Eight whole bytes short of the end with no 0xFF among them (the usual case): 64 bits at once. */
+            if (!after_ff && used == 0 && end - off > 8 && got - i >= 8) {
+                uint64_t v8 = 0;
+                for (int k = 0; k < 8; k++) v8 = (v8 << 8) | b->win[i + k];
+                uint64_t inverted = ~v8;
+                if (((inverted - 0x0101010101010101ull) & ~inverted & 0x8080808080808080ull) == 0) {
+                    put_bits(w, v8 >> 32, 32);
+                    put_bits(w, v8, 32);
+                    i += 7;
+                    off += 7;
+                    continue;
+                }
+            }
+            uint8_t v = b->win[i];
+            if (after_ff) {
+                after_ff = 0;
+                if (v != 0) return -1;
+                continue;
+            }
+            int first = used, last = off == end ? tail : 8;
+            used = 0;
+            if (last > first) put_bits(w, (uint64_t)(v >> (8 - last)), last - first);
+            if (off == end) return w->failed ? -1 : 0;
+            after_ff = v == 0xFF;
+        }
+    }
+    return -1;
+}
+
+static void put_header(jidx_writer *w, const tsio_jidx *x, uint32_t width, uint32_t height, int own_dc) {
     static const uint8_t soi[2] = {0xFF, 0xD8};
     put_raw(w, soi, 2);
     put_raw(w, x->header, x->header_len);
-    for (int t = 0; t < 4; t++) {
+    for (int t = 0; t < 4 && !own_dc; t++) {
         if (!x->dc_used[t]) continue;
         uint8_t dht[5] = {0xFF, 0xC4, 0, 2 + 1 + 16 + 12, (uint8_t)t};
         put_raw(w, dht, 5);
@@ -157,7 +221,7 @@ static void put_header(jidx_writer *w, const tsio_jidx *x, uint32_t width, uint3
 }
 
 int tsio_jidx_extract(const tsio_jidx *x, int fd, uint32_t r0, uint32_t r1, uint32_t c0, uint32_t c1,
-                      uint8_t **out, size_t *out_size, tsio_status *st) {
+                      uint8_t **out, size_t *out_size, uint32_t *copied_rows, tsio_status *st) {
     tsio_status_clear(st);
     *out = NULL;
     *out_size = 0;
@@ -178,25 +242,43 @@ int tsio_jidx_extract(const tsio_jidx *x, int fd, uint32_t r0, uint32_t r1, uint
     jidx_writer w = {0};
     uint32_t width = (c1 * x->mcu_w < x->width ? c1 * x->mcu_w : x->width) - c0 * x->mcu_w;
     uint32_t height = (r1 * x->mcu_h < x->height ? r1 * x->mcu_h : x->height) - r0 * x->mcu_h;
-    put_header(&w, x, width, height);
+    int own_dc = own_dc_tables(x);
+    put_header(&w, x, width, height, own_dc);
     int32_t out_pred[JIDX_MAX_COMPONENTS] = {0};
     int bad = 0;
+    uint32_t whole = 0;
     for (uint32_t r = r0; r < r1 && !bad; r++) {
-        uint32_t first = c0 / x->span;
-        const jidx_entry *e = &x->entries[(size_t)r * x->per_row + first];
+        uint32_t first = jidx_entry_before(x, c0), start = jidx_entry_column(x, first);
+        const jidx_entry *row = &x->entries[(size_t)r * x->per_row];
         int32_t pred[JIDX_MAX_COMPONENTS];
-        for (int i = 0; i < JIDX_MAX_COMPONENTS; i++) pred[i] = e->dc[i];
-        jidx_bits_seek(b, e->bit);
-        for (uint32_t c = first * x->span; c < c1 && !bad; c++) {
+        for (int i = 0; i < JIDX_MAX_COMPONENTS; i++) pred[i] = row[first].dc[i];
+        jidx_bits_seek(b, row[first].bit);
+        /* The last entry inside the row's part, when the bits up to it can be copied whole. */
+        uint32_t last = jidx_entry_before(x, c1);
+        int jump = own_dc && last < x->per_row && jidx_entry_column(x, last) > c0;
+        for (uint32_t c = start; c < c1 && !bad; c++) {
             uint64_t mcu = (uint64_t)r * x->mcu_cols + c;
-            if (x->restart && c != first * x->span && mcu % x->restart == 0) {
+            if (x->restart && c != start && mcu % x->restart == 0) {
                 if (jidx_bits_restart(b, (int)(mcu / x->restart - 1)) != 0) bad = 1;
                 memset(pred, 0, sizeof pred);
             }
-            if (!bad && jidx_mcu(x, b, pred, c >= c0 ? &w : NULL, out_pred) != 0) bad = 1;
+            if (!bad && jidx_mcu(x, b, pred, c >= c0 ? &w : NULL, out_pred, own_dc) != 0) bad = 1;
+            if (!bad && jump && c == c0) {
+                uint64_t here = jidx_bits_position(b);
+                const jidx_entry *e = &row[last];
+                if (here == UINT64_MAX || jidx_overran(b) || copy_bits(b, &w, here, e->bit) != 0) {
+                    bad = 1;
+                    break;
+                }
+                for (int i = 0; i < JIDX_MAX_COMPONENTS; i++) pred[i] = out_pred[i] = e->dc[i];
+                jidx_bits_seek(b, e->bit);
+                c = jidx_entry_column(x, last) - 1;
+                whole++;
+            }
         }
         if (jidx_overran(b)) bad = 1;
     }
+    if (copied_rows) *copied_rows = whole;
     int io = b->io_error;
     free(b);
     if (!bad) {

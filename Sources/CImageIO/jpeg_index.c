@@ -115,7 +115,7 @@ static int parse_sos(tsio_jidx *x, const uint8_t *p, size_t n, const uint8_t ids
     x->mcu_cols = (x->width + x->mcu_w - 1) / x->mcu_w;
     x->mcu_rows = (x->height + x->mcu_h - 1) / x->mcu_h;
     x->span = JIDX_SPAN_PIXELS / x->mcu_w;
-    x->per_row = (x->mcu_cols + x->span - 1) / x->span;
+    x->per_row = 1 + x->mcu_cols / x->span;
     return 0;
 }
 
@@ -222,8 +222,8 @@ int jidx_scan_row(tsio_jidx *x) {
             x->restarts++;
             memset(x->pred, 0, sizeof x->pred);
         }
-        if (c % x->span == 0) {
-            jidx_entry *e = &x->entries[(size_t)r * x->per_row + c / x->span];
+        if (c == 0 || (c + 1) % x->span == 0) {
+            jidx_entry *e = &x->entries[(size_t)r * x->per_row + jidx_entry_before(x, c)];
             e->bit = jidx_bits_position(b);
             if (e->bit == UINT64_MAX) { x->stopped = 1; break; }
             for (int i = 0; i < x->ncomp; i++) {

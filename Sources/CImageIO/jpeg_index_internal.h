@@ -3,7 +3,9 @@
 
 #include "jpeg_entropy.h"
 
-/* Pixels of a row between two entries (rounded to whole MCUs). */
+/* Pixels of a row between two entries (rounded to whole MCUs). Entry k > 0 is at the MCU just before k spans, so
+ * an extract of a 256-pixel-aligned region with one MCU of context on its left (for chroma upsampling) starts at an
+ * entry exactly, and one with a context MCU on its right ends two MCUs past one. */
 #define JIDX_SPAN_PIXELS 256
 /* Tables, quantisation and the JFIF/Adobe segments kept for the extracts' headers. */
 #define JIDX_MAX_HEADER (1 << 20)
@@ -16,7 +18,7 @@ struct tsio_jidx {
     int block_comp[JIDX_MAX_BLOCKS];    /* the component of each */
     uint32_t mcu_w, mcu_h, mcu_cols, mcu_rows;
     uint32_t span;                      /* MCUs between two entries of a row */
-    uint32_t per_row;                   /* entries in a row */
+    uint32_t per_row;                   /* entries in a row: at MCU 0, span - 1, 2 span - 1, ... */
     uint32_t restart;                   /* restart interval in MCUs, 0 for none */
     jidx_huff dc[4], ac[4];
     int dc_used[4];
@@ -40,9 +42,14 @@ struct tsio_jidx {
     jidx_bits bits;
 };
 
-/* Decodes one MCU's symbols, adding DC differences to `pred`; with `copy`, also writes them to the extract. */
+/* The MCU column of a row's entry k, and the last entry at or before MCU column c. */
+static inline uint32_t jidx_entry_column(const struct tsio_jidx *x, uint32_t k) { return k == 0 ? 0 : k * x->span - 1; }
+static inline uint32_t jidx_entry_before(const struct tsio_jidx *x, uint32_t c) { return (c + 1) / x->span; }
+
+/* Decodes one MCU's symbols, adding DC differences to `pred`; with `copy`, also writes them to the extract, each
+ * DC difference taken again from `out_pred` and coded with the source's tables (`own_dc`) or Annex K's. */
 typedef struct jidx_writer jidx_writer;
-int jidx_mcu(const struct tsio_jidx *x, jidx_bits *b, int32_t *pred, jidx_writer *copy, int32_t *out_pred);
+int jidx_mcu(const struct tsio_jidx *x, jidx_bits *b, int32_t *pred, jidx_writer *copy, int32_t *out_pred, int own_dc);
 
 /* Scans MCU row `rows_done` (entries recorded; with an eighth, its pixels made too) and counts it; 0, or -1 when
  * the data stops making sense there (`stopped` is set). A read error is left in the bits' io_error. */

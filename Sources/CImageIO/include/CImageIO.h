@@ -138,10 +138,11 @@ int64_t tsio_jidx_scan(tsio_jidx *x, int fd, uint32_t rows, tsio_status *st);
 /*
  * A JPEG of MCU rows [r0, r1) and columns [c0, c1), into a malloc'd buffer (free with tsio_free). The rows
  * must be indexed. Safe to call from several threads at once, and during a scan (it reads only entries of
- * rows already indexed).
+ * rows already indexed). `copied_rows` (may be NULL) gets how many rows had most of their bits copied whole,
+ * without decoding their symbols (the source's own DC tables code every category, and no restart markers).
  */
 int tsio_jidx_extract(const tsio_jidx *x, int fd, uint32_t r0, uint32_t r1, uint32_t c0, uint32_t c1,
-                      uint8_t **out, size_t *out_size, tsio_status *st);
+                      uint8_t **out, size_t *out_size, uint32_t *copied_rows, tsio_status *st);
 
 /*
  * Makes the scan decode too: MCU row by MCU row, the image at 1/8 as libjpeg's decode at scale 1/8 makes it (to

@@ -29,6 +29,8 @@ final class JPEGEntryIndex: @unchecked Sendable {
     private static let creating = Locked(())
     /// Extracts made since the process started (for `/metrics` and tests).
     static let extractsMade = Locked(0)
+    /// Rows of extracts whose bits were copied whole between two entries, no symbol decoded (tests).
+    static let rowsCopiedWhole = Locked(0)
     /// Decodes at 1/8 made by an index's scan (`whileDecodingEighth`) since the process started.
     static let eighthsScanned = Locked(0)
 
@@ -103,12 +105,15 @@ final class JPEGEntryIndex: @unchecked Sendable {
         var st = tsio_status()
         var out: UnsafeMutablePointer<UInt8>?
         var size = 0
+        var copied: UInt32 = 0
         guard tsio_jidx_extract(handle, fd.rawValue, UInt32(rowRange.lowerBound), UInt32(rowRange.upperBound),
-                                UInt32(columnRange.lowerBound), UInt32(columnRange.upperBound), &out, &size, &st) == 0,
+                                UInt32(columnRange.lowerBound), UInt32(columnRange.upperBound), &out, &size, &copied,
+                                &st) == 0,
               let out else {
             throw st.error(path: path, format: .jpeg, rows: rows)
         }
         Self.extractsMade.withLock { $0 += 1 }
+        Self.rowsCopiedWhole.withLock { $0 += Int(copied) }
         return (out, size)
     }
 

@@ -52,10 +52,18 @@ final class RegionDecodeTests: XCTestCase {
     }
 
     /// Every region away from the top-left corner comes from an extract of the MCUs under it (`JPEGEntryIndex`),
-    /// whatever the sampling, tables, restart markers and colour space, and equals the whole decode's crop.
+    /// whatever the sampling, tables, restart markers and colour space, and equals the whole decode's crop. Files
+    /// with the standard tables and no restart markers have most of each row's bits copied whole; the optimised
+    /// and restart-marked ones have every symbol decoded and coded again.
     func testJPEGRegionsThroughTheEntryIndexAreExactCrops() throws {
         let everyFile = ImageLimits(entryIndexPixels: 0)
         let before = JPEGEntryIndex.extractsMade.withLock { $0 }
+        let copiedBefore = JPEGEntryIndex.rowsCopiedWhole.withLock { $0 }
+        for name in ["optimized.jpg", "restart.jpg", "restart-422.jpg"] {
+            try checkRegions(name, shrinks: [1, 4], limits: everyFile)
+        }
+        XCTAssertEqual(JPEGEntryIndex.rowsCopiedWhole.withLock { $0 }, copiedBefore,
+                       "an optimised DC table or restart markers must not be copied whole")
         for name in ["baseline.jpg", "optimized.jpg", "restart.jpg", "restart-422.jpg", "q100-444.jpg", "gray.jpg",
                      "cmyk.jpg", "orient-6.jpg", "wide-9024x3.jpg"] {
             try checkRegions(name, shrinks: [1, 2, 4, 8, 32], limits: everyFile)
@@ -63,6 +71,7 @@ final class RegionDecodeTests: XCTestCase {
         try checkRegions("progressive.jpg", shrinks: [1], limits: everyFile)
         // 9 files × 5 shrinks × the 6 rectangles not at the top-left corner, less those that do not fit.
         XCTAssertGreaterThan(JPEGEntryIndex.extractsMade.withLock { $0 } - before, 200)
+        XCTAssertGreaterThan(JPEGEntryIndex.rowsCopiedWhole.withLock { $0 } - copiedBefore, 100)
     }
 
     func testPNGShrinkIsTheBoxAverage() throws {
