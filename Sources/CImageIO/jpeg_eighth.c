@@ -25,6 +25,8 @@ typedef struct jidx_eighth {
     int vy[JIDX_MAX_COMPONENTS];
     uint32_t plane_w[JIDX_MAX_COMPONENTS];
     uint8_t *plane[JIDX_MAX_COMPONENTS]; /* one MCU row of samples: plane_w x (v * ssize) */
+    uint32_t block_x[JIDX_MAX_BLOCKS];   /* each block of an MCU: its samples' column in the MCU's part of its plane */
+    size_t block_at[JIDX_MAX_BLOCKS];    /* and the offset of its first row in the plane */
     int cr_r[256], cb_b[256];
     int32_t cr_g[256], cb_g[256];
 } jidx_eighth;
@@ -94,14 +96,11 @@ static int decode_ac(jidx_bits *b, const jidx_huff *ac, int16_t *coef) {
 
 int jidx_eighth_mcu(tsio_jidx *x, jidx_bits *b, uint32_t column) {
     jidx_eighth *e = x->eighth;
-    int nth[JIDX_MAX_COMPONENTS] = {0};
     for (int k = 0; k < x->blocks; k++) {
         int ci = x->block_comp[k];
         const jidx_comp *comp = &x->comp[ci];
-        int n = nth[ci]++;
         int s = e->ssize[ci];
-        uint32_t px = (column * (uint32_t)comp->h + (uint32_t)(n % comp->h)) * (uint32_t)s;
-        uint8_t *out = e->plane[ci] + (size_t)(n / comp->h) * (size_t)s * e->plane_w[ci] + px;
+        uint8_t *out = e->plane[ci] + e->block_at[k] + column * (uint32_t)(comp->h * s) + e->block_x[k];
         if (jidx_dc(b, &x->dc[comp->dc], &x->pred[ci]) == INT32_MIN) return -1;
         const uint16_t *q = x->qt[comp->q];
         if (s == 1) {
@@ -163,6 +162,12 @@ int tsio_jidx_eighth_begin(tsio_jidx *x, int ycc, tsio_status *st) {
         e->cb_b[i] = (int)((116130 * v + 32768) >> 16);  /* FIX(1.77200) */
         e->cr_g[i] = (int32_t)(-46802 * v);              /* -FIX(0.71414) */
         e->cb_g[i] = (int32_t)(-22554 * v + 32768);      /* -FIX(0.34414), plus a half */
+    }
+    int nth[JIDX_MAX_COMPONENTS] = {0};
+    for (int k = 0; k < x->blocks; k++) {
+        int ci = x->block_comp[k], n = nth[ci]++, h = x->comp[ci].h, s = e->ssize[ci];
+        e->block_x[k] = (uint32_t)(n % h * s);
+        e->block_at[k] = (size_t)(n / h * s) * e->plane_w[ci];
     }
     x->eighth = e;
     return e->vmax;

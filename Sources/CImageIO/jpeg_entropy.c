@@ -68,10 +68,23 @@ int jidx_build_huff(jidx_huff *t, const uint8_t counts[16], const uint8_t *vals,
             if (l + n > JIDX_SKIP_BITS) continue;
             /* Coefficients passed: the run and the coefficient, 16 for ZRL, or all 64 at the end of the block. */
             int advance = n ? r + 1 : r == 15 ? 16 : 64;
-            uint16_t entry = (uint16_t)((l + n) | advance << 5);
+            uint32_t entry = (uint32_t)((l + n) | advance << 5);
             uint32_t look = code_of[p] << (JIDX_SKIP_BITS - l);
             for (int k = 0; k < (1 << (JIDX_SKIP_BITS - l)); k++) t->skip[look + (uint32_t)k] = entry;
         }
+    }
+    /* The pairs: the symbol after the first, when its bits are all within the lookahead. */
+    for (uint32_t v = 0; v < (1u << JIDX_SKIP_BITS); v++) {
+        uint32_t e = t->skip[v];
+        uint32_t len = e & 31, advance = e >> 5;
+        uint32_t pair = e;
+        if (e && advance != 64) {
+            uint32_t next = t->skip[(v << len) & ((1u << JIDX_SKIP_BITS) - 1)] & 0xFFF;
+            uint32_t len2 = next & 31, advance2 = next >> 5;
+            if (next && len + len2 <= JIDX_SKIP_BITS)
+                pair = len + len2 | (advance2 == 64 ? 64 : advance + advance2) << 5;
+        }
+        t->skip[v] = e | (pair & 0xFFF) << 12;
     }
     t->defined = 1;
     return 0;

@@ -14,7 +14,7 @@
 #define JIDX_MAX_COMPONENTS 4
 #define JIDX_MAX_BLOCKS 10    /* blocks in one MCU, as the standard limits it */
 #ifndef JIDX_SKIP_BITS
-#define JIDX_SKIP_BITS 13     /* lookahead of the AC skip table */
+#define JIDX_SKIP_BITS 12     /* lookahead of the AC skip table */
 #endif
 
 /* A Huffman table ready for decoding: 9-bit lookahead, then the canonical code walk for longer codes. */
@@ -25,9 +25,11 @@ typedef struct jidx_huff {
     int32_t maxcode[18];      /* largest code of each length, -1 when none; [17] a sentinel */
     int32_t valoffset[17];
     uint8_t vals[256];
-    /* For skipping AC symbols: per JIDX_SKIP_BITS bits ahead, bits used by code and extra bits (0: look the long
-     * way), and coefficients passed << 5 (run + 1, 16 for ZRL, 64 at the end of the block). */
-    uint16_t skip[1 << JIDX_SKIP_BITS];
+    /* For skipping AC symbols: per JIDX_SKIP_BITS bits ahead, the first symbol's bits used by code and extra bits
+     * (bits 0-4; 0: look the long way) and coefficients passed (bits 5-11: run + 1, 16 for ZRL, 64 at the end of
+     * the block); then the same for it and the symbol after it together, when that one fits in the bits ahead too
+     * (bits 12-16 and 17-23; else the first's again). */
+    uint32_t skip[1 << JIDX_SKIP_BITS];
     /* For coding DC categories again (an extract's first blocks): each symbol 0..15's code and its length, 0 when
      * the table has no code for it. */
     uint16_t enc_code[16];
@@ -152,10 +154,16 @@ static inline int jidx_skip_ac(jidx_bits *b, const jidx_huff *ac) {
             buf = b->buf;
             left = b->left;
         }
-        uint16_t e = ac->skip[(uint32_t)(buf >> (left - JIDX_SKIP_BITS)) & ((1u << JIDX_SKIP_BITS) - 1)];
+        uint32_t e = ac->skip[(uint32_t)(buf >> (left - JIDX_SKIP_BITS)) & ((1u << JIDX_SKIP_BITS) - 1)];
         if (e) {
-            left -= e & 31;
-            i += e >> 5;
+            /* Both symbols, unless the first ends the block at its last coefficient (no EOB follows then). */
+            if (i + (int)((e >> 5) & 127) < 64) {
+                left -= (e >> 12) & 31;
+                i += (int)(e >> 17);
+            } else {
+                left -= e & 31;
+                i += (int)((e >> 5) & 127);
+            }
             continue;
         }
         uint32_t code;

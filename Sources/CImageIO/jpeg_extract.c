@@ -93,10 +93,10 @@ static int copy_ac(jidx_bits *b, const jidx_huff *ac, jidx_writer *w) {
             buf = b->buf;
             left = mark = b->left;
         }
-        uint16_t e = ac->skip[(uint32_t)(buf >> (left - JIDX_SKIP_BITS)) & ((1u << JIDX_SKIP_BITS) - 1)];
+        uint32_t e = ac->skip[(uint32_t)(buf >> (left - JIDX_SKIP_BITS)) & ((1u << JIDX_SKIP_BITS) - 1)];
         if (e) {
             left -= e & 31;
-            i += e >> 5;
+            i += (int)((e >> 5) & 127);
             continue;
         }
         uint32_t code;
