@@ -20,7 +20,7 @@ public struct ImageLimits: Sendable, Hashable {
     /// 40 gigapixels: a 200,000 × 200,000 pyramid.
     public static let defaultMaxPyramidPixels = 40_000_000_000
     public static let defaultMaxDecoderMemory = 4 << 30
-    public static let defaultEntryIndexPixels = 16_000_000
+    public static let defaultEntryIndexPixels = 8_000_000
 
     public init(maxPixels: Int = ImageLimits.defaultMaxPixels, maxPyramidPixels: Int = ImageLimits.defaultMaxPyramidPixels,
                 maxDecoderMemory: Int = ImageLimits.defaultMaxDecoderMemory,

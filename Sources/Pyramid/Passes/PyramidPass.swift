@@ -52,6 +52,16 @@ final class PyramidPass: @unchecked Sendable {
     /// Requests waiting on this pass now: the scheduler runs passes someone waits for first.
     var demand: Int { waiting.load(ordering: .relaxed) }
 
+    /// Pixels the pass decodes (at its shrink): how long it runs, roughly.
+    var pixels: Int {
+        if let window {
+            let side = snapshot.geometry.tileSize
+            return window.columns.count * side * window.rows.count * side
+        }
+        let (width, height) = snapshot.geometry.levelSize(plan.levels.upperBound)
+        return width * height
+    }
+
     var state: Phase { lock.withLock { phase } }
     var isDone: Bool { lock.withLock { phase == .finished || phase == .failed } }
 
@@ -96,10 +106,12 @@ final class PyramidPass: @unchecked Sendable {
     }
 
     /// Runs the pass on the calling thread: decode, cut, hand each tile to `deliver` on `encoders` threads of
-    /// background priority; a `background` pass decodes at that priority too. `deliver` is not called for tiles
-    /// cut after a cancel.
+    /// background priority. A `background` pass decodes at that priority too from the first band no request waits
+    /// on it, for good (an unprivileged thread cannot raise its priority again): while requests wait (a
+    /// thumbnail on its 1/8 pass, a tile on the rows above it), it has theirs, so the extracts other requests
+    /// decode meanwhile cannot starve it. `deliver` is not called for tiles cut after a cancel.
     func run(background: Bool = true, memory: RenderBudget? = nil, deliver: @escaping @Sendable (Cut) throws -> Void) {
-        if background { lowerCurrentThreadPriority() }
+        var lowered = !background
         lock.withLock { phase = .running }
         let geometry = snapshot.geometry
         let top = plan.levels.upperBound
@@ -164,6 +176,10 @@ final class PyramidPass: @unchecked Sendable {
                         down = row.withUnsafeBufferPointer { bands[level - low].append($0) }
                         try cutReadyTiles(level)
                     }
+                }
+                if !lowered && demand == 0 {
+                    lowerCurrentThreadPriority()
+                    lowered = true
                 }
                 // A master rewritten while it streams may give rows of two versions: stop at the next band.
                 try snapshot.source.checkUnchanged()
