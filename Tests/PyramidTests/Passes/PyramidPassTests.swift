@@ -131,6 +131,62 @@ final class PyramidPassTests: XCTestCase {
         waitFor { full.demand == 0 }
     }
 
+    /// A pass runs at the priority of the requests waiting on it (a thumbnail's 1/8 pass must not yield to the
+    /// regions other requests decode meanwhile), and at background priority from the first band nobody waits.
+    func testAPassHasItsWaitersPriorityUntilNobodyWaits() throws {
+        let options = TileOptions(rasterDirectory: NSTemporaryDirectory())
+        let snapshot = try PyramidImage(id: "x", path: large, options: options).current()
+        let rows = snapshot.geometry.tileCount(12).rows
+        XCTAssertGreaterThan(rows, 4)
+        @Sendable func priority(_ tid: Int32) -> Int32 { getpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(tid)) }
+        let base = priority(0)
+        try XCTSkipIf(base >= 19, "the tests run at the lowest priority already")
+
+        /// Runs `pass` on a thread of its own (at the tests' priority); the thread's id, and its priority once the
+        /// pass is done.
+        func run(_ pass: PyramidPass) -> (tid: Locked<Int32>, after: Locked<Int32?>) {
+            let tid = Locked<Int32>(0), after = Locked<Int32?>(nil)
+            Thread {
+                // "PID/task/TID": the kernel's id of this thread.
+                let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/thread-self"))?.split(separator: "/").last
+                tid.withLock { $0 = me.flatMap { Int32($0) } ?? -1 }
+                pass.run(background: true) { _ in }
+                after.withLock { $0 = priority(0) }
+            }.start()
+            return (tid, after)
+        }
+
+        let alone = PyramidPass(plan: PassPlan(shrink: 1, levels: 10 ... 12), snapshot: snapshot, encoders: 1)
+        let quiet = run(alone)
+        waitFor { quiet.after.withLock { $0 } != nil }
+        XCTAssertEqual(quiet.after.withLock { $0 }, 19, "a pass nobody waits for runs in the background")
+
+        let waited = PyramidPass(plan: PassPlan(shrink: 1, levels: 10 ... 12), snapshot: snapshot, encoders: 1)
+        let got = Locked(false)
+        Thread {
+            _ = try? waited.pixels(of: TileCoordinate(level: 12, x: 0, y: rows - 3))
+            got.withLock { $0 = true }
+        }.start()
+        waitFor { waited.demand == 1 }
+        let busy = run(waited)
+        var samples = 0
+        while !got.withLock({ $0 }) {
+            let tid = busy.tid.withLock { $0 }
+            XCTAssertNotEqual(tid, -1)
+            if tid > 0, waited.demand == 1 {
+                let seen = priority(tid)
+                if waited.demand == 1 {
+                    XCTAssertEqual(seen, base, "lowered while a request waits")
+                    samples += 1
+                }
+            }
+            usleep(500)
+        }
+        waitFor { busy.after.withLock { $0 } != nil }
+        XCTAssertGreaterThan(samples, 0)
+        XCTAssertEqual(busy.after.withLock { $0 }, 19, "the rows after the last waiter's tile run in the background")
+    }
+
     /// A master replaced while its pass runs: the pass stops, the old version's stored tiles go, and every
     /// tile served afterwards is cut from the new file.
     func testAMasterReplacedMidPassNeverShowsOldTilesUnderTheNewVersion() throws {
