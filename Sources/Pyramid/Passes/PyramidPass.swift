@@ -96,11 +96,14 @@ final class PyramidPass: @unchecked Sendable {
                 wanted[tile]!.waiting -= 1
                 if wanted[tile]!.waiting == 0 { wanted[tile] = nil }
             }
-            while true {
-                if let pixels = wanted[tile]!.pixels { return pixels }
-                if let failure { throw failure }
-                if cancelled || phase == .finished { throw PyramidError.sourceChanged(path: snapshot.source.path) }
-                lock.wait()
+            // The wait is on this pass's thread, not the CPU: a pool of render threads may start another meanwhile.
+            return try BlockingWait.during { () throws -> PixelBuffer in
+                while true {
+                    if let pixels = wanted[tile]!.pixels { return pixels }
+                    if let failure { throw failure }
+                    if cancelled || phase == .finished { throw PyramidError.sourceChanged(path: snapshot.source.path) }
+                    lock.wait()
+                }
             }
         }
     }

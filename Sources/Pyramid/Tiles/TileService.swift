@@ -131,10 +131,12 @@ public final class TileService: Sendable {
             return (job, true)
         }
         if !owner {
-            let result = job.lock.withLock { () -> Result<Produced, any Swift.Error> in
-                while true {
-                    if let result = job.result { return result }
-                    job.lock.wait()
+            let result = BlockingWait.during {
+                job.lock.withLock { () -> Result<Produced, any Swift.Error> in
+                    while true {
+                        if let result = job.result { return result }
+                        job.lock.wait()
+                    }
                 }
             }
             let produced = try result.get()

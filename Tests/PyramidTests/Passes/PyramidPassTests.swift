@@ -131,6 +131,36 @@ final class PyramidPassTests: XCTestCase {
         waitFor { full.demand == 0 }
     }
 
+    /// With two slots, one takes the longest pass queued within the burst of a viewer's requests, whatever order
+    /// they reached the server in; the other slot takes them first come first served, at once.
+    func testOneSlotTakesTheLongestPass() throws {
+        let options = TileOptions(rasterDirectory: NSTemporaryDirectory())
+        let snapshot = try PyramidImage(id: "x", path: large, options: options).current()
+        let plan = PassPlan(shrink: 1, levels: 10 ... 12)
+        func pass(_ side: Int) -> PyramidPass {
+            PyramidPass(plan: plan, window: PassWindow(columns: 0 ..< side, rows: 0 ..< side), snapshot: snapshot, encoders: 1)
+        }
+        let first = pass(1), small = pass(2), long = pass(8)
+        XCTAssertTrue(PassScheduler.precedes(long, small, longestFirst: true))
+        XCTAssertTrue(PassScheduler.precedes(small, long))
+        let scheduler = PassScheduler(slots: 2)
+        let gate = ConditionLock()
+        let state = Locked((order: [Int](), open: false))
+        for (n, p) in [first, small, long].enumerated() {
+            scheduler.submit(p) {
+                state.withLock { $0.order.append(n) }
+                gate.withLock { while !state.withLock({ $0.open }) { gate.wait() } }
+            }
+        }
+        waitFor { state.withLock { $0.order.count } == 2 }
+        XCTAssertEqual(state.withLock { $0.order }, [0, 2], "the second slot took the longer pass queued after it")
+        gate.withLock {
+            state.withLock { $0.open = true }
+            gate.broadcast()
+        }
+        waitFor { state.withLock { $0.order.count } == 3 }
+    }
+
     /// A pass runs at the priority of the requests waiting on it (a thumbnail's 1/8 pass must not yield to the
     /// regions other requests decode meanwhile), and at background priority from the first band nobody waits.
     func testAPassHasItsWaitersPriorityUntilNobodyWaits() throws {
