@@ -12,14 +12,16 @@ public protocol BlockingObserver: AnyObject, Sendable {
 
 /// The calling thread's pool, if it has one that wants to know when the thread waits (`BlockingObserver`).
 public enum BlockingWait {
+    /// The calling thread's observer, retained; released when the thread ends (a pool's spare threads come and go).
     nonisolated(unsafe) private static let key: pthread_key_t = {
         var key = pthread_key_t()
-        pthread_key_create(&key, nil)
+        pthread_key_create(&key) { box in
+            if let box { Unmanaged<ObserverBox>.fromOpaque(box).release() }
+        }
         return key
     }()
 
-    /// Makes `observer` the calling thread's for the rest of its life (a pool's thread, set once at its start; the
-    /// pool outlives its threads).
+    /// Makes `observer` the calling thread's for the rest of its life (a pool's thread, set once at its start).
     public static func install(_ observer: any BlockingObserver) {
         let box = Unmanaged.passRetained(ObserverBox(observer)).toOpaque()
         pthread_setspecific(key, box)
