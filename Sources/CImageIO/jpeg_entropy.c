@@ -91,16 +91,21 @@ int jidx_build_huff(jidx_huff *t, const uint8_t counts[16], const uint8_t *vals,
 }
 
 /* The next raw byte of the file, -1 at its end or on a read error. `off` gets its offset. */
+ssize_t jidx_bits_load(jidx_bits *b, uint64_t off, size_t n) {
+    ssize_t got;
+    do {
+        got = pread(b->fd, b->win, n, (off_t)off);
+    } while (got < 0 && errno == EINTR);
+    if (got < 0) b->io_error = errno;
+    return got;
+}
+
 static int raw(jidx_bits *b, uint64_t *off) {
     if (b->pos == b->win_len) {
         b->win_off += b->win_len;
         b->win_len = 0;
         b->pos = 0;
-        ssize_t n;
-        do {
-            n = pread(b->fd, b->win, JIDX_WINDOW, (off_t)b->win_off);
-        } while (n < 0 && errno == EINTR);
-        if (n < 0) b->io_error = errno;
+        ssize_t n = jidx_bits_load(b, b->win_off, JIDX_WINDOW);
         if (n <= 0) {
             if (off) *off = b->win_off;
             return -1;

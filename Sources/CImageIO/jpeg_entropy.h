@@ -10,6 +10,8 @@
 
 #include "CImageIO.h"
 
+#include <sys/types.h>
+
 #define JIDX_WINDOW 65536
 #define JIDX_MAX_COMPONENTS 4
 #define JIDX_MAX_BLOCKS 10    /* blocks in one MCU, as the standard limits it */
@@ -80,19 +82,31 @@ int jidx_bits_restart(jidx_bits *b, int expected);
 /* The longest code's symbol, after the lookahead missed. -1 on a bad code. */
 int jidx_decode_slow(jidx_bits *b, const jidx_huff *t, uint32_t *code, int *len);
 
+/* Reads up to `n` (at most JIDX_WINDOW) bytes of the file at `off` into the window, retrying EINTR; the bytes
+ * read, 0 at the end of the file, -1 on an error (kept in io_error). The window's bookkeeping is the caller's. */
+ssize_t jidx_bits_load(jidx_bits *b, uint64_t off, size_t n);
+
+/* The 8 bytes at `p` as one big-endian number. */
+static inline uint64_t jidx_load_be64(const uint8_t *p) {
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++) v = (v << 8) | p[i];
+    return v;
+}
+
+/* Flags (at least) the bytes of `v` that are 0xFF: zero when none is. */
+static inline uint64_t jidx_ff_bytes(uint64_t v) {
+    uint64_t inverted = ~v;
+    return (inverted - 0x0101010101010101ull) & ~inverted & 0x8080808080808080ull;
+}
+
 /* jidx_bits_fill, all the bytes that fit at once while none of them is 0xFF (the usual case inside entropy
  * data). */
 static inline __attribute__((always_inline)) void jidx_fill(jidx_bits *b) {
     if (b->left <= 56 && !b->marker && b->win_len - b->pos >= 8) {
-        const uint8_t *p = b->win + b->pos;
-        uint64_t v = 0;
-        for (int i = 0; i < 8; i++) v = (v << 8) | p[i];
+        uint64_t v = jidx_load_be64(b->win + b->pos);
         int n = (64 - b->left) >> 3;
         uint64_t wanted = n == 8 ? ~0ull : ~(~0ull >> (8 * n));
-        uint64_t inverted = ~v;
-        /* Flags (at least) the bytes of `v` that are 0xFF. */
-        uint64_t ff = (inverted - 0x0101010101010101ull) & ~inverted & 0x8080808080808080ull;
-        if ((ff & wanted) == 0) {
+        if ((jidx_ff_bytes(v) & wanted) == 0) {
             uint64_t off = b->win_off + b->pos;
             for (int i = 0; i < n; i++) b->ring[(b->loaded + (uint64_t)i) & 7] = off + (uint64_t)i;
             b->loaded += (uint64_t)n;

@@ -1,10 +1,8 @@
 #include "jpeg_index_internal.h"
 #include "status.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /*
  * An extract is a JPEG of its own: the source's tables and frame with the extract's size, and the entropy
@@ -162,20 +160,13 @@ static int copy_bits(jidx_bits *b, jidx_writer *w, uint64_t from, uint64_t to) {
     int after_ff = 0;
     while (off <= end) {
         if (off == end && tail <= used) return tail == used && !after_ff ? 0 : -1;
-        size_t want = end - off + 1 < JIDX_WINDOW ? (size_t)(end - off + 1) : JIDX_WINDOW;
-        ssize_t got;
-        do {
-            got = pread(b->fd, b->win, want, (off_t)off);
-        } while (got < 0 && errno == EINTR);
-        if (got < 0) b->io_error = errno;
+        ssize_t got = jidx_bits_load(b, off, end - off + 1 < JIDX_WINDOW ? (size_t)(end - off + 1) : JIDX_WINDOW);
         if (got <= 0) return -1;
         for (ssize_t i = 0; i < got; i++, off++) {
             /* Eight whole bytes short of the end with no 0xFF among them (the usual case): 64 bits at once. */
             if (!after_ff && used == 0 && end - off > 8 && got - i >= 8) {
-                uint64_t v8 = 0;
-                for (int k = 0; k < 8; k++) v8 = (v8 << 8) | b->win[i + k];
-                uint64_t inverted = ~v8;
-                if (((inverted - 0x0101010101010101ull) & ~inverted & 0x8080808080808080ull) == 0) {
+                uint64_t v8 = jidx_load_be64(b->win + i);
+                if (jidx_ff_bytes(v8) == 0) {
                     put_bits(w, v8 >> 32, 32);
                     put_bits(w, v8, 32);
                     i += 7;
