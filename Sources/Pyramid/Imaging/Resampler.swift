@@ -31,12 +31,13 @@ enum Resampler {
     static func resample(_ source: PixelBuffer, originX: Int, originY: Int, columns: Taps, rows: Taps) -> PixelBuffer {
         let c = source.channels
         let outWidth = columns.taps.count, outHeight = rows.taps.count
-        var result = PixelBuffer(width: outWidth, height: outHeight, channels: c)
+        if outWidth == 0 || outHeight == 0 { return PixelBuffer(width: outWidth, height: outHeight, channels: c) }
         if columns.taps.allSatisfy({ $0.weights.count == 1 }) && rows.taps.allSatisfy({ $0.weights.count == 1 }) {
             // One source pixel per output pixel (same scale, or nearest at a boundary): copy, a whole row at once
             // where the columns are consecutive (the usual case: a region at a level's own scale).
             let firsts = columns.taps.map(\.first)
             let consecutive = firsts.last.map { $0 - firsts[0] == outWidth - 1 } ?? true
+            var result = PixelBuffer(width: outWidth, height: outHeight, channels: c)
             source.bytes.withUnsafeBufferPointer { src in
                 result.bytes.withUnsafeMutableBufferPointer { dst in
                     for (oy, row) in rows.taps.enumerated() {
@@ -62,26 +63,32 @@ enum Resampler {
         let cols = Flat(columns), rowTaps = Flat(rows)
         let lowerX = columns.lower, span = (columns.upper - lowerX) * c
         let sourceStride = source.width * c, outStride = outWidth * c
-        var line = [Float](repeating: 0, count: max(span, 1))
-        source.bytes.withUnsafeBufferPointer { src in
-            line.withUnsafeMutableBufferPointer { lineBuffer in
-                result.bytes.withUnsafeMutableBufferPointer { dst in
-                    let acc = lineBuffer.baseAddress!, left = src.baseAddress! + (lowerX - originX) * c
-                    for oy in 0 ..< outHeight {
-                        let w0 = rowTaps.offset[oy], n = rowTaps.offset[oy + 1] - w0
-                        var from = left + (rowTaps.first[oy] - originY) * sourceStride
-                        Self.scale(from, by: rowTaps.weights[w0], into: acc, count: span)
-                        for k in 1 ..< max(n, 1) {
-                            from += sourceStride
-                            Self.accumulate(from, by: rowTaps.weights[w0 + k], into: acc, count: span)
+        var line = [Float](repeating: 0, count: max(span, 1) + 1)
+        var sums = [Float](repeating: 0, count: outStride + 1)
+        // Every output byte is written below, so the bytes start uninitialised (no zeroing of a region-sized buffer).
+        let bytes = [UInt8](unsafeUninitializedCapacity: outStride * outHeight) { dst, initialised in
+            source.bytes.withUnsafeBufferPointer { src in
+                line.withUnsafeMutableBufferPointer { lineBuffer in
+                    sums.withUnsafeMutableBufferPointer { sumBuffer in
+                        let acc = lineBuffer.baseAddress!, left = src.baseAddress! + (lowerX - originX) * c
+                        for oy in 0 ..< outHeight {
+                            let w0 = rowTaps.offset[oy], n = rowTaps.offset[oy + 1] - w0
+                            var from = left + (rowTaps.first[oy] - originY) * sourceStride
+                            Self.scale(from, by: rowTaps.weights[w0], into: acc, count: span)
+                            for k in 1 ..< max(n, 1) {
+                                from += sourceStride
+                                Self.accumulate(from, by: rowTaps.weights[w0 + k], into: acc, count: span)
+                            }
+                            Self.horizontal(UnsafePointer(acc), taps: cols, lowerX: lowerX, channels: c,
+                                            sums: sumBuffer.baseAddress!, into: dst.baseAddress! + oy * outStride,
+                                            count: outWidth)
                         }
-                        Self.horizontal(UnsafePointer(acc), taps: cols, lowerX: lowerX, channels: c,
-                                        into: dst.baseAddress! + oy * outStride, count: outWidth)
                     }
                 }
             }
+            initialised = outStride * outHeight
         }
-        return result
+        return PixelBuffer(width: outWidth, height: outHeight, channels: c, bytes: bytes)
     }
 
     /// `acc[i] = weight × row[i]` for `count` samples.
@@ -100,39 +107,59 @@ enum Resampler {
         while i < count { acc[i] += weight * Float(row[i]); i &+= 1 }
     }
 
-    /// The horizontal taps of one row of vertically filtered samples, rounded into `count` output pixels.
+    /// The horizontal taps of one row of vertically filtered samples into `sums` (`count` pixels, one float a
+    /// sample), then `sums` rounded into the output row in one loop the compiler vectorises. RGB and RGBA pixels are
+    /// summed as one four-float vector a tap (RGB reads and writes one float past its pixel: `line` and `sums` have
+    /// one float to spare); each channel's sum is still its taps in order, so the bytes are the scalar sums'.
     @inline(__always)
     private static func horizontal(_ line: UnsafePointer<Float>, taps: Flat, lowerX: Int, channels c: Int,
-                                   into out: UnsafeMutablePointer<UInt8>, count: Int) {
+                                   sums: UnsafeMutablePointer<Float>, into out: UnsafeMutablePointer<UInt8>, count: Int) {
         taps.first.withUnsafeBufferPointer { first in
             taps.offset.withUnsafeBufferPointer { offset in
                 taps.weights.withUnsafeBufferPointer { weights in
-                    for ox in 0 ..< count {
-                        let base = line + (first[ox] &- lowerX) &* c
-                        let w0 = offset[ox], n = offset[ox &+ 1] &- w0
-                        let o = out + ox &* c
-                        if c == 3 { // RGB, the common case: one walk over the taps for all three channels
-                            var r: Float = 0, g: Float = 0, b: Float = 0
-                            var k = 0
-                            while k < n {
-                                let weight = weights[w0 &+ k], p = base + k &* 3
-                                r += weight * p[0]
-                                g += weight * p[1]
-                                b += weight * p[2]
-                                k &+= 1
+                    if c == 3 {
+                        vectorSums(line, first: first, offset: offset, weights: weights, lowerX: lowerX, channels: 3,
+                                   sums: sums, count: count)
+                    } else if c == 4 {
+                        vectorSums(line, first: first, offset: offset, weights: weights, lowerX: lowerX, channels: 4,
+                                   sums: sums, count: count)
+                    } else {
+                        for ox in 0 ..< count {
+                            let base = line + (first[ox] &- lowerX) &* c
+                            let w0 = offset[ox], n = offset[ox &+ 1] &- w0
+                            for ch in 0 ..< c {
+                                var sum: Float = 0
+                                var k = 0
+                                while k < n { sum += weights[w0 &+ k] * base[k &* c &+ ch]; k &+= 1 }
+                                sums[ox &* c &+ ch] = sum
                             }
-                            o[0] = rounded(r); o[1] = rounded(g); o[2] = rounded(b)
-                            continue
-                        }
-                        for ch in 0 ..< c {
-                            var sum: Float = 0
-                            var k = 0
-                            while k < n { sum += weights[w0 &+ k] * base[k &* c &+ ch]; k &+= 1 }
-                            o[ch] = rounded(sum)
                         }
                     }
+                    let samples = count &* c
+                    var i = 0
+                    while i < samples { out[i] = rounded(sums[i]); i &+= 1 }
                 }
             }
+        }
+    }
+
+    /// The horizontal sums of RGB or RGBA pixels, one four-float vector a tap; `channels` is a constant at each
+    /// call, so the vector loads' stride is one too (a variable stride measured 12 % slower).
+    @inline(__always)
+    private static func vectorSums(_ line: UnsafePointer<Float>, first: UnsafeBufferPointer<Int>,
+                                   offset: UnsafeBufferPointer<Int>, weights: UnsafeBufferPointer<Float>, lowerX: Int,
+                                   channels c: Int, sums: UnsafeMutablePointer<Float>, count: Int) {
+        let pixelBytes = c &* MemoryLayout<Float>.stride
+        for ox in 0 ..< count {
+            let base = UnsafeRawPointer(line + (first[ox] &- lowerX) &* c)
+            let w0 = offset[ox], n = offset[ox &+ 1] &- w0
+            var sum = SIMD4<Float>(repeating: 0)
+            var k = 0
+            while k < n {
+                sum += weights[w0 &+ k] * base.loadUnaligned(fromByteOffset: k &* pixelBytes, as: SIMD4<Float>.self)
+                k &+= 1
+            }
+            UnsafeMutableRawPointer(sums + ox &* c).storeBytes(of: sum, as: SIMD4<Float>.self)
         }
     }
 
