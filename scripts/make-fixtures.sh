@@ -17,7 +17,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${1:-$ROOT/.build-fixtures}
 F=$OUT/formats
 R=$OUT/reference
-STAMP=$OUT/.complete-v11
+STAMP=$OUT/.complete-v12
 [ -f "$STAMP" ] && exit 0
 rm -rf "$OUT.tmp"
 mkdir -p "$OUT.tmp/formats" "$OUT.tmp/reference" "$OUT.tmp/work" "$OUT.tmp/gallery"
@@ -84,6 +84,8 @@ exiftool -q -overwrite_original -ColorSpace=0xffff -n -InteropIndex=R03 adobe-ex
 # 1-bit, CMYK, a profile and an orientation tag; every compression this libtiff decodes. Names differ from the JPEG
 # and PNG variants' by more than the extension: references are named without it.
 vips tiffsave "$W/base.v" pyramid-jpeg.tif --tile --pyramid --compression jpeg --Q 95 --tile-width 128 --tile-height 128
+# At Q 95 libvips stores RGB JPEG tiles; below 90 YCbCr with chroma halved both ways, as museums' files mostly are.
+vips tiffsave "$W/base.v" pyramid-jpeg-q85.tif --tile --pyramid --compression jpeg --Q 85 --tile-width 128 --tile-height 128
 vips tiffsave "$W/base.v" pyramid-subifd.tif --tile --pyramid --subifd --compression deflate --tile-width 128 --tile-height 128
 vips tiffsave "$W/base.v" pyramid-bigtiff.tif --tile --pyramid --bigtiff --compression lzw --predictor horizontal \
   --tile-width 64 --tile-height 64
@@ -143,6 +145,6 @@ for f in "$OUT.tmp"/formats/*; do
   echo "$(vipsheader -f width "$src") $(vipsheader -f height "$src") $bands" > "$name.txt"
 done
 rm -rf "$W"
-touch "$OUT.tmp/.complete-v11"
+touch "$OUT.tmp/.complete-v12"
 rm -rf "$OUT" && mv "$OUT.tmp" "$OUT"
 echo "fixtures: $OUT" >&2

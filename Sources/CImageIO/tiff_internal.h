@@ -36,5 +36,10 @@ struct tsio_tiff {
 void tsio_tiff_enter(tsio_tiff *t, tsio_status *st);
 /* Records `what` as the error unless libtiff's handler already said something more precise; returns -1. */
 int tsio_tiff_fail(tsio_tiff *t, int code, const char *what);
+/* Tile `id` of the selected directory as a standalone JPEG (its stream with the JPEGTables put in front), in a
+ * malloc'd buffer: 1. 0 when the directory's tiles are not JPEG-compressed 8-bit YCbCr or RGB of three contiguous
+ * samples, or the stream does not parse as a baseline JPEG of the tile's size whose colours a decoder takes as the
+ * TIFF says; -1 on a read error. */
+int tsio_tiff_tile_stream(tsio_tiff *t, uint32_t id, uint8_t **out, size_t *size);
 
 #endif

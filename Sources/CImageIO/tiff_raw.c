@@ -14,8 +14,10 @@
 #define TSIO_TIFF_MAX_RAW_TILE ((uint64_t)4 << 20)
 
 /* Walks the markers of a whole JPEG stream up to its scan: a baseline or extended Huffman frame of 8-bit samples,
- * `w × h`, with `components` components, and the stream ends with EOI. 1 when it is, 0 when not. */
-static int plausible(const uint8_t *p, size_t n, uint32_t w, uint32_t h, int components) {
+ * `w × h`, with three components, and the stream ends with EOI; and a decoder reading it alone takes its colours as
+ * the TIFF says (`rgb`: no JFIF segment, which would make them YCbCr; YCbCr: components not named R, G and B, which
+ * would make them RGB). 1 when it is, 0 when not. */
+static int plausible(const uint8_t *p, size_t n, uint32_t w, uint32_t h, int rgb) {
     if (n < 4 || p[0] != 0xFF || p[1] != 0xD8 || p[n - 2] != 0xFF || p[n - 1] != 0xD9) return 0;
     size_t i = 2;
     int frame = 0;
@@ -25,11 +27,13 @@ static int plausible(const uint8_t *p, size_t n, uint32_t w, uint32_t h, int com
         if (m == 0xFF) { i++; continue; }
         size_t len = ((size_t)p[i + 2] << 8) | p[i + 3];
         if (len < 2 || i + 2 + len > n) return 0;
+        if (m == 0xE0 && rgb && len >= 7 && memcmp(p + i + 4, "JFIF", 5) == 0) return 0;
         if (m == 0xC0 || m == 0xC1) {
-            if (len < 8) return 0;
+            if (len != 8 + 3 * 3) return 0;
             const uint8_t *f = p + i + 4;
             uint32_t fh = ((uint32_t)f[1] << 8) | f[2], fw = ((uint32_t)f[3] << 8) | f[4];
-            if (f[0] != 8 || fw != w || fh != h || f[5] != components || len != 8 + 3 * (size_t)components) return 0;
+            if (f[0] != 8 || fw != w || fh != h || f[5] != 3) return 0;
+            if (!rgb && f[6] == 'R' && f[9] == 'G' && f[12] == 'B') return 0;
             frame = 1;
         } else if (m >= 0xC2 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC) {
             return 0; /* progressive, lossless or arithmetic: left to the decoder */
@@ -41,19 +45,15 @@ static int plausible(const uint8_t *p, size_t n, uint32_t w, uint32_t h, int com
     return 0;
 }
 
-int tsio_tiff_jpeg_tile(tsio_tiff *t, uint32_t x, uint32_t y, uint8_t **out, size_t *size, tsio_status *st) {
-    tsio_tiff_enter(t, st);
+int tsio_tiff_tile_stream(tsio_tiff *t, uint32_t id, uint8_t **out, size_t *size) {
     const tsio_tiff_dir *d = &t->dir;
     TIFF *tif = t->tif;
     int rgb = d->photometric == PHOTOMETRIC_RGB;
     if (d->compression != COMPRESSION_JPEG || (d->photometric != PHOTOMETRIC_YCBCR && !rgb) || d->samples != 3 || d->bits != 8 ||
         d->planar != PLANARCONFIG_CONTIG || d->alpha || d->tile_width == 0 || d->tile_height == 0 ||
-        d->tile_width > 65535 || d->tile_height > 65535 || x % d->tile_width || y % d->tile_height ||
-        (uint64_t)x + d->tile_width > d->width || (uint64_t)y + d->tile_height > d->height) {
+        d->tile_width > 65535 || d->tile_height > 65535 || id >= TIFFNumberOfTiles(tif)) {
         return 0;
     }
-    uint32_t id = TIFFComputeTile(tif, x, y, 0, 0);
-    if (id >= TIFFNumberOfTiles(tif)) return 0;
     int err = 0;
     uint64_t raw = TIFFGetStrileByteCountWithErr(tif, id, &err);
     if (err || raw < 4 || raw > TSIO_TIFF_MAX_RAW_TILE) return 0;
@@ -83,11 +83,21 @@ int tsio_tiff_jpeg_tile(tsio_tiff *t, uint32_t x, uint32_t y, uint8_t **out, siz
     if (rgb) memcpy(buf + 2, adobe, sizeof adobe);
     if (tables_n) memcpy(buf + 2 + (rgb ? sizeof adobe : 0), tables + 2, tables_n - 4);
     size_t n = (size_t)raw + inner;
-    if (!plausible(buf, n, d->tile_width, d->tile_height, 3)) {
+    if (!plausible(buf, n, d->tile_width, d->tile_height, rgb)) {
         free(buf);
         return 0;
     }
     *out = buf;
     *size = n;
     return 1;
+}
+
+int tsio_tiff_jpeg_tile(tsio_tiff *t, uint32_t x, uint32_t y, uint8_t **out, size_t *size, tsio_status *st) {
+    tsio_tiff_enter(t, st);
+    const tsio_tiff_dir *d = &t->dir;
+    if (d->tile_width == 0 || d->tile_height == 0 || x % d->tile_width || y % d->tile_height ||
+        (uint64_t)x + d->tile_width > d->width || (uint64_t)y + d->tile_height > d->height) {
+        return 0;
+    }
+    return tsio_tiff_tile_stream(t, TIFFComputeTile(t->tif, x, y, 0, 0), out, size);
 }

@@ -145,6 +145,45 @@ static int load_chunk(tsio_tiff *t, uint32_t cx, uint32_t cy, uint32_t cw, uint3
     return 0;
 }
 
+/*
+ * Rows [r0, r1) and columns [c0, c1) (the level's) of JPEG tile `id`, whose top-left pixel is (`tx`, `ty`), decoded
+ * from the tile's own stream: the rows above are entropy-decoded only, the rows below not at all, and columns outside
+ * (but one iMCU each side) are not transformed, where libtiff's codec decodes every tile whole. The pixels are the
+ * whole decode's (TIFFSourceTests compares them). 1 when done, 0 when the tile is not
+ * such a stream (the caller decodes it through libtiff), -1 on an error.
+ */
+static int read_jpeg_part(tsio_tiff *t, const sink *k, uint32_t id, uint64_t tx, uint64_t ty, uint64_t r0, uint64_t r1,
+                          uint64_t c0, uint64_t c1) {
+    uint8_t *stream = NULL;
+    size_t n = 0;
+    int found = tsio_tiff_tile_stream(t, id, &stream, &n);
+    if (found <= 0) return found;
+    t->chunk_id = -1;
+    tsio_status js;
+    tsio_info info;
+    uint32_t x = (uint32_t)(c0 - tx), y = (uint32_t)(r0 - ty), rows = (uint32_t)(r1 - r0);
+    uint32_t out_w = 0, out_h = 0, crop_x = 0, crop_w = 0;
+    tsio_jpeg *j = tsio_jpeg_open_mem(stream, n, 0, &info, &js);
+    int rc = j != NULL && tsio_jpeg_start(j, 1, x, (uint32_t)(c1 - c0), &out_w, &out_h, &crop_x, &crop_w, &js) == 0 ? 1 : -1;
+    if (rc == 1 && (y + rows > out_h || !grow((void **)&t->chunk, &t->chunk_cap, (size_t)crop_w * 3 * rows))) {
+        tsio_status_clear(&js);
+        tsio_status_fail(&js, y + rows > out_h ? TSIO_ERR_CORRUPT : TSIO_ERR_NOMEM,
+                         y + rows > out_h ? "a JPEG tile shorter than the tile height" : "out of memory for a tile");
+        rc = -1;
+    }
+    /* libjpeg-turbo's skip decodes the iMCU row it ends in, so fancy upsampling has the chroma rows above. */
+    if (rc == 1 && y > 0 && tsio_jpeg_skip(j, y, &js) != (int64_t)y) rc = -1;
+    if (rc == 1 && tsio_jpeg_read(j, t->chunk, (size_t)crop_w * 3, rows, &js) != (int64_t)rows) rc = -1;
+    if (js.warning_count > 0) tsio_status_warn(t->st, js.warning);
+    for (uint32_t r = 0; rc == 1 && r < rows; r++) {
+        emit(k, 3, r0 + r, c0, (uint32_t)(c1 - c0), t->chunk + ((size_t)r * crop_w + (x - crop_x)) * 3);
+    }
+    if (rc == -1) rc = tsio_tiff_fail(t, js.code ? js.code : TSIO_ERR_CORRUPT, js.code ? js.message : "a JPEG tile cannot be decoded");
+    if (j) tsio_jpeg_close(j);
+    free(stream);
+    return rc;
+}
+
 /* Tiles or strips, each decoded whole. */
 static int read_chunks(tsio_tiff *t, const sink *k, uint64_t lx1, uint64_t ly1) {
     const tsio_tiff_dir *d = &t->dir;
@@ -153,9 +192,17 @@ static int read_chunks(tsio_tiff *t, const sink *k, uint64_t lx1, uint64_t ly1) 
     if (!grow((void **)&t->row, &t->row_cap, (size_t)cw * 4)) return tsio_tiff_fail(t, TSIO_ERR_NOMEM, "out of memory");
     for (uint64_t cy = k->ly0 / chh; cy * chh < ly1; cy++) {
         for (uint64_t cx = k->lx0 / cw; cx * cw < lx1; cx++) {
-            if (load_chunk(t, (uint32_t)cx, (uint32_t)cy, cw, chh) != 0) return -1;
             uint64_t r0 = cy * chh > k->ly0 ? cy * chh : k->ly0, r1 = (cy + 1) * chh < ly1 ? (cy + 1) * chh : ly1;
             uint64_t c0 = cx * cw > k->lx0 ? cx * cw : k->lx0, c1 = (cx + 1) * cw < lx1 ? (cx + 1) * cw : lx1;
+            /* Part of a JPEG tile: decoded from its stream, no more of it than the part needs. */
+            if (tiled && d->compression == COMPRESSION_JPEG && ch == 3 &&
+                (r0 > cy * chh || r1 < (cy + 1) * chh || c0 > cx * cw || c1 < (cx + 1) * cw)) {
+                int done = read_jpeg_part(t, k, TIFFComputeTile(t->tif, (uint32_t)(cx * cw), (uint32_t)(cy * chh), 0, 0),
+                                          cx * cw, cy * chh, r0, r1, c0, c1);
+                if (done < 0) return -1;
+                if (done > 0) continue;
+            }
+            if (load_chunk(t, (uint32_t)cx, (uint32_t)cy, cw, chh) != 0) return -1;
             for (uint64_t r = r0; r < r1; r++) {
                 uint8_t *px = k->shrink == 1 ? k->dst + (size_t)(r - k->ly0) * k->stride + (size_t)(c0 - k->lx0) * (size_t)ch : t->row;
                 convert_row(t, t->chunk, t->plane_bytes, cw, (uint32_t)(r - cy * chh), (uint32_t)(c0 - cx * cw),

@@ -64,6 +64,27 @@ final class TIFFSourceTests: XCTestCase {
         }
     }
 
+    /// Parts of JPEG tiles are decoded from the tiles' own streams, only as much as each part needs (libjpeg's crop
+    /// and skip, a margin of one iMCU kept): many rectangles, at every offset within the 128-pixel tiles, of RGB
+    /// (Q 95) and YCbCr 4:2:0 (Q 85) tiles are still the whole decode's bytes.
+    func testPartsOfJPEGTilesAreTheWholeTilesPixels() throws {
+        var generator = SystemRandomNumberGenerator()
+        for name in ["pyramid-jpeg.tif", "pyramid-jpeg-q85.tif"] {
+            let source = try tiff(name)
+            for shrink in [1, 2] {
+                let whole = try source.decodeAll(shrink: shrink)
+                for _ in 0 ..< 40 {
+                    let x = Int.random(in: 0 ..< whole.width - 1, using: &generator)
+                    let y = Int.random(in: 0 ..< whole.height - 1, using: &generator)
+                    let rect = PixelRect(x: x, y: y, width: Int.random(in: 1 ... min(200, whole.width - x), using: &generator),
+                                         height: Int.random(in: 1 ... min(200, whole.height - y), using: &generator))
+                    let region = try source.decode(rect, shrink: shrink)
+                    XCTAssertTrue(region.bytes == whole.cropped(to: rect).bytes, "\(name) at 1/\(shrink): \(rect)")
+                }
+            }
+        }
+    }
+
     /// The photo saved as PNG and in every TIFF layout and compression decodes to the same pixels (JPEG ones within
     /// its loss).
     func testEveryContainerHoldsTheSamePhoto() throws {

@@ -10,7 +10,7 @@ enum Fixtures {
     static let directory: URL = {
         let dir = ProcessInfo.processInfo.environment["TILESERVER_FIXTURES"].map { URL(fileURLWithPath: $0) }
             ?? repoRoot.appendingPathComponent(".build-fixtures")
-        if !FileManager.default.fileExists(atPath: dir.appendingPathComponent(".complete-v11").path) {
+        if !FileManager.default.fileExists(atPath: dir.appendingPathComponent(".complete-v12").path) {
             let script = Process()
             script.executableURL = URL(fileURLWithPath: "/bin/bash")
             script.arguments = [repoRoot.appendingPathComponent("scripts/make-fixtures.sh").path, dir.path]
