@@ -43,8 +43,15 @@ extension TileService {
         let columnTaps = plan.columns(columns), rowTaps = plan.rows(rows)
         let window = PixelRect(x: columnTaps.lower, y: rowTaps.lower, width: columnTaps.upper - columnTaps.lower,
                                height: rowTaps.upper - rowTaps.lower)
-        var canvas = PixelBuffer(width: window.width, height: window.height, channels: plan.channels)
         let geometry = snapshot.geometry
+        // A level read straight from the file (a tiled TIFF's, a JPEG 2000's) is decoded as the window alone: the
+        // file's tiles under its edges only as far as the window reaches, where whole tiles of ours would decode up
+        // to a tile more on each side. Those are the pixels the tiles have (each is such a read of the file).
+        if snapshot.readsDirectly(plan.level) {
+            let canvas = try snapshot.source.decode(window, shrink: geometry.shrink(ofLevel: plan.level))
+            return Resampler.resample(canvas, originX: window.x, originY: window.y, columns: columnTaps, rows: rowTaps)
+        }
+        var canvas = PixelBuffer(width: window.width, height: window.height, channels: plan.channels)
         for tile in geometry.tiles(atLevel: plan.level, covering: window) {
             let pixels = try self.pixels(of: tile, in: image, snapshot: snapshot)
             canvas.paste(pixels, at: try geometry.rect(of: tile), window: window)
