@@ -92,6 +92,13 @@ int jidx_build_huff(jidx_huff *t, const uint8_t counts[16], const uint8_t *vals,
 
 /* The next raw byte of the file, -1 at its end or on a read error. `off` gets its offset. */
 ssize_t jidx_bits_load(jidx_bits *b, uint64_t off, size_t n) {
+    if (b->mem != NULL) {
+        if (off >= b->mem_size) return 0;
+        size_t got = b->mem_size - off < n ? (size_t)(b->mem_size - off) : n;
+        if (got > JIDX_MEM_WINDOW) got = JIDX_MEM_WINDOW;
+        memcpy(b->win, b->mem + off, got);
+        return (ssize_t)got;
+    }
     ssize_t got;
     do {
         got = pread(b->fd, b->win, n, (off_t)off);
@@ -164,6 +171,8 @@ void jidx_bits_seek(jidx_bits *b, uint64_t bit) {
 }
 
 uint64_t jidx_bits_position(const jidx_bits *b) {
+    /* Every bit of the data used, up to the marker (or the end) after it: the data ended on a byte's edge. */
+    if (b->marker && b->left == b->zeros * 8) return b->marker_off * 8;
     if (b->left == 0) return b->marker ? UINT64_MAX : (b->win_off + b->pos) * 8;
     uint64_t bytes = (uint64_t)(b->left + 7) / 8;
     uint64_t off = b->ring[(b->loaded - bytes) & 7];

@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 #define JIDX_WINDOW 65536
+#define JIDX_MEM_WINDOW 4096
 #define JIDX_MAX_COMPONENTS 4
 #define JIDX_MAX_BLOCKS 10    /* blocks in one MCU, as the standard limits it */
 #ifndef JIDX_SKIP_BITS
@@ -38,9 +39,13 @@ typedef struct jidx_huff {
     uint8_t enc_len[16];
 } jidx_huff;
 
-/* Reads entropy-coded bits, unstuffing 0xFF00, stopping at a marker (then feeding zeros, as libjpeg does). */
+/* Reads entropy-coded bits, unstuffing 0xFF00, stopping at a marker (then feeding zeros, as libjpeg does). From a
+ * file through a window (`fd`), or from a stream in memory (`mem`: offsets are the stream's, copied into the window a
+ * few KB at a time, since a join reads a few rows of a tile at each place). */
 typedef struct jidx_bits {
     int fd;
+    const uint8_t *mem;       /* NULL: read from fd */
+    uint64_t mem_size;
     uint64_t win_off;         /* file offset of win[0] */
     uint32_t win_len;
     uint32_t pos;             /* next raw byte in win */
@@ -82,8 +87,9 @@ int jidx_bits_restart(jidx_bits *b, int expected);
 /* The longest code's symbol, after the lookahead missed. -1 on a bad code. */
 int jidx_decode_slow(jidx_bits *b, const jidx_huff *t, uint32_t *code, int *len);
 
-/* Reads up to `n` (at most JIDX_WINDOW) bytes of the file at `off` into the window, retrying EINTR; the bytes
- * read, 0 at the end of the file, -1 on an error (kept in io_error). The window's bookkeeping is the caller's. */
+/* Reads up to `n` (at most JIDX_WINDOW) bytes of the file at `off` into the window, retrying EINTR (in memory: up to
+ * JIDX_MEM_WINDOW of them); the bytes read, 0 at the end of the data, -1 on an error (kept in io_error). The window's
+ * bookkeeping is the caller's. */
 ssize_t jidx_bits_load(jidx_bits *b, uint64_t off, size_t n);
 
 /* The 8 bytes at `p` as one big-endian number. */

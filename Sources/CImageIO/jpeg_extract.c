@@ -16,65 +16,21 @@
  *   for every difference (the source's optimised table may not), so every block is decoded.
  */
 
-struct jidx_writer {
-    uint8_t *data;
-    size_t len, cap;
-    uint64_t acc;
-    int nbits;
-    int failed;
-};
-
 static const uint8_t DC_COUNTS[16] = {0, 1, 5, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0};
 static const uint8_t DC_VALUES[12] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
 /* Codes and lengths of DC categories 0..11 under DC_COUNTS, canonical order. */
 static const uint16_t DC_CODE[12] = {0x0, 0x2, 0x3, 0x4, 0x5, 0x6, 0xE, 0x1E, 0x3E, 0x7E, 0xFE, 0x1FE};
 static const uint8_t DC_LEN[12] = {2, 3, 3, 3, 3, 3, 4, 5, 6, 7, 8, 9};
 
-static void put_byte(jidx_writer *w, uint8_t byte) {
-    if (w->len == w->cap) {
-        size_t cap = w->cap ? w->cap * 2 : 65536;
-        uint8_t *grown = realloc(w->data, cap);
-        if (grown == NULL) {
-            w->failed = 1;
-            return;
-        }
-        w->data = grown;
-        w->cap = cap;
-    }
-    w->data[w->len++] = byte;
-}
-
-static void put_raw(jidx_writer *w, const uint8_t *p, size_t n) {
-    for (size_t i = 0; i < n && !w->failed; i++) put_byte(w, p[i]);
-}
-
-/* Appends the low `n` bits of `value` (n <= 32), stuffing a zero after every 0xFF byte. */
-static inline void put_bits(jidx_writer *w, uint64_t value, int n) {
-    if (n == 0) return;
-    w->acc = (w->acc << n) | (value & ((1ull << n) - 1));
-    w->nbits += n;
-    while (w->nbits >= 8) {
-        uint8_t byte = (uint8_t)(w->acc >> (w->nbits - 8));
-        w->nbits -= 8;
-        if (w->len + 2 <= w->cap) {
-            w->data[w->len++] = byte;
-            if (byte == 0xFF) w->data[w->len++] = 0;
-            continue;
-        }
-        put_byte(w, byte);
-        if (byte == 0xFF) put_byte(w, 0);
-    }
-}
-
 /* Bits `left` up to `mark` of the bit buffer (consumed since the last flush), copied to the extract. */
 static inline void put_consumed(jidx_writer *w, uint64_t buf, int mark, int left) {
     int n = mark - left;
     uint64_t bits = buf >> left;
     if (n > 32) {
-        put_bits(w, bits >> 32, n - 32);
+        jidx_put_bits(w, bits >> 32, n - 32);
         n = 32;
     }
-    put_bits(w, bits, n);
+    jidx_put_bits(w, bits, n);
 }
 
 /* The AC symbols of one block passed over as jidx_skip_ac does, their bits (codes and values, unchanged)
@@ -133,16 +89,15 @@ int jidx_mcu(const tsio_jidx *x, jidx_bits *b, int32_t *pred, jidx_writer *copy,
         int cat = 0;
         while (mag >> cat) cat++;
         if (cat > 11) return -1;
-        if (own_dc) put_bits(copy, x->dc[comp->dc].enc_code[cat], x->dc[comp->dc].enc_len[cat]);
-        else put_bits(copy, DC_CODE[cat], DC_LEN[cat]);
-        put_bits(copy, (uint32_t)(diff < 0 ? diff - 1 : diff), cat);
+        if (own_dc) jidx_put_bits(copy, x->dc[comp->dc].enc_code[cat], x->dc[comp->dc].enc_len[cat]);
+        else jidx_put_bits(copy, DC_CODE[cat], DC_LEN[cat]);
+        jidx_put_bits(copy, (uint32_t)(diff < 0 ? diff - 1 : diff), cat);
         if (copy_ac(b, ac, copy) != 0) return -1;
     }
     return 0;
 }
 
-/* Whether the source's own DC tables can code each row's first blocks again (see the top of this file). */
-static int own_dc_tables(const tsio_jidx *x) {
+int jidx_own_dc_tables(const tsio_jidx *x) {
     if (x->restart) return 0;
     for (int t = 0; t < 4; t++) {
         if (!x->dc_used[t]) continue;
@@ -151,9 +106,7 @@ static int own_dc_tables(const tsio_jidx *x) {
     return 1;
 }
 
-/* The source's entropy-coded bits from bit `from` up to `to` (positions as jidx_bits_position gives them),
- * unstuffed and written to the extract as they are. -1 when a marker or the file's end is met on the way. */
-static int copy_bits(jidx_bits *b, jidx_writer *w, uint64_t from, uint64_t to) {
+int jidx_copy_bits(jidx_bits *b, jidx_writer *w, uint64_t from, uint64_t to) {
     if (to < from) return -1;
     uint64_t off = from >> 3, end = to >> 3;
     int used = (int)(from & 7), tail = (int)(to & 7);
@@ -167,8 +120,8 @@ static int copy_bits(jidx_bits *b, jidx_writer *w, uint64_t from, uint64_t to) {
             if (!after_ff && used == 0 && end - off > 8 && got - i >= 8) {
                 uint64_t v8 = jidx_load_be64(b->win + i);
                 if (jidx_ff_bytes(v8) == 0) {
-                    put_bits(w, v8 >> 32, 32);
-                    put_bits(w, v8, 32);
+                    jidx_put_bits(w, v8 >> 32, 32);
+                    jidx_put_bits(w, v8, 32);
                     i += 7;
                     off += 7;
                     continue;
@@ -182,7 +135,7 @@ static int copy_bits(jidx_bits *b, jidx_writer *w, uint64_t from, uint64_t to) {
             }
             int first = used, last = off == end ? tail : 8;
             used = 0;
-            if (last > first) put_bits(w, (uint64_t)(v >> (8 - last)), last - first);
+            if (last > first) jidx_put_bits(w, (uint64_t)(v >> (8 - last)), last - first);
             if (off == end) return w->failed ? -1 : 0;
             after_ff = v == 0xFF;
         }
@@ -192,14 +145,14 @@ static int copy_bits(jidx_bits *b, jidx_writer *w, uint64_t from, uint64_t to) {
 
 static void put_header(jidx_writer *w, const tsio_jidx *x, uint32_t width, uint32_t height, int own_dc) {
     static const uint8_t soi[2] = {0xFF, 0xD8};
-    put_raw(w, soi, 2);
-    put_raw(w, x->header, x->header_len);
+    jidx_put_raw(w, soi, 2);
+    jidx_put_raw(w, x->header, x->header_len);
     for (int t = 0; t < 4 && !own_dc; t++) {
         if (!x->dc_used[t]) continue;
         uint8_t dht[5] = {0xFF, 0xC4, 0, 2 + 1 + 16 + 12, (uint8_t)t};
-        put_raw(w, dht, 5);
-        put_raw(w, DC_COUNTS, 16);
-        put_raw(w, DC_VALUES, 12);
+        jidx_put_raw(w, dht, 5);
+        jidx_put_raw(w, DC_COUNTS, 16);
+        jidx_put_raw(w, DC_VALUES, 12);
     }
     uint8_t sof[32];
     memcpy(sof, x->sof, x->sof_len);
@@ -207,8 +160,8 @@ static void put_header(jidx_writer *w, const tsio_jidx *x, uint32_t width, uint3
     sof[6] = (uint8_t)height;
     sof[7] = (uint8_t)(width >> 8);
     sof[8] = (uint8_t)width;
-    put_raw(w, sof, x->sof_len);
-    put_raw(w, x->sos, x->sos_len);
+    jidx_put_raw(w, sof, x->sof_len);
+    jidx_put_raw(w, x->sos, x->sos_len);
 }
 
 int tsio_jidx_extract(const tsio_jidx *x, int fd, uint32_t r0, uint32_t r1, uint32_t c0, uint32_t c1,
@@ -229,11 +182,12 @@ int tsio_jidx_extract(const tsio_jidx *x, int fd, uint32_t r0, uint32_t r1, uint
         return -1;
     }
     b->fd = fd;
+    b->mem = NULL;
     b->io_error = 0;
     jidx_writer w = {0};
     uint32_t width = (c1 * x->mcu_w < x->width ? c1 * x->mcu_w : x->width) - c0 * x->mcu_w;
     uint32_t height = (r1 * x->mcu_h < x->height ? r1 * x->mcu_h : x->height) - r0 * x->mcu_h;
-    int own_dc = own_dc_tables(x);
+    int own_dc = jidx_own_dc_tables(x);
     put_header(&w, x, width, height, own_dc);
     int32_t out_pred[JIDX_MAX_COMPONENTS] = {0};
     int bad = 0;
@@ -257,7 +211,7 @@ int tsio_jidx_extract(const tsio_jidx *x, int fd, uint32_t r0, uint32_t r1, uint
             if (!bad && jump && c == c0) {
                 uint64_t here = jidx_bits_position(b);
                 const jidx_entry *e = &row[last];
-                if (here == UINT64_MAX || jidx_overran(b) || copy_bits(b, &w, here, e->bit) != 0) {
+                if (here == UINT64_MAX || jidx_overran(b) || jidx_copy_bits(b, &w, here, e->bit) != 0) {
                     bad = 1;
                     break;
                 }
@@ -273,9 +227,9 @@ int tsio_jidx_extract(const tsio_jidx *x, int fd, uint32_t r0, uint32_t r1, uint
     int io = b->io_error;
     free(b);
     if (!bad) {
-        if (w.nbits > 0) put_bits(&w, 0x7F, 8 - w.nbits);
-        put_byte(&w, 0xFF);
-        put_byte(&w, 0xD9);
+        if (w.nbits > 0) jidx_put_bits(&w, 0x7F, 8 - w.nbits);
+        jidx_put_byte(&w, 0xFF);
+        jidx_put_byte(&w, 0xD9);
     }
     if (io || bad || w.failed) {
         free(w.data);

@@ -6,8 +6,24 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Reads exactly `n` bytes at `off`; 0, or -1 at the end of the file or on an error (errno set). */
-static int read_at(int fd, uint64_t off, uint8_t *dst, size_t n) {
+/* Where a header is read from: a file, or a stream in memory. */
+typedef struct {
+    int fd;
+    const uint8_t *mem;
+    size_t size;
+} header_source;
+
+/* Reads exactly `n` bytes at `off`; 0, or -1 at the end of the data or on an error (errno set). */
+static int read_at(const header_source *src, uint64_t off, uint8_t *dst, size_t n) {
+    if (src->mem != NULL) {
+        if (off > src->size || n > src->size - off) {
+            errno = 0;
+            return -1;
+        }
+        memcpy(dst, src->mem + off, n);
+        return 0;
+    }
+    int fd = src->fd;
     while (n > 0) {
         ssize_t got = pread(fd, dst, n, (off_t)off);
         if (got < 0 && errno == EINTR) continue;
@@ -132,7 +148,7 @@ static int skip_mcu(const tsio_jidx *x, jidx_bits *b, int32_t *pred) {
 
 #define FAIL(code, ...) do { tsio_status_fail(st, code, __VA_ARGS__); tsio_jidx_close(x); return NULL; } while (0)
 
-tsio_jidx *tsio_jidx_open(int fd, tsio_status *st) {
+static tsio_jidx *open_header(const header_source *src, tsio_status *st) {
     tsio_status_clear(st);
     tsio_jidx *x = calloc(1, sizeof *x);
     if (x == NULL) {
@@ -143,18 +159,18 @@ tsio_jidx *tsio_jidx_open(int fd, tsio_status *st) {
     int sampling[4][3] = {{0}};
     int have_sof = 0;
     uint64_t off = 2;
-    if (read_at(fd, 0, m, 2) != 0 || m[0] != 0xFF || m[1] != 0xD8) FAIL(TSIO_ERR_CORRUPT, "not a JPEG file");
+    if (read_at(src, 0, m, 2) != 0 || m[0] != 0xFF || m[1] != 0xD8) FAIL(TSIO_ERR_CORRUPT, "not a JPEG file");
     uint8_t *seg = malloc(65536 + 4);
     if (seg == NULL) FAIL(TSIO_ERR_NOMEM, "out of memory reading a JPEG header");
     for (;;) {
-        if (read_at(fd, off, m, 2) != 0) { free(seg); FAIL(TSIO_ERR_TRUNCATED, "JPEG header ends at byte %llu", (unsigned long long)off); }
+        if (read_at(src, off, m, 2) != 0) { free(seg); FAIL(TSIO_ERR_TRUNCATED, "JPEG header ends at byte %llu", (unsigned long long)off); }
         if (m[0] != 0xFF) { free(seg); FAIL(TSIO_ERR_CORRUPT, "no marker at byte %llu of the JPEG header", (unsigned long long)off); }
         if (m[1] == 0xFF) { off++; continue; }
         int marker = m[1];
         off += 2;
         if (marker == 0x01 || (marker >= 0xD0 && marker <= 0xD8)) continue;
         if (marker == 0xD9) { free(seg); FAIL(TSIO_ERR_CORRUPT, "the JPEG file ends before its image data"); }
-        if (read_at(fd, off, m, 2) != 0) { free(seg); FAIL(TSIO_ERR_TRUNCATED, "JPEG header ends at byte %llu", (unsigned long long)off); }
+        if (read_at(src, off, m, 2) != 0) { free(seg); FAIL(TSIO_ERR_TRUNCATED, "JPEG header ends at byte %llu", (unsigned long long)off); }
         size_t len = (size_t)(m[0] << 8 | m[1]);
         if (len < 2) { free(seg); FAIL(TSIO_ERR_CORRUPT, "a JPEG segment of length %zu", len); }
         int wanted = marker == 0xC0 || marker == 0xC1 || marker == 0xC4 || marker == 0xDB || marker == 0xDD ||
@@ -169,7 +185,7 @@ tsio_jidx *tsio_jidx_open(int fd, tsio_status *st) {
         seg[1] = (uint8_t)marker;
         seg[2] = m[0];
         seg[3] = m[1];
-        if (read_at(fd, off + 2, seg + 4, len - 2) != 0) {
+        if (read_at(src, off + 2, seg + 4, len - 2) != 0) {
             free(seg);
             FAIL(TSIO_ERR_TRUNCATED, "JPEG header ends at byte %llu", (unsigned long long)(off + len));
         }
@@ -198,6 +214,21 @@ tsio_jidx *tsio_jidx_open(int fd, tsio_status *st) {
     x->data_start = off;
     x->entries = calloc((size_t)x->mcu_rows * x->per_row, sizeof *x->entries);
     if (x->entries == NULL) FAIL(TSIO_ERR_NOMEM, "out of memory for a JPEG index of %u x %u MCUs", x->mcu_cols, x->mcu_rows);
+    return x;
+}
+
+tsio_jidx *tsio_jidx_open(int fd, tsio_status *st) {
+    header_source src = {fd, NULL, 0};
+    return open_header(&src, st);
+}
+
+tsio_jidx *jidx_open_mem(const uint8_t *data, size_t size, tsio_status *st) {
+    header_source src = {-1, data, size};
+    tsio_jidx *x = open_header(&src, st);
+    if (x != NULL) {
+        x->bits.mem = data;
+        x->bits.mem_size = size;
+    }
     return x;
 }
 

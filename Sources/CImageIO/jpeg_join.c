@@ -59,9 +59,9 @@ static int read_coding(const struct jpeg_decompress_struct *s, struct coding *c)
     return 1;
 }
 
-int tsio_jpeg_join(const uint8_t *const *tiles, const size_t *sizes, uint32_t columns, uint32_t rows,
-                   uint32_t tile_size, uint32_t width, uint32_t height, const uint8_t *icc, size_t icc_size,
-                   uint8_t **out, size_t *out_size, tsio_status *st) {
+int tsio_jpeg_join_coefficients(const uint8_t *const *tiles, const size_t *sizes, uint32_t columns, uint32_t rows,
+                                uint32_t tile_size, uint32_t width, uint32_t height, const uint8_t *icc, size_t icc_size,
+                                uint8_t **out, size_t *out_size, tsio_status *st) {
     tsio_status_clear(st);
     *out = NULL;
     *out_size = 0;
@@ -163,4 +163,12 @@ done:
         free(buffer);
     }
     return result;
+}
+
+int tsio_jpeg_join(const uint8_t *const *tiles, const size_t *sizes, uint32_t columns, uint32_t rows,
+                   uint32_t tile_size, uint32_t width, uint32_t height, const uint8_t *icc, size_t icc_size,
+                   uint8_t **out, size_t *out_size, tsio_status *st) {
+    int joined = tsio_jpeg_join_bits(tiles, sizes, columns, rows, tile_size, width, height, icc, icc_size, out, out_size, st);
+    if (joined != 0) return joined;
+    return tsio_jpeg_join_coefficients(tiles, sizes, columns, rows, tile_size, width, height, icc, icc_size, out, out_size, st);
 }

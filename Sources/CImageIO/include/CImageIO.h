@@ -248,15 +248,26 @@ int tsio_jpeg_encode(const uint8_t *pixels, uint32_t width, uint32_t height, siz
                      uint8_t **out, size_t *out_size, tsio_status *st);
 
 /*
- * JPEG tiles joined by their DCT coefficients into one JPEG of `width × height` (no decode, no loss): `tiles` are
- * `columns × rows` whole JPEG streams in row order, each `tile_size` square but the last column and row, which make
- * up the rest of the width and height. `icc` (NULL: none) is embedded. 1 with the JPEG in `*out` (tsio_free); 0
- * when the tiles were not coded alike (components, sampling, colour space, quantisation tables) or not at those
- * sizes, and the caller makes the image another way; -1 when a tile is damaged (`st` says how).
+ * JPEG tiles joined into one JPEG of `width × height` with no decode and no loss: `tiles` are `columns × rows` whole
+ * JPEG streams in row order, each `tile_size` square but the last column and row, which make up the rest of the
+ * width and height. `icc` (NULL: none) is embedded. 1 with the JPEG in `*out` (tsio_free); 0 when the tiles were not
+ * coded alike (components, sampling, colour space, quantisation tables) or not at those sizes, and the caller makes
+ * the image another way; -1 when a tile is damaged (`st` says how).
+ * tsio_jpeg_join joins the tiles' bits where it can (tsio_jpeg_join_bits), else their DCT coefficients
+ * (tsio_jpeg_join_coefficients, as jpegtran does).
  */
 int tsio_jpeg_join(const uint8_t *const *tiles, const size_t *sizes, uint32_t columns, uint32_t rows,
                    uint32_t tile_size, uint32_t width, uint32_t height, const uint8_t *icc, size_t icc_size,
                    uint8_t **out, size_t *out_size, tsio_status *st);
+/* The bits put side by side, each MCU row's first MCU's DC differences coded again: 0 also when the tiles' headers
+ * differ but for their size, or their DC tables lack a category, or they have restart markers. */
+int tsio_jpeg_join_bits(const uint8_t *const *tiles, const size_t *sizes, uint32_t columns, uint32_t rows,
+                        uint32_t tile_size, uint32_t width, uint32_t height, const uint8_t *icc, size_t icc_size,
+                        uint8_t **out, size_t *out_size, tsio_status *st);
+/* The coefficients read, placed in one array and entropy-coded again with libjpeg's standard tables. */
+int tsio_jpeg_join_coefficients(const uint8_t *const *tiles, const size_t *sizes, uint32_t columns, uint32_t rows,
+                                uint32_t tile_size, uint32_t width, uint32_t height, const uint8_t *icc, size_t icc_size,
+                                uint8_t **out, size_t *out_size, tsio_status *st);
 
 /*
  * png_write_* into a malloc'd buffer. `channels` 1..4 (gray, gray+alpha,
