@@ -21,7 +21,11 @@ public final class HTTPServer: Sendable {
         loops = try (0 ..< options.eventLoops).map {
             try EventLoop(responder: responder, options: options, pools: pools, gauge: gauge, listener: fd, index: $0)
         }
+        for loop in loops { loop.peers = loops }
     }
+
+    /// How many connections each event loop holds now (for diagnostics and tests).
+    public var connectionsPerLoop: [Int] { loops.map { $0.liveConnections.load(ordering: .relaxed) } }
 
     /// Blocks SIGINT, SIGTERM and SIGPIPE in every thread (a broken connection must never kill the process;
     /// the shutdown signals are taken by `sigwait`). Call before any other thread starts.

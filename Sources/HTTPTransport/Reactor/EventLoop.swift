@@ -6,8 +6,9 @@ import Synchronization
 import Glibc
 #endif
 
-/// The reactor: one epoll instance on its own thread. It accepts from the shared listener, tells each
-/// connection when its socket is readable or writable, hands deferred work to the pools and brings their
+/// The reactor: one epoll instance on its own thread. It accepts from the shared listener and keeps each new
+/// connection or hands it to the loop with the fewest (one loop tends to be woken for every accept, and a burst
+/// of connections would otherwise all land on it), tells each connection when its socket is readable or writable, hands deferred work to the pools and brings their
 /// answers back (an eventfd wakes it), and sweeps timeouts four times a second. It knows nothing of HTTP
 /// beyond handing bytes to `HTTP1Connection`. Sockets are level-triggered and non-blocking; a connection is
 /// touched only by its loop.
@@ -41,8 +42,14 @@ final class EventLoop: @unchecked Sendable {
     private var readBuffer = [UInt8](repeating: 0, count: 65536)
     /// The connections a sweep visits, in a buffer kept between sweeps.
     private var sweeping: [HTTP1Connection] = []
-    /// Live connections of this loop, for shutdown.
+    /// Live connections of this loop (and those handed to it, not yet taken in): for shutdown and for
+    /// choosing the loop a new connection goes to.
     let liveConnections = Atomic<Int>(0)
+    /// Every loop of the server, this one included; set before any starts.
+    var peers: [EventLoop] = []
+    /// Sockets another loop accepted for this one, and how many are waiting.
+    private let arrivals = Locked<[CInt]>([])
+    private let arriving = Atomic<Int>(0)
 
     init(responder: any HTTPResponder, options: TransportOptions, pools: WorkerPools, gauge: ConnectionGauge,
          listener: CInt, index: Int) throws {
@@ -93,6 +100,7 @@ final class EventLoop: @unchecked Sendable {
                 }
             }
             deliverCompletions()
+            if arriving.load(ordering: .acquiring) > 0 { adoptArrivals(now) }
             if draining && listening {
                 epoll.remove(listener)
                 listening = false
@@ -117,18 +125,41 @@ final class EventLoop: @unchecked Sendable {
             let open = gauge.count.add(1, ordering: .relaxed).newValue
             let refused = open > options.maxConnections
             if refused { gauge.count.subtract(1, ordering: .relaxed) }
-            nextID += 1
-            let connection = HTTP1Connection(id: nextID, fd: fd, now: now, refused: refused, loop: self)
-            do { try epoll.add(fd, events: EPOLLIN.rawValue | EPOLLRDHUP.rawValue) } catch {
-                Posix.close(fd)
-                if !refused { gauge.count.subtract(1, ordering: .relaxed) }
-                continue
+            let target = refused ? self : peers.min { $0.liveConnections.load(ordering: .relaxed) < $1.liveConnections.load(ordering: .relaxed) } ?? self
+            target.liveConnections.add(1, ordering: .relaxed)
+            if target === self {
+                register(fd, now: now, refused: refused)
+            } else {
+                target.arrivals.withLock { $0.append(fd) }
+                target.arriving.add(1, ordering: .releasing)
+                target.wake.signal()
             }
-            connections[fd] = connection
-            connectionsByID[connection.id] = connection
-            liveConnections.add(1, ordering: .relaxed)
-            if refused { connection.fail(.tooManyConnections(limit: options.maxConnections), started: now) }
         }
+    }
+
+    /// Takes in the sockets other loops accepted for this one.
+    private func adoptArrivals(_ now: Double) {
+        let fds = arrivals.withLock { list -> [CInt] in
+            defer { list.removeAll(keepingCapacity: true) }
+            return list
+        }
+        arriving.subtract(fds.count, ordering: .relaxed)
+        for fd in fds { register(fd, now: now, refused: false) }
+    }
+
+    /// Watches an accepted socket (counted in `liveConnections` already) as a new connection of this loop.
+    private func register(_ fd: CInt, now: Double, refused: Bool) {
+        nextID += 1
+        let connection = HTTP1Connection(id: nextID, fd: fd, now: now, refused: refused, loop: self)
+        do { try epoll.add(fd, events: EPOLLIN.rawValue | EPOLLRDHUP.rawValue) } catch {
+            Posix.close(fd)
+            if !refused { gauge.count.subtract(1, ordering: .relaxed) }
+            liveConnections.subtract(1, ordering: .relaxed)
+            return
+        }
+        connections[fd] = connection
+        connectionsByID[connection.id] = connection
+        if refused { connection.fail(.tooManyConnections(limit: options.maxConnections), started: now) }
     }
 
     // MARK: What connections ask of their loop
