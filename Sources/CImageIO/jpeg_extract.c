@@ -154,6 +154,10 @@ static void put_header(jidx_writer *w, const tsio_jidx *x, uint32_t width, uint3
         jidx_put_raw(w, DC_COUNTS, 16);
         jidx_put_raw(w, DC_VALUES, 12);
     }
+    jidx_put_frame(w, x, width, height);
+}
+
+void jidx_put_frame(jidx_writer *w, const tsio_jidx *x, uint32_t width, uint32_t height) {
     uint8_t sof[32];
     memcpy(sof, x->sof, x->sof_len);
     sof[5] = (uint8_t)(height >> 8);

@@ -97,6 +97,9 @@ static inline void jidx_put_bits(jidx_writer *w, uint64_t value, int n) {
     }
 }
 
+/* The source's frame header with the size `width × height`, then its scan header. */
+void jidx_put_frame(jidx_writer *w, const struct tsio_jidx *x, uint32_t width, uint32_t height);
+
 /* The entropy-coded bits of the source `b` reads from bit `from` up to `to` (positions as jidx_bits_position gives
  * them), unstuffed and written as they are. -1 when a marker or the data's end is met on the way. */
 int jidx_copy_bits(jidx_bits *b, jidx_writer *w, uint64_t from, uint64_t to);

@@ -49,11 +49,7 @@ int tsio_jpeg_join_bits(const uint8_t *const *tiles, const size_t *sizes, uint32
     tsio_status_clear(st);
     *out = NULL;
     *out_size = 0;
-    if (columns == 0 || rows == 0 || columns > 64 || rows > 64 || tile_size == 0 ||
-        width <= (columns - 1) * tile_size || width > columns * tile_size ||
-        height <= (rows - 1) * tile_size || height > rows * tile_size) {
-        return 0;
-    }
+    if (!tsio_join_shape_ok(columns, rows, tile_size, width, height)) return 0;
     tsio_status header;
     tsio_jidx *x = jidx_open_mem(tiles[0], sizes[0], &header);
     if (x == NULL) return 0;
@@ -85,14 +81,7 @@ int tsio_jpeg_join_bits(const uint8_t *const *tiles, const size_t *sizes, uint32
     jidx_put_raw(&w, soi, 2);
     jidx_put_raw(&w, x->header, x->header_len);
     if (icc != NULL && icc_size > 0 && put_icc(&w, icc, icc_size) != 0) goto done;
-    uint8_t frame[32];
-    memcpy(frame, x->sof, x->sof_len);
-    frame[5] = (uint8_t)(height >> 8);
-    frame[6] = (uint8_t)height;
-    frame[7] = (uint8_t)(width >> 8);
-    frame[8] = (uint8_t)width;
-    jidx_put_raw(&w, frame, x->sof_len);
-    jidx_put_raw(&w, x->sos, x->sos_len);
+    jidx_put_frame(&w, x, width, height);
     memset(b, 0, offsetof(jidx_bits, win));
     b->fd = -1;
     for (uint32_t i = 0; i < count; i++) pos[i] = (uint64_t)start * 8;

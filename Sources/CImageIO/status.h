@@ -13,6 +13,10 @@ void tsio_status_warn(tsio_status *st, const char *message);
 /* read(2) retrying EINTR: bytes read, 0 at end of file, -1 with errno set. */
 long tsio_read_fd(int fd, uint8_t *buf, size_t cap);
 
+/* Whether `columns × rows` tiles of `tile_size` (but the last column and row) make up `width × height`, with at most
+ * 64 of them each way: what both JPEG joins accept. */
+int tsio_join_shape_ok(uint32_t columns, uint32_t rows, uint32_t tile_size, uint32_t width, uint32_t height);
+
 /* fstat(2) size of `fd`, or 0 when unknown. */
 uint64_t tsio_fd_size(int fd);
 
