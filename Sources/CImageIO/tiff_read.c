@@ -150,7 +150,7 @@ static int load_chunk(tsio_tiff *t, uint32_t cx, uint32_t cy, uint32_t cw, uint3
  * from the tile's own stream: the rows above are entropy-decoded only, the rows below not at all, and columns outside
  * (but one iMCU each side) are not transformed, where libtiff's codec decodes every tile whole. The pixels are the
  * whole decode's (TIFFSourceTests compares them). 1 when done, 0 when the tile is not
- * such a stream (the caller decodes it through libtiff), -1 on an error.
+ * such a stream or libjpeg fails on it (the caller decodes it through libtiff), -1 out of memory.
  */
 static int read_jpeg_part(tsio_tiff *t, const sink *k, uint32_t id, uint64_t tx, uint64_t ty, uint64_t r0, uint64_t r1,
                           uint64_t c0, uint64_t c1) {
@@ -174,11 +174,13 @@ static int read_jpeg_part(tsio_tiff *t, const sink *k, uint32_t id, uint64_t tx,
     /* libjpeg-turbo's skip decodes the iMCU row it ends in, so fancy upsampling has the chroma rows above. */
     if (rc == 1 && y > 0 && tsio_jpeg_skip(j, y, &js) != (int64_t)y) rc = -1;
     if (rc == 1 && tsio_jpeg_read(j, t->chunk, (size_t)crop_w * 3, rows, &js) != (int64_t)rows) rc = -1;
-    if (js.warning_count > 0) tsio_status_warn(t->st, js.warning);
     for (uint32_t r = 0; rc == 1 && r < rows; r++) {
         emit(k, 3, r0 + r, c0, (uint32_t)(c1 - c0), t->chunk + ((size_t)r * crop_w + (x - crop_x)) * 3);
     }
-    if (rc == -1) rc = tsio_tiff_fail(t, js.code ? js.code : TSIO_ERR_CORRUPT, js.code ? js.message : "a JPEG tile cannot be decoded");
+    /* A tile libjpeg cannot read this way is left to libtiff's codec, so a damaged tile is reported (or made up,
+     * with a warning) as when it is read whole; only running out of memory stops here. */
+    if (rc == 1 && js.warning_count > 0) tsio_status_warn(t->st, js.warning);
+    if (rc == -1) rc = js.code == TSIO_ERR_NOMEM ? tsio_tiff_fail(t, TSIO_ERR_NOMEM, js.message) : 0;
     if (j) tsio_jpeg_close(j);
     free(stream);
     return rc;

@@ -85,6 +85,41 @@ final class TIFFSourceTests: XCTestCase {
         }
     }
 
+    /// A damaged JPEG tile read in part is what it is read whole: libjpeg's made-up rows where libjpeg makes them up,
+    /// libtiff's where it stops (the part is then read through libtiff too), an error where that errs.
+    func testPartsOfDamagedJPEGTilesAreTheWholeTilesPixels() throws {
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Fixtures.path("pyramid-jpeg-q85.tif"))))
+        for (k, at) in [0.2, 0.35, 0.5, 0.65].enumerated() {
+            let start = Int(Double(bytes.count) * at)
+            for i in 0 ..< 48 { bytes[start + i] = k % 2 == 0 ? UInt8(truncatingIfNeeded: i &* 37 &+ 11) : 0xFF }
+        }
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("damaged-\(UUID().uuidString).tif").path
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let source = try XCTUnwrap(try ImageOpener.open(path) as? TIFFSource)
+        var generator = SystemRandomNumberGenerator()
+        var compared = 0
+        for _ in 0 ..< 60 {
+            let x = Int.random(in: 0 ..< 690, using: &generator), y = Int.random(in: 0 ..< 440, using: &generator)
+            let rect = PixelRect(x: x, y: y, width: Int.random(in: 1 ... min(150, 701 - x), using: &generator),
+                                 height: Int.random(in: 1 ... min(150, 453 - y), using: &generator))
+            // The same pixels through whole tiles: the rectangle widened to the file's 128-pixel grid.
+            let x0 = rect.x / 128 * 128, y0 = rect.y / 128 * 128
+            let tiles = PixelRect(x: x0, y: y0, width: min(701, (rect.maxX + 127) / 128 * 128) - x0,
+                                  height: min(453, (rect.maxY + 127) / 128 * 128) - y0)
+            let whole = Result { try source.decode(tiles).cropped(to: PixelRect(x: rect.x - x0, y: rect.y - y0, width: rect.width, height: rect.height)) }
+            let part = Result { try source.decode(rect) }
+            switch (part, whole) {
+            case let (.success(a), .success(b)):
+                XCTAssertTrue(a.bytes == b.bytes, "\(rect)")
+                compared += 1
+            case (.failure, .failure): break
+            default: XCTFail("\(rect): read in part \(part), whole \(whole)")
+            }
+        }
+        XCTAssertGreaterThan(compared, 0)
+    }
+
     /// The photo saved as PNG and in every TIFF layout and compression decodes to the same pixels (JPEG ones within
     /// its loss).
     func testEveryContainerHoldsTheSamePhoto() throws {
