@@ -232,7 +232,10 @@ tsio_jidx *jidx_open_mem(const uint8_t *data, size_t size, tsio_status *st) {
     return x;
 }
 
-void tsio_jidx_geometry(const tsio_jidx *x, uint32_t *mcu_w, uint32_t *mcu_h, uint32_t *cols, uint32_t *rows) {
+void tsio_jidx_geometry(const tsio_jidx *x, uint32_t *width, uint32_t *height, uint32_t *mcu_w, uint32_t *mcu_h,
+                        uint32_t *cols, uint32_t *rows) {
+    *width = x->width;
+    *height = x->height;
     *mcu_w = x->mcu_w;
     *mcu_h = x->mcu_h;
     *cols = x->mcu_cols;

@@ -122,8 +122,9 @@ typedef struct tsio_jidx tsio_jidx;
  */
 tsio_jidx *tsio_jidx_open(int fd, tsio_status *st);
 
-/* MCU size in pixels, and MCUs across and down. */
-void tsio_jidx_geometry(const tsio_jidx *x, uint32_t *mcu_w, uint32_t *mcu_h, uint32_t *cols, uint32_t *rows);
+/* The frame's size as the index read it, the MCU size in pixels, and MCUs across and down. */
+void tsio_jidx_geometry(const tsio_jidx *x, uint32_t *width, uint32_t *height, uint32_t *mcu_w, uint32_t *mcu_h,
+                        uint32_t *cols, uint32_t *rows);
 
 /* Memory the index holds. */
 size_t tsio_jidx_bytes(const tsio_jidx *x);

@@ -10,6 +10,9 @@ import POSIXSupport
 final class JPEGEntryIndex: @unchecked Sendable {
     private let handle: OpaquePointer
     let path: String
+    /// The frame's size as the index's own header parse read it.
+    let frameWidth: Int
+    let frameHeight: Int
     let mcuWidth: Int
     let mcuHeight: Int
     let columns: Int
@@ -42,8 +45,10 @@ final class JPEGEntryIndex: @unchecked Sendable {
     private init(handle: OpaquePointer, path: String) {
         self.handle = handle
         self.path = path
-        var w: UInt32 = 0, h: UInt32 = 0, c: UInt32 = 0, r: UInt32 = 0
-        tsio_jidx_geometry(handle, &w, &h, &c, &r)
+        var fw: UInt32 = 0, fh: UInt32 = 0, w: UInt32 = 0, h: UInt32 = 0, c: UInt32 = 0, r: UInt32 = 0
+        tsio_jidx_geometry(handle, &fw, &fh, &w, &h, &c, &r)
+        frameWidth = Int(fw)
+        frameHeight = Int(fh)
         mcuWidth = Int(w)
         mcuHeight = Int(h)
         columns = Int(c)
@@ -64,7 +69,10 @@ final class JPEGEntryIndex: @unchecked Sendable {
             if let entry = shared.value(for: key, countingMiss: false) { return entry.index }
             var st = tsio_status()
             let handle = (try? FileDescriptor.image(path)).flatMap { tsio_jidx_open($0.rawValue, &st) }
+            // A header the index reads otherwise than libjpeg (bytes between markers, which libjpeg steps over and
+            // the index takes for a segment) describes another frame: such a file is not entered.
             let index = handle.map { JPEGEntryIndex(handle: $0, path: path) }
+                .flatMap { $0.frameWidth == info.storedWidth && $0.frameHeight == info.storedHeight ? $0 : nil }
             shared.insert(Entry(index: index), for: key)
             return index
         }

@@ -28,6 +28,17 @@ final class FuzzRegressionTests: XCTestCase {
             XCTAssertTrue(error is ImageSourceError, "\(url.lastPathComponent): \(error)")
             outcome = "error"
         }
+        // As the fuzzer drives it: every baseline JPEG entered through its entry index whatever its size, the scan
+        // first (a 1/8 decode), then a region through an extract.
+        do {
+            let entered = try ImageOpener.open(url.path, limits: ImageLimits(maxPixels: 4_000_000, maxPyramidPixels: 4_000_000,
+                                                                             maxDecoderMemory: 64 << 20, entryIndexPixels: 0))
+            let w = entered.info.width, h = entered.info.height
+            _ = try? entered.decode(PixelRect(x: 0, y: 0, width: (w + 7) / 8, height: (h + 7) / 8), shrink: 8)
+            _ = try entered.decode(PixelRect(x: w / 3, y: h / 3, width: max(1, w / 2), height: max(1, h / 2)))
+        } catch {
+            XCTAssertTrue(error is ImageSourceError, "\(url.lastPathComponent): \(error)")
+        }
         do { _ = try ImageDecoder.decode(Array(try Data(contentsOf: url))) } catch {
             XCTAssertTrue(error is ImageSourceError, "\(url.lastPathComponent): \(error)")
         }
