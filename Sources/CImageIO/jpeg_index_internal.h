@@ -79,11 +79,22 @@ static inline void jidx_put_raw(jidx_writer *w, const uint8_t *p, size_t n) {
     for (size_t i = 0; i < n && !w->failed; i++) jidx_put_byte(w, p[i]);
 }
 
-/* Appends the low `n` bits of `value` (n <= 32), stuffing a zero after every 0xFF byte. */
+/* Appends the low `n` bits of `value` (n <= 32), stuffing a zero after every 0xFF byte: four bytes at once while
+ * none of them is 0xFF (the usual case inside entropy data), else a byte at a time. */
 static inline void jidx_put_bits(jidx_writer *w, uint64_t value, int n) {
     if (n == 0) return;
     w->acc = (w->acc << n) | (value & ((1ull << n) - 1));
     w->nbits += n;
+    while (w->nbits >= 32 && w->len + 4 <= w->cap) {
+        uint32_t word = (uint32_t)(w->acc >> (w->nbits - 32)), inverted = ~word;
+        if ((inverted - 0x01010101u) & ~inverted & 0x80808080u) break; /* a 0xFF among them */
+        w->data[w->len] = (uint8_t)(word >> 24);
+        w->data[w->len + 1] = (uint8_t)(word >> 16);
+        w->data[w->len + 2] = (uint8_t)(word >> 8);
+        w->data[w->len + 3] = (uint8_t)word;
+        w->len += 4;
+        w->nbits -= 32;
+    }
     while (w->nbits >= 8) {
         uint8_t byte = (uint8_t)(w->acc >> (w->nbits - 8));
         w->nbits -= 8;
