@@ -90,7 +90,6 @@ int jidx_build_huff(jidx_huff *t, const uint8_t counts[16], const uint8_t *vals,
     return 0;
 }
 
-/* The next raw byte of the file, -1 at its end or on a read error. `off` gets its offset. */
 ssize_t jidx_bits_load(jidx_bits *b, uint64_t off, size_t n) {
     if (b->mem != NULL) {
         if (off >= b->mem_size) return 0;
@@ -107,6 +106,7 @@ ssize_t jidx_bits_load(jidx_bits *b, uint64_t off, size_t n) {
     return got;
 }
 
+/* The next raw byte of the data, -1 at its end or on a read error. `off` gets its offset. */
 static int raw(jidx_bits *b, uint64_t *off) {
     if (b->pos == b->win_len) {
         b->win_off += b->win_len;

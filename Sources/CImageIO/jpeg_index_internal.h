@@ -86,8 +86,8 @@ static inline void jidx_put_bits(jidx_writer *w, uint64_t value, int n) {
     w->acc = (w->acc << n) | (value & ((1ull << n) - 1));
     w->nbits += n;
     while (w->nbits >= 32 && w->len + 4 <= w->cap) {
-        uint32_t word = (uint32_t)(w->acc >> (w->nbits - 32)), inverted = ~word;
-        if ((inverted - 0x01010101u) & ~inverted & 0x80808080u) break; /* a 0xFF among them */
+        uint32_t word = (uint32_t)(w->acc >> (w->nbits - 32));
+        if (jidx_ff_bytes(word) != 0) break; /* a 0xFF among them (the zero high bytes are not) */
         w->data[w->len] = (uint8_t)(word >> 24);
         w->data[w->len + 1] = (uint8_t)(word >> 16);
         w->data[w->len + 2] = (uint8_t)(word >> 8);

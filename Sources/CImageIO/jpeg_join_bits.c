@@ -10,7 +10,6 @@
 #include "jpeg_index_internal.h"
 #include "status.h"
 
-#include <stddef.h>
 #include <string.h>
 
 /* The offset of the frame header (SOF0 or SOF1) among the markers before `end`, 0 when there is none. */
@@ -55,12 +54,12 @@ int tsio_jpeg_join_bits(const uint8_t *const *tiles, const size_t *sizes, uint32
     if (x == NULL) return 0;
     uint32_t count = columns * rows;
     int result = 0, damaged = -1;
-    jidx_bits *b = malloc(sizeof *b);
+    jidx_bits *b = &x->bits; /* pointed at each tile's stream in turn */
     uint64_t *pos = malloc(count * sizeof *pos);
     int32_t (*pred)[JIDX_MAX_COMPONENTS] = calloc(count, sizeof *pred);
     jidx_writer w = {0};
     size_t start = (size_t)x->data_start, sof = frame_at(tiles[0], start);
-    if (b == NULL || pos == NULL || pred == NULL) {
+    if (pos == NULL || pred == NULL) {
         tsio_status_fail(st, TSIO_ERR_NOMEM, "out of memory joining JPEG tiles");
         result = -1;
         goto done;
@@ -82,8 +81,6 @@ int tsio_jpeg_join_bits(const uint8_t *const *tiles, const size_t *sizes, uint32
     jidx_put_raw(&w, x->header, x->header_len);
     if (icc != NULL && icc_size > 0 && put_icc(&w, icc, icc_size) != 0) goto done;
     jidx_put_frame(&w, x, width, height);
-    memset(b, 0, offsetof(jidx_bits, win));
-    b->fd = -1;
     for (uint32_t i = 0; i < count; i++) pos[i] = (uint64_t)start * 8;
     int32_t out_pred[JIDX_MAX_COMPONENTS] = {0};
     for (uint32_t tr = 0; tr < rows && damaged < 0; tr++) {
@@ -133,7 +130,6 @@ done:
     free(w.data);
     free(pred);
     free(pos);
-    free(b);
     tsio_jidx_close(x);
     return result;
 }

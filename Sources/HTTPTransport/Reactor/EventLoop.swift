@@ -7,11 +7,11 @@ import Glibc
 #endif
 
 /// The reactor: one epoll instance on its own thread. It accepts from the shared listener and keeps each new
-/// connection or hands it to the loop with the fewest (one loop tends to be woken for every accept, and a burst
-/// of connections would otherwise all land on it), tells each connection when its socket is readable or writable, hands deferred work to the pools and brings their
-/// answers back (an eventfd wakes it), and sweeps timeouts four times a second. It knows nothing of HTTP
-/// beyond handing bytes to `HTTP1Connection`. Sockets are level-triggered and non-blocking; a connection is
-/// touched only by its loop.
+/// connection or hands it to the loop holding the fewest (the kernel wakes the same loop for every accept, so
+/// connections would all land on it), tells each connection when its socket is readable or writable, hands
+/// deferred work to the pools and brings their answers back (an eventfd wakes it), and sweeps timeouts four times
+/// a second. It knows nothing of HTTP beyond handing bytes to `HTTP1Connection`. Sockets are level-triggered and
+/// non-blocking; a connection is touched only by its loop.
 final class EventLoop: @unchecked Sendable {
     private struct Completion {
         let connection: UInt64
@@ -125,7 +125,7 @@ final class EventLoop: @unchecked Sendable {
             let open = gauge.count.add(1, ordering: .relaxed).newValue
             let refused = open > options.maxConnections
             if refused { gauge.count.subtract(1, ordering: .relaxed) }
-            let target = refused ? self : peers.min { $0.liveConnections.load(ordering: .relaxed) < $1.liveConnections.load(ordering: .relaxed) } ?? self
+            let target = refused ? self : peers.min { Self.load($0) < Self.load($1) } ?? self
             target.liveConnections.add(1, ordering: .relaxed)
             if target === self {
                 register(fd, now: now, refused: refused)
@@ -136,6 +136,8 @@ final class EventLoop: @unchecked Sendable {
             }
         }
     }
+
+    private static func load(_ loop: EventLoop) -> Int { loop.liveConnections.load(ordering: .relaxed) }
 
     /// Takes in the sockets other loops accepted for this one.
     private func adoptArrivals(_ now: Double) {

@@ -37,7 +37,7 @@ extension JPEGSource {
         while c0 * mw % shrink != 0 { c0 -= 1 }
         while r0 * mh % shrink != 0 { r0 -= 1 }
         let c1 = min(index.columns, (x1 + mw - 1) / mw + 1), r1 = min(index.rows, (y1 + mh - 1) / mh + 1)
-        guard c0 < c1, r0 < r1, (c1 - c0) * mw * (r1 - r0) * mh <= Self.largestExtract,
+        guard (c1 - c0) * mw * (r1 - r0) * mh <= Self.largestExtract,
               let (bytes, size) = try index.extract(rows: r0 ..< r1, columns: c0 ..< c1) else { return nil }
         let reader = try JPEGRowReader(path: path, memory: bytes, size: size, limits: limits)
         reader.convert(colour)

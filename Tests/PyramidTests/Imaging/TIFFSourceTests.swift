@@ -85,8 +85,9 @@ final class TIFFSourceTests: XCTestCase {
         }
     }
 
-    /// A damaged JPEG tile read in part is what it is read whole: libjpeg's made-up rows where libjpeg makes them up,
-    /// libtiff's where it stops (the part is then read through libtiff too), an error where that errs.
+    /// A damaged JPEG tile read in part is what it is read whole: the same rows libjpeg makes up for the damage, or the
+    /// same error. (Damage libjpeg stops at, where a part goes to libtiff, is not reached by these: a tile's stream
+    /// always ends with its EOI, so libjpeg warns and goes on.)
     func testPartsOfDamagedJPEGTilesAreTheWholeTilesPixels() throws {
         var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Fixtures.path("pyramid-jpeg-q85.tif"))))
         for (k, at) in [0.2, 0.35, 0.5, 0.65].enumerated() {
