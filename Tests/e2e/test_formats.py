@@ -28,8 +28,10 @@ VARIANTS = {
     "flat.tif": ["vips", "tiffsave", "{png}", "{out}", "--tile", "--compression", "deflate", "--predictor", "horizontal"],
     "striped.tif": ["vips", "tiffsave", "{png}", "{out}", "--compression", "lzw"],
     "bigtiff.tif": ["vips", "tiffsave", "{png}", "{out}", "--tile", "--pyramid", "--bigtiff", "--subifd", "--compression", "deflate"],
-    # Lossy, at 48 dB PSNR: the quality of an archive's access copy.
-    "photo.jp2": ["opj_compress", "-i", "{png}", "-o", "{out}", "-n", "6", "-t", "1024,1024", "-q", "48"],
+    # Lossy, at 48 dB PSNR, with the irreversible 9/7 wavelet: an archive's access copy.
+    "photo.jp2": ["opj_compress", "-i", "{png}", "-o", "{out}", "-n", "6", "-t", "1024,1024", "-q", "48", "-I"],
+    # Lossless, with the reversible 5/3 wavelet: an archive's master.
+    "lossless.jp2": ["opj_compress", "-i", "{png}", "-o", "{out}", "-n", "6", "-t", "1024,1024"],
 }
 
 
@@ -61,7 +63,7 @@ def formats(tmp_path_factory):
     s.stop()
 
 
-IDS = ["pyramid", "flat", "striped", "bigtiff", "photo"]
+IDS = ["pyramid", "flat", "striped", "bigtiff", "photo", "lossless"]
 
 
 def tile(server, image, level, x, y, ext="jpg"):
@@ -97,11 +99,12 @@ def test_tiles_match_the_jpeg_master(formats, image):
             ours = tile(formats, image, level, x, y, "png")
             master = tile(formats, "master", level, x, y, "png")
             d = mad(ours, master)
-            # Below 16 x 16 pixels one pixel's rounding moves the mean: those get 2.5. A JPEG 2000's reduced levels are
-            # OpenJPEG's wavelet low-passes, not box averages: smoother, half a pixel off, and each about half a level
-            # brighter than the one above (opj_decompress -r shows the same, lossless and lossy): those get 4.
-            reduced = image == "photo" and level < MAX_LEVEL
-            limit = 4.0 if reduced else 1.5 if ours.size[0] * ours.size[1] >= 256 else 2.5
+            # Below 16 x 16 pixels one pixel's rounding moves the mean: those get 2.5. The reversible 5/3 wavelet's
+            # integer lifting rounds each reduction's low-pass up, a quarter of a level per pass on textured areas (two
+            # passes a reduction; opj_decompress -r gives the same): 1.4 to 2.5 from the master at reductions 1 to 5,
+            # so a quarter of a level more per reduction.
+            reduction = min(MAX_LEVEL - level, 5) if image == "lossless" else 0
+            limit = (1.5 if ours.size[0] * ours.size[1] >= 256 else 2.5) + 0.25 * reduction
             worst = max(worst, d) if limit == 1.5 else worst
             assert d <= limit, (image, level, x, y, d)
     print(f"{image}: worst tile mean absolute difference {worst:.2f}")

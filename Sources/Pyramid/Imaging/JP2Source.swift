@@ -3,8 +3,9 @@ import POSIXSupport
 
 /// A JPEG 2000 file or code-stream read through OpenJPEG (`tsio_jp2_*`). Its wavelet resolutions are its levels:
 /// a read at shrink 2ⁿ asks OpenJPEG for that reduction (up to the file's last resolution) and the area under the
-/// rectangle only, so tiles at every level come from the file without a full decode; what the resolutions do not
-/// reach is box-shrunk. Every read has a codec of its own: reads run on any threads at once.
+/// rectangle only, so tiles at every level come from the file without a full decode; `ResolutionShrink` puts the
+/// samples where they were taken and averages what the resolutions do not reach. Every read has a codec of its own:
+/// reads run on any threads at once.
 struct JP2Source: StoredImageSource {
     let path: String
     let info: ImageInfo
@@ -40,7 +41,7 @@ struct JP2Source: StoredImageSource {
         }
     }
 
-    /// The reduction a read at `shrink` asks OpenJPEG for, and what is left to box-shrink.
+    /// The reduction a read at `shrink` asks OpenJPEG for, and what is left to shrink by area.
     func reduction(for shrink: Int) -> (reduce: Int, rest: Int) {
         let reduce = min(shrink.trailingZeroBitCount, max(0, Int(header.resolutions) - 1))
         return (reduce, shrink >> reduce)
@@ -60,17 +61,21 @@ struct JP2Source: StoredImageSource {
         // Bands end on the file's tile rows at this reduction (at most 256 rows apart), so a band's decode covers
         // whole tiles.
         let tileRows = max(1, Int(header.tile_height) / scale)
+        let axes = (x: ResolutionShrink.Axis(available: reducedW, tile: max(1, Int(header.tile_width) / scale)),
+                    y: ResolutionShrink.Axis(available: reducedH, tile: tileRows))
         let reader = LevelReader(levelWidth: (reducedW + rest - 1) / rest, levelHeight: (reducedH + rest - 1) / rest,
                                  channels: channels, align: rest <= 64 ? max(1, min(tileRows, 256) / rest) : 1)
         var warnings = DecodeWarnings()
         let transform = colour.attach({ _ in }, warnings: &warnings)
         try reader.stream(rect, bandRows: bandRows, read: { x, y, w, h, into in
-            // The reduced pixels under the band, then box-shrunk by `rest`.
-            let rx = x * rest, ry = y * rest
-            let rw = min((x + w) * rest, reducedW) - rx, rh = min((y + h) * rest, reducedH) - ry
-            var reduced = rest == 1 ? [] : [UInt8](repeating: 0, count: rw * rh * channels)
+            // The samples under the band, and the next one where the last pixel's cell reaches it.
+            let shrink = ResolutionShrink(factor: rest, reduction: reduce)
+            let direct = reduce == 0 && rest == 1
+            let (rx, rw) = direct ? (x, w) : shrink.samples(origin: x, count: w, along: axes.x)
+            let (ry, rh) = direct ? (y, h) : shrink.samples(origin: y, count: h, along: axes.y)
+            var reduced = direct ? [] : [UInt8](repeating: 0, count: rw * rh * channels)
             var st = tsio_status()
-            let rc = rest == 1
+            let rc = direct
                 ? tsio_jp2_read(fd.rawValue, UInt32(reduce), UInt32(rx), UInt32(ry), UInt32(rw), UInt32(rh), into.baseAddress,
                                 rw * channels, Int32(channels), &st)
                 : reduced.withUnsafeMutableBufferPointer {
@@ -79,9 +84,11 @@ struct JP2Source: StoredImageSource {
                 }
             guard rc == 0 else { throw st.error(path: path, format: .jp2, rows: reducedH) }
             warnings.note(st)
-            if rest > 1 {
-                let shrunk = PixelBuffer(width: rw, height: rh, channels: channels, bytes: reduced).boxShrunk(by: rest)
-                _ = into.initialize(from: shrunk.bytes)
+            if !direct {
+                reduced.withUnsafeBufferPointer {
+                    shrink.apply($0, width: rw, height: rh, channels: channels, origin: (x, y), outWidth: w, outHeight: h,
+                                 axes: axes, into: into)
+                }
             }
             if let transform { tsio_icc_apply(transform.handle, into.baseAddress, into.baseAddress, w * h) }
         }, into: body)
