@@ -67,10 +67,9 @@ struct JP2Source: StoredImageSource {
                                  channels: channels, align: rest <= 64 ? max(1, min(tileRows, 256) / rest) : 1)
         var warnings = DecodeWarnings()
         let transform = colour.attach({ _ in }, warnings: &warnings)
+        let shrink = ResolutionShrink(factor: rest, reduction: reduce), direct = reduce == 0 && rest == 1
         try reader.stream(rect, bandRows: bandRows, read: { x, y, w, h, into in
             // The samples under the band, and the next one where the last pixel's cell reaches it.
-            let shrink = ResolutionShrink(factor: rest, reduction: reduce)
-            let direct = reduce == 0 && rest == 1
             let (rx, rw) = direct ? (x, w) : shrink.samples(origin: x, count: w, along: axes.x)
             let (ry, rh) = direct ? (y, h) : shrink.samples(origin: y, count: h, along: axes.y)
             var reduced = direct ? [] : [UInt8](repeating: 0, count: rw * rh * channels)
