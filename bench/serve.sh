@@ -4,6 +4,7 @@
 # Prints requests/s, p99 and the ratios; asserts nothing.
 #   bench/serve.sh [IMAGE]   (default /var/tmp/tileserver-images/big-20000.jpg; a real photo: real-elephants-5640x3172.jpg)
 #   knobs: DURATION=15 CONNS=64 THREADS=2 N_URLS=5000 OURS_PORT=18090 NGINX_PORT=18091
+#          HOT=median|first: the hot tile is the sample's tile of median size (a typical tile), or its first
 #          RUNS=3 (each load alternates nginx and ours, RUNS times; medians reported)
 #          LOG=off|on (on: both write an access-log line per request to a file, as by default in production)
 set -euo pipefail
@@ -79,29 +80,46 @@ PY
 warm "$OURS_PORT" "$WORK/ours.txt"; warm "$NGINX_PORT" "$WORK/nginx.txt"
 warm "$OURS_PORT" "$WORK/ours.txt"
 
-run() {  # name port paths: one wrk run, its line printed, its rps and p99 appended to RPS_name / P99_name
-  local out
+ticks() { local p t=0; for p in "$@"; do t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat"))); done; echo "$t"; }
+run() {  # name port paths pids: one wrk run, its line printed, its rps, p99 and the server's CPU a request
+  # (user + system time of pids, µs) appended to RPS_name, P99_name and CPU_name
+  local out before after requests cpu
+  before=$(ticks $4)
   out=$(wrk -t"$THREADS" -c"$CONNS" -d"${DURATION}s" --latency -s bench/wrk-paths.lua "http://127.0.0.1:$2" -- "$3" | grep WRK_RESULT)
-  printf '%-8s %s\n' "$1" "${out#WRK_RESULT }"
-  eval "RPS_$1+=\" $(sed 's/.*rps=\([0-9]*\).*/\1/' <<<"$out")\"; P99_$1+=\" $(sed 's/.*p99_ms=\([0-9.]*\).*/\1/' <<<"$out")\""
+  after=$(ticks $4)
+  requests=$(sed 's/.*requests=\([0-9]*\).*/\1/' <<<"$out")
+  cpu=$(awk -v t=$((after - before)) -v hz="$(getconf CLK_TCK)" -v r="$requests" 'BEGIN {printf "%.1f", t * 1e6 / hz / r}')
+  printf '%-8s %s server_cpu_us=%s\n' "$1" "${out#WRK_RESULT }" "$cpu"
+  eval "RPS_$1+=\" $(sed 's/.*rps=\([0-9]*\).*/\1/' <<<"$out")\"; P99_$1+=\" $(sed 's/.*p99_ms=\([0-9.]*\).*/\1/' <<<"$out")\"; CPU_$1+=\" $cpu\""
 }
 median() { printf '%s\n' $1 | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 echo "access logs: $LOG"
 echo "wrk: $THREADS threads, $CONNS connections, ${DURATION}s, $(nproc) cores shared by server and client, $RUNS alternated runs"
-head -1 "$WORK/ours.txt" > "$WORK/ours-hot.txt"; head -1 "$WORK/nginx.txt" > "$WORK/nginx-hot.txt"
+HOT_LINE=1
+if [ "${HOT:-median}" = median ]; then   # the line of the sample's median-sized tile
+  HOT_LINE=$(sed "s|^|$WORK/static|" "$WORK/nginx.txt" | xargs stat -c %s | awk '{print NR, $1}' |
+    sort -k2n -k1n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+fi
+sed -n "${HOT_LINE}p" "$WORK/ours.txt" > "$WORK/ours-hot.txt"; sed -n "${HOT_LINE}p" "$WORK/nginx.txt" > "$WORK/nginx-hot.txt"
+HOT_BYTES=$(stat -c %s "$WORK/static$(cat "$WORK/nginx-hot.txt")")
+echo "hot tile: $(cat "$WORK/ours-hot.txt"), $HOT_BYTES bytes (${HOT:-median} of the sample)"
 N=$(wc -l < "$WORK/ours.txt")
+NGINX_WORKERS=$(pgrep -P "$(cat "$WORK/nginx.pid")" | tr '\n' ' ')
 for _ in $(seq "$RUNS"); do
-  run nginx "$NGINX_PORT" "$WORK/nginx.txt"
-  run ours "$OURS_PORT" "$WORK/ours.txt"
-  run nginxhot "$NGINX_PORT" "$WORK/nginx-hot.txt"
-  run ourshot "$OURS_PORT" "$WORK/ours-hot.txt"
+  run nginx "$NGINX_PORT" "$WORK/nginx.txt" "$NGINX_WORKERS"
+  run ours "$OURS_PORT" "$WORK/ours.txt" "${PIDS[0]}"
+  run nginxhot "$NGINX_PORT" "$WORK/nginx-hot.txt" "$NGINX_WORKERS"
+  run ourshot "$OURS_PORT" "$WORK/ours-hot.txt" "${PIDS[0]}"
 done
-for v in ours nginx ourshot nginxhot; do eval "RPS_$v=\$(median \"\$RPS_$v\"); P99_$v=\$(median \"\$P99_$v\")"; done
+for v in ours nginx ourshot nginxhot; do eval "RPS_$v=\$(median \"\$RPS_$v\"); P99_$v=\$(median \"\$P99_$v\"); CPU_$v=\$(median \"\$CPU_$v\")"; done
 source bench/lib.sh
 figure "cached $N-tile mix, logs $LOG (req/s)" "$RPS_ours" nginx "$RPS_nginx" "$(ratio "$RPS_ours" "$RPS_nginx")" ">= 1.2"
 figure "cached $N-tile mix, logs $LOG, p99 (ms)" "$P99_ours" nginx "$P99_nginx" "$(ratio "$P99_ours" "$P99_nginx")" "<= 1.0"
-figure "one hot tile, logs $LOG (req/s)" "$RPS_ourshot" nginx "$RPS_nginxhot" "$(ratio "$RPS_ourshot" "$RPS_nginxhot")" ">= 1.2"
+figure "one hot tile ($HOT_BYTES B), logs $LOG (req/s)" "$RPS_ourshot" nginx "$RPS_nginxhot" "$(ratio "$RPS_ourshot" "$RPS_nginxhot")" ">= 1.2"
 figure "one hot tile, logs $LOG, p99 (ms)" "$P99_ourshot" nginx "$P99_nginxhot" "$(ratio "$P99_ourshot" "$P99_nginxhot")" "<= 1.0"
+# The servers' own CPU a request: what each costs, apart from wrk's share of the same two cores.
+figure "cached $N-tile mix, logs $LOG, server CPU a request (µs)" "$CPU_ours" nginx "$CPU_nginx" "$(ratio "$CPU_ours" "$CPU_nginx")"
+figure "one hot tile, logs $LOG, server CPU a request (µs)" "$CPU_ourshot" nginx "$CPU_nginxhot" "$(ratio "$CPU_ourshot" "$CPU_nginxhot")"
 NGINX_PIDS=$(cat "$WORK/nginx.pid"; pgrep -P "$(cat "$WORK/nginx.pid")")
 RSS_ours=$(peak_rss_kb "${PIDS[@]}"); RSS_nginx=$(peak_rss_kb $NGINX_PIDS)
 CACHE_MB=$(curl -sf "http://127.0.0.1:$OURS_PORT/metrics" | awk '/^tileserver_tile_cache_budget_bytes/ {printf "%d", $2 / 1048576}')
