@@ -30,8 +30,8 @@ trap 'rm -rf "$OUT"' EXIT
 cp .build/release/tileserver "$OUT/tileserver"
 export BIN=$OUT/tileserver
 STEPS=(
-  "LOG=on RUNS=$RUNS DURATION=$DURATION bench/serve.sh $DIR"
-  "LOG=off RUNS=$RUNS DURATION=$DURATION bench/serve.sh $DIR"
+  "LOG=on RUNS=$RUNS DURATION=$DURATION bench/serve.sh $DIR/big-20000.jpg"
+  "LOG=off RUNS=$RUNS DURATION=$DURATION bench/serve.sh $DIR/big-20000.jpg"
   "RUNS=$RUNS DURATION=$UNCACHED_DURATION bench/uncached.sh $DIR"
   "RUNS=$RUNS bench/build.sh $DIR"
   "RUNS=$RUNS bench/first-view.sh $DIR"
