@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Cached-tile throughput: our server on the 20,000 x 20,000 JPEG against nginx serving a static DeepZoom copy
 # of the same pyramid, same URL list (N_URLS tiles of levels MIN_LEVEL and up, seeded), both warmed first, in one run.
-# Prints requests/s, p99 and the ratios; asserts nothing.
+# Prints requests/s, p99, each server's CPU a request and the ratios; asserts nothing.
 #   bench/serve.sh [IMAGE]   (default /var/tmp/tileserver-images/big-20000.jpg; a real photo: real-elephants-5640x3172.jpg)
 #   knobs: DURATION=15 CONNS=64 THREADS=2 N_URLS=5000 OURS_PORT=18090 NGINX_PORT=18091
 #          HOT=median|first: the hot tile is the sample's tile of median size (a typical tile), or its first
