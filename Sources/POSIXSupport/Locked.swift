@@ -6,8 +6,8 @@ import Glibc
 /// ThreadSanitizer intercepts pthread mutexes, but not the futex lock inside the prebuilt Synchronization
 /// library, so with `Mutex` `swift test --sanitize=thread` reports races in correctly locked code.
 public final class Locked<Value>: @unchecked Sendable {
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private var value: Value
+    @usableFromInline let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    @usableFromInline var value: Value
 
     public init(_ value: Value) {
         self.value = value
@@ -19,8 +19,9 @@ public final class Locked<Value>: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    /// Runs `body` with the value, holding the lock.
-    @inline(__always)
+    /// Runs `body` with the value, holding the lock. Inlinable, so a caller in another module gets `body`
+    /// inlined rather than called through a generic closure.
+    @inlinable @inline(__always)
     public func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }

@@ -5,24 +5,36 @@ import Synchronization
 /// doubly linked list kept in arrays), safe to share between threads. An entry bigger than the whole budget is
 /// not kept.
 public final class LRUCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
-    private struct Node {
-        var key: Key
-        var value: Value
-        var cost: Int
-        var previous: Int
-        var next: Int
+    /// A kept entry. Its place in the recency list is kept apart (`State.links`), so moving an entry copies two
+    /// integers, not its key and value (each a retain and a release).
+    @usableFromInline
+    struct Entry {
+        @usableFromInline var key: Key
+        @usableFromInline var value: Value
+        @usableFromInline var cost: Int
     }
 
-    private struct State {
-        var index: [Key: Int] = [:]
-        var nodes: [Node?] = []
-        var free: [Int] = []
-        var head = -1 // most recent
-        var tail = -1 // least recent
-        var stats = CacheStatistics()
+    /// An entry's neighbours in the recency list (-1: none).
+    @usableFromInline
+    struct Link {
+        @usableFromInline var previous = -1
+        @usableFromInline var next = -1
+        @inlinable init() {}
     }
 
-    private let state: Locked<State>
+    @usableFromInline
+    struct State {
+        @usableFromInline var index: [Key: Int] = [:]
+        @usableFromInline var entries: [Entry?] = []
+        @usableFromInline var links: [Link] = []
+        @usableFromInline var free: [Int] = []
+        @usableFromInline var head = -1 // most recent
+        @usableFromInline var tail = -1 // least recent
+        @usableFromInline var stats = CacheStatistics()
+        init() {}
+    }
+
+    @usableFromInline let state: Locked<State>
     /// Bumped by every `remove` and `removeAll` that took something out (not by evictions): a copy of some
     /// entries kept elsewhere (an event loop's own) is still right while this has not moved.
     private let removalCount = Atomic<Int>(0)
@@ -37,6 +49,9 @@ public final class LRUCache<Key: Hashable & Sendable, Value: Sendable>: Sendable
 
     /// The value for `key`, marking it most recently used; counts a hit unless `countingHit` is false and a
     /// miss unless `countingMiss` is false (a look that another lookup, or an earlier one, already counts).
+    /// Inlinable so that a caller in another module (the fast path's lookup of a tile) gets it specialised for
+    /// its key and value, not the generic version with its metadata lookups and witness calls.
+    @inlinable
     public func value(for key: Key, countingMiss: Bool = true, countingHit: Bool = true) -> Value? {
         state.withLock { s in
             guard let i = s.index[key] else {
@@ -46,7 +61,7 @@ public final class LRUCache<Key: Hashable & Sendable, Value: Sendable>: Sendable
             if countingHit { s.stats.hits += 1 }
             Self.unlink(i, &s)
             Self.pushFront(i, &s)
-            return s.nodes[i]!.value
+            return s.entries[i]?.value
         }
     }
 
@@ -56,23 +71,17 @@ public final class LRUCache<Key: Hashable & Sendable, Value: Sendable>: Sendable
     public func insert(_ value: Value, for key: Key) -> [(Key, Value)] {
         let cost = costOf(value)
         return state.withLock { s -> [(Key, Value)] in
-            if let i = s.index[key] {
-                s.stats.bytes -= s.nodes[i]!.cost
-                s.stats.entries -= 1
-                Self.unlink(i, &s)
-                s.nodes[i] = nil
-                s.free.append(i)
-                s.index[key] = nil
-            }
+            if let i = s.index[key] { Self.remove(i, &s) }
             guard cost <= s.stats.budget else { return [(key, value)] }
-            let node = Node(key: key, value: value, cost: cost, previous: -1, next: -1)
+            let entry = Entry(key: key, value: value, cost: cost)
             let i: Int
             if let reuse = s.free.popLast() {
-                s.nodes[reuse] = node
+                s.entries[reuse] = entry
                 i = reuse
             } else {
-                s.nodes.append(node)
-                i = s.nodes.count - 1
+                s.entries.append(entry)
+                s.links.append(Link())
+                i = s.entries.count - 1
             }
             s.index[key] = i
             Self.pushFront(i, &s)
@@ -80,8 +89,7 @@ public final class LRUCache<Key: Hashable & Sendable, Value: Sendable>: Sendable
             s.stats.entries += 1
             var evicted: [(Key, Value)] = []
             while s.stats.bytes > s.stats.budget, s.tail >= 0 {
-                let node = s.nodes[s.tail]!
-                evicted.append((node.key, node.value))
+                if let entry = s.entries[s.tail] { evicted.append((entry.key, entry.value)) }
                 Self.remove(s.tail, &s)
                 s.stats.evictions += 1
             }
@@ -122,8 +130,8 @@ public final class LRUCache<Key: Hashable & Sendable, Value: Sendable>: Sendable
             var out: [Key] = []
             var i = s.head
             while i >= 0 {
-                out.append(s.nodes[i]!.key)
-                i = s.nodes[i]!.next
+                if let entry = s.entries[i] { out.append(entry.key) }
+                i = s.links[i].next
             }
             return out
         }
@@ -132,27 +140,27 @@ public final class LRUCache<Key: Hashable & Sendable, Value: Sendable>: Sendable
     public var statistics: CacheStatistics { state.withLock { $0.stats } }
 
     private static func remove(_ i: Int, _ s: inout State) {
-        let node = s.nodes[i]!
         unlink(i, &s)
-        s.index[node.key] = nil
-        s.nodes[i] = nil
+        guard let entry = s.entries[i].take() else { return }
+        s.index[entry.key] = nil
         s.free.append(i)
-        s.stats.bytes -= node.cost
+        s.stats.bytes -= entry.cost
         s.stats.entries -= 1
     }
 
-    private static func unlink(_ i: Int, _ s: inout State) {
-        let node = s.nodes[i]!
-        if node.previous >= 0 { s.nodes[node.previous]!.next = node.next } else { s.head = node.next }
-        if node.next >= 0 { s.nodes[node.next]!.previous = node.previous } else { s.tail = node.previous }
-        s.nodes[i]!.previous = -1
-        s.nodes[i]!.next = -1
+    @inlinable
+    static func unlink(_ i: Int, _ s: inout State) {
+        let link = s.links[i]
+        if link.previous >= 0 { s.links[link.previous].next = link.next } else { s.head = link.next }
+        if link.next >= 0 { s.links[link.next].previous = link.previous } else { s.tail = link.previous }
+        s.links[i] = Link()
     }
 
-    private static func pushFront(_ i: Int, _ s: inout State) {
-        s.nodes[i]!.next = s.head
-        s.nodes[i]!.previous = -1
-        if s.head >= 0 { s.nodes[s.head]!.previous = i }
+    @inlinable
+    static func pushFront(_ i: Int, _ s: inout State) {
+        s.links[i].next = s.head
+        s.links[i].previous = -1
+        if s.head >= 0 { s.links[s.head].previous = i }
         s.head = i
         if s.tail < 0 { s.tail = i }
     }
