@@ -12,4 +12,13 @@ public struct TileKey: Hashable, Sendable {
         self.tile = tile
         self.format = format
     }
+
+    /// Hashes all but the image's id: generations are unique across images and versions (`PyramidImage`), so
+    /// the id adds nothing to the hash but the cost of hashing a string on every cache look. Equality still
+    /// compares it.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(generation)
+        hasher.combine(tile)
+        hasher.combine(format)
+    }
 }
