@@ -1,18 +1,23 @@
 import HTTPTransport
 import POSIXSupport
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// One line per request — time, method, target, status, body bytes, microseconds, whether the tile cache
-/// answered — formatted straight into a batch and written when 64 KiB are pending, at least once a second by
-/// its own thread, and on `flush()` at shutdown, so a line is never lost to SIGTERM and the hot path pays for
-/// an uncontended lock and a copy, not a system call. The general path's lines share one batch; each event
-/// loop's fast path has a batch of its own (`makeShard`), so loops never wait for each other here. Lines of
-/// different batches may reach the file out of time order by up to a second, as with nginx's workers.
+/// answered — formatted straight into a batch, which the log's own thread writes when 64 KiB are pending, at
+/// least once a second, and on `flush()` at shutdown, so a line is never lost to SIGTERM and the hot path pays
+/// for an uncontended lock and a copy, never a write to the file (an event loop touches no file). Only a batch
+/// that the thread has let grow to 16 times that (a log on a stalled disk) is written by the thread recording,
+/// so memory stays bounded. The general path's lines share one batch; each event loop's fast path has a batch of
+/// its own (`makeShard`), so loops never wait for each other here. Lines of different batches may reach the
+/// file out of time order by up to a second, as with nginx's workers.
 public final class AccessLog: Sendable {
     static let batchBytes = 64 << 10
+    /// Pending bytes past which the recording thread writes the batch itself.
+    static let stalledBytes = 16 * batchBytes
 
     /// One batch of lines and its writer.
     final class Shard: Sendable {
@@ -22,13 +27,18 @@ public final class AccessLog: Sendable {
             var lines: [UInt8] = []
             var spare: [UInt8]? = []
             var stamp = SecondStamp.iso8601
+            /// Whether the log's thread was told this batch is full.
+            var told = false
         }
 
         private let pending: Locked<Pending>
         private let writer: Writer
+        /// Wakes the log's thread.
+        private let wake: @Sendable () -> Void
 
-        fileprivate init(_ writer: Writer) {
+        fileprivate init(_ writer: Writer, wake: @escaping @Sendable () -> Void) {
             self.writer = writer
+            self.wake = wake
             var initial = Pending()
             initial.lines.reserveCapacity(AccessLog.batchBytes + 4096)
             initial.spare!.reserveCapacity(AccessLog.batchBytes + 4096)
@@ -53,9 +63,15 @@ public final class AccessLog: Sendable {
                 p.lines.append(contentsOf: "us ".utf8)
                 p.lines.append(contentsOf: cache.rawValue.utf8)
                 p.lines.append(0x0A)
-                guard p.lines.count >= AccessLog.batchBytes, let spare = p.spare.take() else { return nil }
-                defer { p.lines = spare }
-                return p.lines
+                if p.lines.count >= AccessLog.stalledBytes, let spare = p.spare.take() {
+                    defer { p.lines = spare; p.told = false }
+                    return p.lines
+                }
+                if p.lines.count >= AccessLog.batchBytes && !p.told {
+                    p.told = true
+                    wake()
+                }
+                return nil
             }
             if let full { write(full) }
         }
@@ -64,7 +80,7 @@ public final class AccessLog: Sendable {
         func flush() {
             let batch = pending.withLock { p -> [UInt8]? in
                 guard !p.lines.isEmpty, let spare = p.spare.take() else { return nil }
-                defer { p.lines = spare }
+                defer { p.lines = spare; p.told = false }
                 return p.lines
             }
             if let batch { write(batch) }
@@ -113,25 +129,49 @@ public final class AccessLog: Sendable {
     private let general: Shard
     /// Every batch, the general path's first.
     private let shards: Locked<[Shard]>
+    /// Where the log's thread waits for a full batch or the next second.
+    private let signal: Signal
+
+    /// A full batch's call to the log's thread.
+    private final class Signal: Sendable {
+        let condition = ConditionLock()
+        let raised = Atomic<Bool>(false)
+
+        func raise() {
+            raised.store(true, ordering: .releasing)
+            condition.withLock { condition.broadcast() }
+        }
+
+        /// Returns when raised or at `deadline`, lowered.
+        func wait(until deadline: Double) {
+            condition.withLock {
+                while !raised.load(ordering: .acquiring), condition.wait(until: deadline) {}
+            }
+            raised.store(false, ordering: .relaxed)
+        }
+    }
 
     /// Logs to `fd` (standard output by default); a background thread, living as long as the process (as the
-    /// server's log does), flushes every `interval` seconds.
+    /// server's log does), writes each full batch and, every `interval` seconds, whatever is pending.
     init(fd: CInt = STDOUT_FILENO, interval: Double = 1) {
         writer = Writer(fd: fd)
-        general = Shard(writer)
+        let signal = Signal()
+        self.signal = signal
+        general = Shard(writer, wake: signal.raise)
         shards = Locked([general])
-        let micros = useconds_t(interval * 1_000_000)
         startDetachedThread { [self] in
+            var due = MonotonicClock.seconds() + interval
             while true {
+                signal.wait(until: due)
+                if MonotonicClock.seconds() >= due { due = MonotonicClock.seconds() + interval }
                 flush()
-                usleep(micros)
             }
         }
     }
 
     /// A batch of its own for one event loop's lines.
     func makeShard() -> Shard {
-        let shard = Shard(writer)
+        let shard = Shard(writer, wake: signal.raise)
         shards.withLock { $0.append(shard) }
         return shard
     }
