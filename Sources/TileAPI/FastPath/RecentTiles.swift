@@ -8,15 +8,9 @@ import Pyramid
 /// nothing was removed from the shared cache since (`LRUCache.removals`: a purge, a removed image); it may
 /// outlive an eviction, which costs memory (bounded here) but never a wrong answer. Used on one thread only.
 struct RecentTiles {
-    /// A class, so that reading a slot retains one reference, not each string and array of the key and tile.
-    private final class Entry {
+    private struct Entry {
         let key: TileKey
         let tile: EncodedTile
-
-        init(key: TileKey, tile: EncodedTile) {
-            self.key = key
-            self.tile = tile
-        }
     }
 
     static let slots = 256
