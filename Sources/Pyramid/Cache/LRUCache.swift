@@ -31,7 +31,6 @@ public final class LRUCache<Key: Hashable & Sendable, Value: Sendable>: Sendable
         @usableFromInline var head = -1 // most recent
         @usableFromInline var tail = -1 // least recent
         @usableFromInline var stats = CacheStatistics()
-        init() {}
     }
 
     @usableFromInline let state: Locked<State>

@@ -11,7 +11,7 @@ import Glibc
 /// least once a second, and on `flush()` at shutdown, so a line is never lost to SIGTERM and the hot path pays
 /// for an uncontended lock and a copy, never a write to the file (an event loop touches no file). Only a batch
 /// that the thread has let grow to 16 times that (a log on a stalled disk) is written by the thread recording,
-/// so memory stays bounded. The general path's lines share one batch; each event loop's fast path has a batch of
+/// which then waits on the file as nginx's workers do, so memory stays bounded. The general path's lines share one batch; each event loop's fast path has a batch of
 /// its own (`makeShard`), so loops never wait for each other here. Lines of different batches may reach the
 /// file out of time order by up to a second, as with nginx's workers.
 public final class AccessLog: Sendable {
@@ -63,8 +63,9 @@ public final class AccessLog: Sendable {
                 p.lines.append(contentsOf: "us ".utf8)
                 p.lines.append(contentsOf: cache.rawValue.utf8)
                 p.lines.append(0x0A)
-                if p.lines.count >= AccessLog.stalledBytes, let spare = p.spare.take() {
-                    defer { p.lines = spare; p.told = false }
+                if p.lines.count >= AccessLog.stalledBytes {
+                    // The log's thread is stuck writing (it holds the spare): this thread writes behind it, and waits.
+                    defer { p.lines = p.spare.take() ?? []; p.told = false }
                     return p.lines
                 }
                 if p.lines.count >= AccessLog.batchBytes && !p.told {
@@ -163,7 +164,8 @@ public final class AccessLog: Sendable {
             var due = MonotonicClock.seconds() + interval
             while true {
                 signal.wait(until: due)
-                if MonotonicClock.seconds() >= due { due = MonotonicClock.seconds() + interval }
+                let now = MonotonicClock.seconds()
+                if now >= due { due = now + interval }
                 flush()
             }
         }
