@@ -11,9 +11,10 @@ import Glibc
 /// least once a second, and on `flush()` at shutdown, so a line is never lost to SIGTERM and the hot path pays
 /// for an uncontended lock and a copy, never a write to the file (an event loop touches no file). Only a batch
 /// that the thread has let grow to 16 times that (a log on a stalled disk) is written by the thread recording,
-/// which then waits on the file as nginx's workers do, so memory stays bounded. The general path's lines share one batch; each event loop's fast path has a batch of
-/// its own (`makeShard`), so loops never wait for each other here. Lines of different batches may reach the
-/// file out of time order by up to a second, as with nginx's workers.
+/// which then waits on the file as nginx's workers do, so memory stays bounded. The general path's lines share
+/// one batch; each event loop's fast path has a batch of its own (`makeShard`), so loops never wait for each
+/// other here. Lines of different batches may reach the file out of time order by up to a second, as with
+/// nginx's workers.
 public final class AccessLog: Sendable {
     static let batchBytes = 64 << 10
     /// Pending bytes past which the recording thread writes the batch itself.
