@@ -120,7 +120,7 @@ figure "one hot tile, logs $LOG, p99 (ms)" "$P99_ourshot" nginx "$P99_nginxhot" 
 # The servers' own CPU a request: what each costs, apart from wrk's share of the same two cores.
 figure "cached $N-tile mix, logs $LOG, server CPU a request (µs)" "$CPU_ours" nginx "$CPU_nginx" "$(ratio "$CPU_ours" "$CPU_nginx")"
 figure "one hot tile, logs $LOG, server CPU a request (µs)" "$CPU_ourshot" nginx "$CPU_nginxhot" "$(ratio "$CPU_ourshot" "$CPU_nginxhot")"
-NGINX_PIDS=$(cat "$WORK/nginx.pid"; pgrep -P "$(cat "$WORK/nginx.pid")")
+NGINX_PIDS="$(cat "$WORK/nginx.pid") $NGINX_WORKERS"
 RSS_ours=$(peak_rss_kb "${PIDS[@]}"); RSS_nginx=$(peak_rss_kb $NGINX_PIDS)
 CACHE_MB=$(curl -sf "http://127.0.0.1:$OURS_PORT/metrics" | awk '/^tileserver_tile_cache_budget_bytes/ {printf "%d", $2 / 1048576}')
 figure "peak RSS serving the mix, logs $LOG (MB; ours: cache budget ${CACHE_MB:-?} MB)" "$((RSS_ours / 1024))" nginx "$((RSS_nginx / 1024))" "$(ratio "$RSS_ours" "$RSS_nginx")" "ours <= cache + 60 MB"

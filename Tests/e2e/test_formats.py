@@ -104,8 +104,9 @@ def test_tiles_match_the_jpeg_master(formats, image):
             # passes a reduction; opj_decompress -r gives the same): 1.4 to 2.5 from the master at reductions 1 to 5,
             # so a quarter of a level more per reduction.
             reduction = min(MAX_LEVEL - level, 5) if image == "lossless" else 0
-            limit = (1.5 if ours.size[0] * ours.size[1] >= 256 else 2.5) + 0.25 * reduction
-            worst = max(worst, d) if ours.size[0] * ours.size[1] >= 256 else worst
+            full = ours.size[0] * ours.size[1] >= 256
+            limit = (1.5 if full else 2.5) + 0.25 * reduction
+            worst = max(worst, d) if full else worst
             assert d <= limit, (image, level, x, y, d)
     print(f"{image}: worst tile mean absolute difference {worst:.2f}")
 
