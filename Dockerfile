@@ -5,10 +5,13 @@
 # container does not decode its photos again. SIGTERM drains: requests in flight finish, then it exits 0.
 
 FROM swift:6.3-bookworm AS build
+# The C libraries, here and in the runtime stage, are those of scripts/system-libraries.txt; the test command fails,
+# naming the library, when the two lists differ.
 # Pinning Debian package versions would break the build at every Debian point release; the suite is pinned instead.
 # hadolint ignore=DL3008
 RUN apt-get update \
- && apt-get install -y --no-install-recommends libjpeg-dev libpng-dev liblcms2-dev \
+ && apt-get install -y --no-install-recommends \
+      libjpeg-dev libpng-dev liblcms2-dev libtiff-dev libwebp-dev libopenjp2-7-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 # Dependencies in their own layer: resolved again only when the manifest changes.
@@ -25,7 +28,8 @@ RUN swift build -c release --static-swift-stdlib --product tileserver \
 FROM debian:bookworm-slim
 # hadolint ignore=DL3008
 RUN apt-get update \
- && apt-get install -y --no-install-recommends libjpeg62-turbo libpng16-16 liblcms2-2 \
+ && apt-get install -y --no-install-recommends \
+      libjpeg62-turbo libpng16-16 liblcms2-2 libtiff6 libwebp7 libwebpmux3 libopenjp2-7 \
  && rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin /var/cache/debconf/*-old /var/log/apt /var/log/dpkg.log \
  && useradd --system --uid 10001 --user-group --home-dir /nonexistent --shell /usr/sbin/nologin tileserver \
  && mkdir -p /images /cache \

@@ -2,10 +2,12 @@
 and use the Dockerfile's port and image and the server's real flags, variables and health route; hadolint is
 clean on the Dockerfile."""
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 from conftest import ROOT, binary
@@ -78,3 +80,52 @@ def test_nginx_front_names_what_the_issue_asks():
     for directive in ("proxy_cache_path", "max_size=", "proxy_cache_lock on", "proxy_next_upstream ", "keepalive ",
                       "hash $tileserver_image consistent", "proxy_http_version 1.1"):
         assert directive in conf, directive
+
+
+def check_system_libraries(root, *binary):
+    return subprocess.run([sys.executable, str(ROOT / "scripts/check-system-libraries.py"), *binary, "--root", str(root)],
+                          capture_output=True, text=True)
+
+
+def copy_of_the_lists(tmp_path):
+    for name in ("Package.swift", "Dockerfile", "scripts/system-libraries.txt", "scripts/install-deps.sh"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / name, tmp_path / name)
+    return tmp_path
+
+
+def test_the_system_library_lists_agree_with_each_other_and_the_binary():
+    result = check_system_libraries(ROOT, binary())
+    assert result.returncode == 0, result.stderr
+    assert "agree across Package.swift, the Dockerfile's two stages, install-deps.sh and the binary" in result.stdout
+
+
+@pytest.mark.parametrize("path, old, new, named", [
+    # a runtime library dropped from the image: the build passes, the served WebP tile would not
+    ("Dockerfile", " libwebp7 ", " ", "libwebp7 (CWebP): missing from the Dockerfile's runtime stage"),
+    ("Dockerfile", " libtiff-dev ", " ", "libtiff-dev (CTIFF): missing from the Dockerfile's build stage"),
+    ("Dockerfile", " libopenjp2-7 ", " libopenjp2-7 libavif15 ", "libavif15: installed by the Dockerfile's runtime stage"),
+    ("Package.swift", '"libopenjp2-7-dev"', '"libopenjpeg-dev"', "Package.swift's apt provider is ['libopenjpeg-dev']"),
+    ("Package.swift", 'pkgConfig: "lcms2"', 'pkgConfig: "lcms"', "Package.swift's pkgConfig is 'lcms'"),
+    ("scripts/system-libraries.txt", "CPNG ", "CPNGX ", "Package.swift has no systemLibrary 'CPNGX'"),
+])
+def test_a_library_missing_from_one_list_fails_naming_it(tmp_path, path, old, new, named):
+    root = copy_of_the_lists(tmp_path)
+    text = (root / path).read_text()
+    assert old in text
+    (root / path).write_text(text.replace(old, new, 1))
+    result = check_system_libraries(root)
+    assert result.returncode == 1
+    assert named in result.stderr, result.stderr
+
+
+def test_a_shared_library_the_binary_needs_must_have_its_runtime_package(tmp_path):
+    root = copy_of_the_lists(tmp_path)
+    table = root / "scripts/system-libraries.txt"
+    table.write_text(table.read_text().replace("libwebp7,libwebpmux3", "libwebp7"))
+    for name in ("Package.swift", "Dockerfile"):  # the image itself agrees with the shortened list
+        (root / name).write_text((root / name).read_text().replace(" libwebpmux3", ""))
+    result = check_system_libraries(root, binary())
+    assert result.returncode == 1
+    assert result.stderr.strip() == ("system libraries: libwebpmux3 (libwebpmux.so.3): the binary needs it but no "
+                                     "runtime package in scripts/system-libraries.txt is it"), result.stderr
