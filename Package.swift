@@ -5,6 +5,7 @@ let package = Package(
     name: "tileserver",
     products: [
         .executable(name: "tileserver", targets: ["TileServer"]),
+        .library(name: "ImageCodecs", targets: ["ImageCodecs"]),
         .library(name: "Pyramid", targets: ["Pyramid"]),
         .library(name: "POSIXSupport", targets: ["POSIXSupport"]),
         .library(name: "HTTPTransport", targets: ["HTTPTransport"]),
@@ -51,9 +52,12 @@ let package = Package(
             dependencies: ["CJPEG", "CPNG", "CLCMS", "CTIFF", "CWebP", "COpenJPEG"]
         ),
         .target(name: "POSIXSupport"),
+        // Image sources, decoders and encoders, pixel buffers, resampling, colour and metadata over CImageIO. It
+        // takes plain values (format, quality, rectangles) and knows nothing of tiles, pyramids or the library.
+        .target(name: "ImageCodecs", dependencies: ["CImageIO", "POSIXSupport"]),
         .target(
             name: "Pyramid",
-            dependencies: ["CImageIO", "POSIXSupport"]
+            dependencies: ["ImageCodecs", "CImageIO", "POSIXSupport"]
         ),
         // The HTTP/1.1 server: reactor, connections, parsing and framing, middleware, worker pools. It knows
         // nothing of images: importing Pyramid here does not build.
@@ -66,6 +70,7 @@ let package = Package(
             dependencies: [
                 "HTTPTransport",
                 "Pyramid",
+                "ImageCodecs",
                 "POSIXSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -77,6 +82,7 @@ let package = Package(
                 "TileAPI",
                 "HTTPTransport",
                 "Pyramid",
+                "ImageCodecs",
                 "POSIXSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -85,11 +91,14 @@ let package = Package(
         ),
         .testTarget(name: "CImageIOTests", dependencies: ["CImageIO"]),
         .testTarget(name: "POSIXSupportTests", dependencies: ["POSIXSupport"]),
-        .testTarget(name: "PyramidTests", dependencies: ["Pyramid", "POSIXSupport"]),
+        // Test images made by scripts/make-fixtures.sh, libvips' reference decodes, pixel comparisons.
+        .target(name: "ImageTestSupport", dependencies: ["ImageCodecs"], path: "Tests/ImageTestSupport"),
+        .testTarget(name: "ImageCodecsTests", dependencies: ["ImageCodecs", "ImageTestSupport", "POSIXSupport", "TestSupport"]),
+        .testTarget(name: "PyramidTests", dependencies: ["Pyramid", "ImageCodecs", "ImageTestSupport", "POSIXSupport", "TestSupport"]),
         // Paths and fuzz inputs the test targets share.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "HTTPTransportTests", dependencies: ["HTTPTransport", "POSIXSupport", "TestSupport"]),
-        .testTarget(name: "TileAPITests", dependencies: ["TileAPI", "HTTPTransport", "Pyramid", "TestSupport"]),
+        .testTarget(name: "TileAPITests", dependencies: ["TileAPI", "HTTPTransport", "Pyramid", "ImageCodecs", "TestSupport"]),
         .testTarget(name: "TileServerTests", dependencies: ["TileServer", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -19,6 +19,6 @@ let package = Package(
         .executableTarget(name: "FuzzHTTPParser", dependencies: ["ServerParsers"]),
         .executableTarget(name: "FuzzRequestURLs", dependencies: ["ServerParsers"]),
         // One target for every image format: the corpus (Fuzz/Corpus/jpeg, png, tiff or jp2) steers it.
-        .executableTarget(name: "FuzzDecoders", dependencies: [.product(name: "Pyramid", package: "tileserver")]),
+        .executableTarget(name: "FuzzDecoders", dependencies: [.product(name: "ImageCodecs", package: "tileserver")]),
     ]
 )

@@ -1,3 +1,4 @@
+import ImageCodecs
 /// How `tileserver build` lays out and encodes a prebuilt pyramid.
 public struct BuildOptions: Sendable, Hashable {
     public enum Layout: String, Sendable, CaseIterable {

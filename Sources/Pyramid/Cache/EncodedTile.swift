@@ -1,3 +1,4 @@
+import ImageCodecs
 /// An encoded tile ready to send: its bytes, format, the source version it was made from, and a strong validator.
 public struct EncodedTile: Sendable, Equatable {
     public let bytes: [UInt8]

@@ -1,3 +1,4 @@
+import ImageCodecs
 /// Identifies one encoded tile in the caches. `generation` changes whenever the source file does, so tiles of
 /// an old version are never served for a new one.
 public struct TileKey: Hashable, Sendable {

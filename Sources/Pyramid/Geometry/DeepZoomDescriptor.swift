@@ -1,3 +1,4 @@
+import ImageCodecs
 /// The DeepZoom `.dzi` document, formatted as `vips dzsave` writes it (the builder and the server share it).
 public enum DeepZoomDescriptor {
     public static func xml(width: Int, height: Int, tileSize: Int, overlap: Int, format: ImageFormat) -> String {

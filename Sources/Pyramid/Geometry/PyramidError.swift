@@ -3,7 +3,6 @@ public enum PyramidError: Swift.Error, Sendable, Equatable, CustomStringConverti
     case levelOutOfRange(level: Int, maxLevel: Int)
     case tileOutOfRange(level: Int, columns: Int, rows: Int, x: Int, y: Int)
     case invalidParameter(name: String, message: String)
-    case sourceChanged(path: String)
 
     public var description: String {
         switch self {
@@ -13,8 +12,6 @@ public enum PyramidError: Swift.Error, Sendable, Equatable, CustomStringConverti
             return "level \(level) has \(columns)×\(rows) tiles; asked for \(x),\(y)"
         case let .invalidParameter(name, message):
             return "\(name) \(message)"
-        case let .sourceChanged(path):
-            return "\(path) changed while its tiles were being made; ask again"
         }
     }
 }

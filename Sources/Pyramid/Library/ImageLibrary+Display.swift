@@ -1,4 +1,5 @@
 import POSIXSupport
+import ImageCodecs
 
 /// What listings say of images and folders besides their ids: names as written on disk (ids keep only ASCII),
 /// and which files are broken and why.

@@ -1,5 +1,6 @@
 import POSIXSupport
 import Synchronization
+import ImageCodecs
 
 /// The images being served, live: what the folder scanner and watcher find is applied here, one folder (or one
 /// command-line path) at a time, and every protocol looks images up here. Kept sorted by `LibraryKey` with a

@@ -1,3 +1,4 @@
+import ImageCodecs
 /// How files and folders get their ids. Pure: the same names always give the same ids, whatever order the file
 /// system lists them in or which of them appeared first.
 ///

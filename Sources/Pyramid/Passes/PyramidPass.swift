@@ -1,5 +1,6 @@
 import POSIXSupport
 import Synchronization
+import ImageCodecs
 
 /// One sequential decode of one version of a master, emitting every tile of the levels its plan covers as the
 /// rows stream in, the way `tileserver build` and `vips dzsave` do: each level keeps only the rows its next
@@ -101,7 +102,7 @@ final class PyramidPass: @unchecked Sendable {
                 while true {
                     if let pixels = wanted[tile]!.pixels { return pixels }
                     if let failure { throw failure }
-                    if cancelled || phase == .finished { throw PyramidError.sourceChanged(path: snapshot.source.path) }
+                    if cancelled || phase == .finished { throw ImageSourceError.changed(path: snapshot.source.path) }
                     lock.wait()
                 }
             }
@@ -187,7 +188,7 @@ final class PyramidPass: @unchecked Sendable {
                 // A master rewritten while it streams may give rows of two versions: stop at the next band.
                 try snapshot.source.checkUnchanged()
                 try lock.withLock {
-                    if cancelled { throw PyramidError.sourceChanged(path: snapshot.source.path) }
+                    if cancelled { throw ImageSourceError.changed(path: snapshot.source.path) }
                     inputRows = y0 + band.y + band.rows
                     lock.broadcast()
                 }

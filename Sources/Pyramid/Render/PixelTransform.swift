@@ -1,3 +1,4 @@
+import ImageCodecs
 /// What is done to a region's pixels after resampling, in IIIF order: mirror, then turn, then quality.
 public struct PixelTransform: Sendable, Equatable {
     public enum Tone: Sendable, Equatable { case color, gray, bitonal }

@@ -1,3 +1,4 @@
+import ImageCodecs
 /// How `rect` (full-resolution, upright image pixels) becomes `outWidth × outHeight`: read from the smallest
 /// pyramid level that still has at least the requested resolution, then resampled. Any rectangle of the
 /// output can be made alone (`TileService.region(_:columns:rows:…)`), bit for bit as in the whole, so an

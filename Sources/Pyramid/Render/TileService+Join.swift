@@ -1,3 +1,4 @@
+import ImageCodecs
 /// Regions that are blocks of whole tiles, answered by joining the tiles' JPEGs: the Universal Viewer asks for
 /// 512 px tiles, each four of a 256 px pyramid's. Joined by their DCT coefficients, the answer costs two entropy
 /// passes instead of four decodes, a resample and an encode, and adds no loss to the tiles'.

@@ -1,4 +1,5 @@
 import POSIXSupport
+import ImageCodecs
 
 /// Region and view images made under the render budget, both through `output`: one plan (whole or banded),
 /// one lease, one spool.
@@ -72,7 +73,8 @@ extension TileService {
         if shape.wholeBytes <= wholeOutputLimit {
             let lease = try renderBudget.acquire(shape.wholeBytes)
             defer { lease.release() }
-            return .bytes(try ImageEncoder.encode(whole(), as: shape.format, options: options, profile: shape.profile))
+            return .bytes(try ImageEncoder.encode(whole(), as: shape.format, quality: options.quality,
+                                                pngLevel: options.pngLevel, profile: shape.profile))
         }
         let writerBytes = 1 << 20
         func bytes(_ n: Int) -> Int { shape.stripBytes(n) + writerBytes }
@@ -90,7 +92,8 @@ extension TileService {
             throw ImageSourceError.cannotOpen(path: options.rasterDirectory, reason: error.description)
         }
         let writer = try ImageWriter(fd: file, format: shape.format, width: shape.width, height: shape.height,
-                                     channels: shape.channels, options: options, profile: shape.profile)
+                                     channels: shape.channels, quality: options.quality, pngLevel: options.pngLevel,
+                                     profile: shape.profile)
         for start in stride(from: 0, to: shape.strips, by: size) {
             try writer.write(band(start ..< min(shape.strips, start + size)))
         }

@@ -1,4 +1,5 @@
 import POSIXSupport
+import ImageCodecs
 
 /// How a missed tile is made from its image's decode passes, and where passes put what they cut.
 extension TileService {
@@ -100,7 +101,7 @@ extension TileService {
     /// A tile's pixels encoded as the tile settings say, with the source's profile when its colours are kept, under
     /// the snapshot's version: the one encode every made tile goes through, cut by a pass or rendered alone.
     func encodedTile(_ pixels: PixelBuffer, as format: ImageFormat, of snapshot: PyramidImage.Snapshot) throws -> EncodedTile {
-        EncodedTile(bytes: try ImageEncoder.encode(pixels, as: format, options: options, profile: snapshot.source.keptProfile),
+        EncodedTile(bytes: try ImageEncoder.encode(pixels, as: format, quality: options.quality, pngLevel: options.pngLevel, profile: snapshot.source.keptProfile),
                     format: format, version: snapshot.version)
     }
 

@@ -1,3 +1,4 @@
+import ImageCodecs
 extension TileService {
     /// The pixels of one tile for assembling a region or a view: decoded from its cached encoding when there
     /// is one (PNG first: lossless), else produced through the coalesced tile path, which caches the encoded
@@ -73,7 +74,7 @@ extension TileService {
             let pixels = try self.pixels(of: visible.tile, in: image, snapshot: snapshot).flattened(background: background)
             let originX = visible.screen.x - Double(rect.x - visible.tile.x * geometry.tileSize) * scale
             let originY = visible.screen.y - Double(rect.y - visible.tile.y * geometry.tileSize) * scale
-            canvas.paintBilinear(pixels, originX: originX, originY: originY, scale: scale, clip: visible.screen,
+            canvas.paintBilinear(pixels, originX: originX, originY: originY, scale: scale, clip: visible.screen.touchedPixels,
                                  rowOffset: rows.lowerBound)
         }
         return canvas

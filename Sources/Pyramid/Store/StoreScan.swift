@@ -1,4 +1,5 @@
 import POSIXSupport
+import ImageCodecs
 
 #if canImport(Glibc)
 import Glibc
@@ -77,21 +78,6 @@ struct StoreScan {
             case S_IFREG: visit(path, status)
             default: continue
             }
-        }
-    }
-}
-
-/// Whether an encoded tile's bytes end the way a whole file of its format ends.
-enum TileFileCheck {
-    private static let pngEnd: [UInt8] = [0, 0, 0, 0, 0x49, 0x45, 0x4E, 0x44, 0xAE, 0x42, 0x60, 0x82]
-
-    static func isComplete(_ bytes: [UInt8], format: ImageFormat) -> Bool {
-        switch format {
-        case .jpeg: bytes.count >= 4 && bytes[0] == 0xFF && bytes[1] == 0xD8 && bytes[bytes.count - 2] == 0xFF && bytes[bytes.count - 1] == 0xD9
-        case .png: bytes.count >= 20 && bytes[0] == 0x89 && Array(bytes.suffix(pngEnd.count)) == pngEnd
-        // RIFF's size field counts every byte after its first eight.
-        case .webp: bytes.count >= 20 && ImageFormat.detect(bytes) == .webp
-            && Int(bytes[4]) | Int(bytes[5]) << 8 | Int(bytes[6]) << 16 | Int(bytes[7]) << 24 == bytes.count - 8
         }
     }
 }

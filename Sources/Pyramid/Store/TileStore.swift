@@ -1,6 +1,7 @@
 import FoundationEssentials
 import POSIXSupport
 import Synchronization
+import ImageCodecs
 
 #if canImport(Glibc)
 import Glibc
@@ -94,7 +95,7 @@ public final class TileStore: Sendable {
             index.remove(name)
             return nil
         }
-        guard TileFileCheck.isComplete(bytes, format: format) else {
+        guard format.isComplete(bytes) else {
             misses.add(1, ordering: .relaxed)
             index.remove(name)
             unlink(directory + "/" + name)

@@ -1,5 +1,6 @@
 import POSIXSupport
 import Synchronization
+import ImageCodecs
 
 #if canImport(Glibc)
 import Glibc
@@ -222,7 +223,7 @@ public final class PyramidImage: @unchecked Sendable {
         let c = tile.x / Self.regionColumns * Self.regionColumns, r = tile.y / Self.regionRows * Self.regionRows
         let key = RegionKey(level: tile.level, window: PassWindow(columns: c ..< c + Self.regionColumns, rows: r ..< r + Self.regionRows))
         return try lock.withLock {
-            guard snapshot.generation == self.snapshot?.generation else { throw PyramidError.sourceChanged(path: path) }
+            guard snapshot.generation == self.snapshot?.generation else { throw ImageSourceError.changed(path: path) }
             if let existing = regions[key], !existing.isDone, !existing.isCancelled {
                 return (existing, false)
             }
@@ -239,10 +240,10 @@ public final class PyramidImage: @unchecked Sendable {
     }
 
     /// The pass of `plan` for `snapshot`: the one already made, or a new one from `make` (then `created`).
-    /// A failed or cancelled pass is replaced; a snapshot that is no longer current throws `sourceChanged`.
+    /// A failed or cancelled pass is replaced; a snapshot that is no longer current throws `ImageSourceError.changed`.
     func pass(_ plan: PassPlan, for snapshot: Snapshot, make: () -> PyramidPass) throws -> (pass: PyramidPass, created: Bool) {
         try lock.withLock {
-            guard snapshot.generation == self.snapshot?.generation else { throw PyramidError.sourceChanged(path: path) }
+            guard snapshot.generation == self.snapshot?.generation else { throw ImageSourceError.changed(path: path) }
             if let existing = passes[plan.shrink], existing.state != .failed, !existing.isCancelled { return (existing, false) }
             let pass = make()
             passes[plan.shrink] = pass

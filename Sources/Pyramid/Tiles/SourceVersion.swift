@@ -1,4 +1,5 @@
 import POSIXSupport
+import ImageCodecs
 
 /// A short fingerprint of one version of an image's source, for URLs that may be cached forever: the file's size,
 /// its modification time and an FNV-1a hash of its first and last 16 KiB. A replaced photo gets a new version

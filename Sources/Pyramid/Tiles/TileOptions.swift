@@ -1,3 +1,4 @@
+import ImageCodecs
 /// How tiles are cut, encoded and cached. The server fills this from its `ServerConfiguration`.
 public struct TileOptions: Sendable, Hashable {
     public var tileSize: Int

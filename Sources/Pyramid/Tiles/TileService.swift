@@ -1,5 +1,6 @@
 import POSIXSupport
 import Synchronization
+import ImageCodecs
 
 /// The one tile path every protocol handler calls: memory cache, then the persistent tile store, then the
 /// image's decode pass (coalesced: one producer per tile), encoding and caching. Regions and view images are

@@ -1,3 +1,4 @@
+import ImageCodecs
 /// One reading of everything the tile service counts, for `/metrics`: taken at once, so the page never
 /// reaches into the caches and budgets themselves.
 public struct TileStatistics: Sendable {

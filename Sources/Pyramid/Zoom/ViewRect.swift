@@ -1,3 +1,4 @@
+import ImageCodecs
 /// A rectangle in continuous coordinates (image pixels or screen pixels).
 public struct ViewRect: Hashable, Sendable {
     public var x: Double
@@ -14,6 +15,13 @@ public struct ViewRect: Hashable, Sendable {
 
     var midX: Double { x + width / 2 }
     var midY: Double { y + height / 2 }
+
+    /// Every whole pixel this rectangle touches (its edges rounded outwards).
+    var touchedPixels: PixelRect {
+        let left = Int(x.rounded(.down)), top = Int(y.rounded(.down))
+        return PixelRect(x: left, y: top, width: Int((x + width).rounded(.up)) - left,
+                         height: Int((y + height).rounded(.up)) - top)
+    }
 }
 
 /// Space around the content when it is smaller than the view (UIScrollView's contentInset), in screen pixels.

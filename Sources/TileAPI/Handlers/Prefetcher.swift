@@ -1,5 +1,6 @@
 import HTTPTransport
 import Pyramid
+import ImageCodecs
 
 /// Asks for tiles in the background at low priority on the render pool; dropped (and counted) when it is busy.
 struct Prefetcher: Sendable {

@@ -1,5 +1,6 @@
 import HTTPTransport
 import Pyramid
+import ImageCodecs
 
 /// `/api/images/{id}/viewport.jpg|png|webp`: the view itself as one image, letterboxed on a neutral gray, made from
 /// the same cached tiles the viewer shows.

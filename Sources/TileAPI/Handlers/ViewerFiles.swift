@@ -1,6 +1,7 @@
 import HTTPTransport
 import POSIXSupport
 import Pyramid
+import ImageCodecs
 
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,6 @@
 import HTTPTransport
 import Pyramid
+import ImageCodecs
 
 /// `/api/images/{id}/viewport` and `/zoomrect`: the scroll-view maths as JSON, so the browser and curl agree.
 struct ViewportHandler: Sendable {

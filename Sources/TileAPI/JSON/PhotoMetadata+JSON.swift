@@ -1,4 +1,5 @@
 import Pyramid
+import ImageCodecs
 
 extension PhotoMetadata {
     /// The `metadata` object of `/api/images/{id}`: the fields the file carries, by name, nothing else.

@@ -1,5 +1,6 @@
 import HTTPTransport
 import Pyramid
+import ImageCodecs
 
 /// One IIIF Image API 3.0 image request, `{region}/{size}/{rotation}/{quality}.{format}`, parsed and resolved
 /// against the image size and the service limits. Pure: no I/O, so every rule is testable alone.

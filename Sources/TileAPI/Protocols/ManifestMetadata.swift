@@ -1,4 +1,5 @@
 import Pyramid
+import ImageCodecs
 
 /// A photo's `PhotoMetadata` as a IIIF Presentation 3 manifest carries it: `label` from the title, `summary` from
 /// the caption, `metadata` label/value pairs, `requiredStatement` for credit and copyright, `rights` for a Creative

@@ -1,6 +1,7 @@
 import HTTPTransport
 import POSIXSupport
 import Pyramid
+import ImageCodecs
 
 /// A request the API refuses, with the status it deserves and a message that says what would be accepted.
 public enum APIError: Swift.Error, Sendable, CustomStringConvertible {
@@ -19,9 +20,11 @@ public enum APIError: Swift.Error, Sendable, CustomStringConvertible {
     }
 
     /// A file that is damaged, not an image or over the size limits is 422 (the request is fine, the file cannot
-    /// be shown); one the server may not read is 403, one gone is 404; the rest (memory, encoding) are ours: 500.
+    /// be shown); one the server may not read is 403, one gone is 404; one that changed while it was read is 503
+    /// (asking again reads the new file); the rest (memory, encoding) are ours: 500.
     static func status(of error: ImageSourceError) -> HTTPStatus {
         if error.isDamage { return .unprocessableContent }
+        if case .changed = error { return .serviceUnavailable }
         if case let .cannotOpen(_, reason) = error {
             if reason.hasSuffix("Permission denied") { return .forbidden }
             if reason.hasSuffix("No such file or directory") { return .notFound }
@@ -33,7 +36,6 @@ public enum APIError: Swift.Error, Sendable, CustomStringConvertible {
     static func message(for error: any Swift.Error) -> String {
         switch error {
         case let error as ImageSourceError: error.publicDescription
-        case let PyramidError.sourceChanged(path): "\(error)".replacing(path, with: PathText.lastComponent(of: path))
         default: "\(error)"
         }
     }
@@ -58,7 +60,6 @@ public enum APIError: Swift.Error, Sendable, CustomStringConvertible {
             switch error {
             case .levelOutOfRange, .tileOutOfRange: return .error(.notFound, error.description)
             case .invalidParameter: return .error(.badRequest, error.description)
-            case .sourceChanged: return .error(.serviceUnavailable, message(for: error))
             }
         case let error as RenderBudgetError:
             switch error {

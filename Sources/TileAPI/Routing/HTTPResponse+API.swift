@@ -1,5 +1,6 @@
 import HTTPTransport
 import Pyramid
+import ImageCodecs
 
 /// The API's kinds of response: JSON documents and errors, encoded images, documents that clients poll.
 extension HTTPResponse {

@@ -1,5 +1,6 @@
 import HTTPTransport
 import Pyramid
+import ImageCodecs
 
 /// The tile address of `/tiles/…`, `/images/{id}/tiles/…` and DeepZoom tile URLs: pure, so it is fuzzed alone.
 enum TilePath {

@@ -1,5 +1,6 @@
 import HTTPTransport
 import Pyramid
+import ImageCodecs
 
 /// Escaping for ids placed in URL paths.
 enum URLPath {

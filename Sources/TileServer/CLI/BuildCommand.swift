@@ -1,6 +1,7 @@
 import ArgumentParser
 import POSIXSupport
 import Pyramid
+import ImageCodecs
 
 extension BuildOptions.Layout: ExpressibleByArgument {}
 

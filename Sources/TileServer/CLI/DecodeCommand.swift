@@ -1,6 +1,7 @@
 import ArgumentParser
 import Pyramid
 import TileAPI
+import ImageCodecs
 
 /// `tileserver decode IMAGE`: streams a decode of the whole image (or a region) and prints a checksum.
 /// For benchmarks and for checking that a file decodes to the end; nothing is written.

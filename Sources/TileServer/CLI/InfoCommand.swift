@@ -1,6 +1,7 @@
 import ArgumentParser
 import Pyramid
 import TileAPI
+import ImageCodecs
 
 /// `tileserver info IMAGE...`: one JSON object per image from its header alone.
 struct InfoCommand: ParsableCommand {

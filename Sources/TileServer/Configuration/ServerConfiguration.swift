@@ -3,6 +3,7 @@ import Logging
 import POSIXSupport
 import Pyramid
 import TileAPI
+import ImageCodecs
 
 #if canImport(Glibc)
 import Glibc

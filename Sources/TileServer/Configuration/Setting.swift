@@ -1,5 +1,6 @@
 import Pyramid
 import Logging
+import ImageCodecs
 
 /// One setting of `tileserver serve`, declared once: its name (the flag `--NAME` and the variable
 /// `TILESERVER_NAME`), what it accepts, its help, and where it goes in `ServerConfiguration`.

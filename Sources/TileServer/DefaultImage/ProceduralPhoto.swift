@@ -1,4 +1,5 @@
 import Pyramid
+import ImageCodecs
 
 #if canImport(Glibc)
 import Glibc

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 @testable import Pyramid
+@testable import ImageCodecs
+import ImageTestSupport
 
 /// `PyramidBuilder` against `vips dzsave` on the same images: same files, same tile sizes, close pixels.
 final class PyramidBuilderTests: XCTestCase {

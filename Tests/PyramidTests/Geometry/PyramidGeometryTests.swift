@@ -1,5 +1,6 @@
 import XCTest
 @testable import Pyramid
+@testable import ImageCodecs
 
 /// Hand-worked DeepZoom numbers.
 final class PyramidGeometryTests: XCTestCase {

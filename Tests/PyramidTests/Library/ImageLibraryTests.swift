@@ -2,6 +2,8 @@ import Foundation
 import POSIXSupport
 import XCTest
 @testable import Pyramid
+@testable import ImageCodecs
+import ImageTestSupport
 
 /// The library on real folders: the scanner's walk, then `apply` as the watcher drives it.
 final class ImageLibraryTests: XCTestCase {

@@ -2,6 +2,7 @@ import Foundation
 import POSIXSupport
 import XCTest
 @testable import Pyramid
+import ImageTestSupport
 
 /// The library's rules for changes, driven as the watcher drives them (no inotify here: the calls are made by
 /// hand), on a real folder.

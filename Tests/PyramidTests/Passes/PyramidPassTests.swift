@@ -2,6 +2,8 @@ import Foundation
 import POSIXSupport
 import XCTest
 @testable import Pyramid
+@testable import ImageCodecs
+import ImageTestSupport
 
 final class PyramidPassTests: XCTestCase {
     private let large = Fixtures.directory.appendingPathComponent("gallery/large.jpg").path

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 @testable import Pyramid
+@testable import ImageCodecs
+import ImageTestSupport
 
 /// Outputs larger than a quarter of the render budget are made in bands into a spooled file; the result must
 /// be the image the whole render gives, for every mirror and turn.

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 @testable import Pyramid
+@testable import ImageCodecs
+import ImageTestSupport
 
 /// Tiles made on demand against `vips dzsave`'s tile at the same level/x/y: PSNR ≥ 32 dB.
 final class DzsaveComparisonTests: XCTestCase {

@@ -3,6 +3,8 @@ import Foundation
 import POSIXSupport
 import XCTest
 @testable import Pyramid
+@testable import ImageCodecs
+import ImageTestSupport
 
 final class TileServiceTests: XCTestCase {
     private func service(_ files: [String: String], cacheBytes: Int = 64 << 20) throws -> TileService {

@@ -5,6 +5,7 @@ import HTTPTransport
 import XCTest
 @testable import TileAPI
 import TestSupport
+@testable import ImageCodecs
 
 /// Every route answered in process, through the whole responder chain (method policy, CORS, metrics), with no
 /// socket: the HummingbirdTesting way. Real fixture images, real tiles.

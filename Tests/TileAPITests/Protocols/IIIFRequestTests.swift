@@ -3,6 +3,7 @@ import HTTPTransport
 import XCTest
 @testable import TileAPI
 import TestSupport
+@testable import ImageCodecs
 
 /// IIIF Image API 3.0 request parsing against hand-worked answers for a 3996 × 2582 image.
 final class IIIFRequestTests: XCTestCase {

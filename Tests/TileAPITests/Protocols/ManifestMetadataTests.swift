@@ -1,6 +1,7 @@
 import Pyramid
 import XCTest
 @testable import TileAPI
+@testable import ImageCodecs
 
 /// How a photo's metadata becomes manifest properties: navDate in UTC, rights only for the URIs the specification
 /// allows, label/value pairs only for the fields present.

@@ -1,0 +1,48 @@
+/// The formats tiles, regions and view images are written in. Detected from magic bytes, never from a file name.
+/// What files are read from is a `SourceFormat`.
+public enum ImageFormat: String, Sendable, CaseIterable {
+    case jpeg
+    case png
+    /// Lossy WebP (libwebp), at the JPEG quality mapped as `WebPQuality` says.
+    case webp
+
+    /// The format whose signature starts `bytes`, or nil: JPEG is FF D8 FF, PNG the 8-byte signature, WebP a RIFF
+    /// container of type WEBP.
+    package static func detect(_ bytes: some Collection<UInt8>) -> ImageFormat? {
+        let head = Array(bytes.prefix(12))
+        if head.count >= 3, head[0] == 0xFF, head[1] == 0xD8, head[2] == 0xFF { return .jpeg }
+        if head.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return .png }
+        if head.count == 12, head[0 ..< 4].elementsEqual("RIFF".utf8), head[8 ..< 12].elementsEqual("WEBP".utf8) { return .webp }
+        return nil
+    }
+
+    /// The format a URL's extension names (`jpg`, `jpeg`, `png`, `webp`, any case), or nil.
+    public init?(fileExtension: some StringProtocol) {
+        switch fileExtension.lowercased() {
+        case "jpg", "jpeg": self = .jpeg
+        case "png": self = .png
+        case "webp": self = .webp
+        default: return nil
+        }
+    }
+
+    /// The usual file extension, also used in tile URLs.
+    public var fileExtension: String {
+        switch self {
+        case .jpeg: "jpg"
+        case .png: "png"
+        case .webp: "webp"
+        }
+    }
+
+    public var mimeType: String {
+        switch self {
+        case .jpeg: "image/jpeg"
+        case .png: "image/png"
+        case .webp: "image/webp"
+        }
+    }
+
+    /// Whether tiles in this format keep an alpha channel (JPEG flattens it onto black).
+    public var keepsAlpha: Bool { self != .jpeg }
+}

@@ -1,0 +1,63 @@
+import POSIXSupport
+
+/// What the header of an image says, with width and height already upright (EXIF orientation applied).
+public struct ImageInfo: Hashable, Sendable {
+    public var format: SourceFormat
+    /// Upright size: what a viewer shows.
+    public var width: Int
+    public var height: Int
+    /// Samples per pixel the decoder delivers: 3 (RGB) or 4 (RGBA).
+    public var channels: Int
+    /// JPEG progressive or PNG Adam7 interlaced: such files cannot stream rows.
+    public var progressive: Bool
+    public var orientation: Orientation
+    /// The file's own colour space: gray, rgb, cmyk, ycck, gray-alpha, rgba or palette.
+    public var colorSpace: String
+    public var bitDepth: Int
+    /// JPEG restart interval in MCUs; 0 when none.
+    public var restartInterval: Int
+    public var fileSize: Int64
+    /// Modification time of the file, nanoseconds since 1970: with `fileSize`, tells when a source changed.
+    package var modified: Int64
+
+    public init(format: SourceFormat, width: Int, height: Int, channels: Int, progressive: Bool, orientation: Orientation,
+                colorSpace: String, bitDepth: Int, restartInterval: Int, fileSize: Int64, modified: Int64) {
+        self.format = format
+        self.width = width
+        self.height = height
+        self.channels = channels
+        self.progressive = progressive
+        self.orientation = orientation
+        self.colorSpace = colorSpace
+        self.bitDepth = bitDepth
+        self.restartInterval = restartInterval
+        self.fileSize = fileSize
+        self.modified = modified
+    }
+
+    /// Size as stored in the file, before orientation.
+    var storedWidth: Int { orientation.swapsAxes ? height : width }
+    var storedHeight: Int { orientation.swapsAxes ? width : height }
+    package var hasAlpha: Bool { channels == 4 }
+    /// The file's size and modification time when the header was read.
+    package var stamp: FileStamp { FileStamp(size: fileSize, modified: modified) }
+
+    /// Heap bytes a decode holds from its first row to its last when the file cannot stream rows: every DCT
+    /// coefficient of a progressive JPEG (2 bytes a sample; 4:2:0 colour is 1.5 samples a pixel), or the
+    /// whole decoded image of an Adam7 PNG (two bytes a sample when 16-bit: kept so colour converts at full
+    /// depth). Zero for files that stream.
+    package var wholeDecodeBytes: Int {
+        guard progressive else { return 0 }
+        let pixels = width * height
+        switch format {
+        case .png: return pixels * channels * (bitDepth == 16 ? 2 : 1)
+        case .jpeg:
+            switch colorSpace {
+            case "gray": return pixels * 2
+            case "cmyk", "ycck": return pixels * 8
+            default: return pixels * 3
+            }
+        case .tiff, .jp2: return 0
+        }
+    }
+}

@@ -1,0 +1,159 @@
+import CImageIO
+import POSIXSupport
+
+/// Where decoding can enter one version of a baseline JPEG (`tsio_jidx_*`): every 256 pixels of every MCU
+/// row, the bit its data starts at and the DC predictions there. A photo without restart markers can otherwise
+/// only be entered at its top: a tile in the middle of a 640-megapixel master costs the entropy decode of every
+/// row above it, paid again by every region decoded before the full pass reaches it. The index is built by one
+/// scan of the symbols (no IDCT), extended only as far down as regions ask, and turns any block of MCUs into a
+/// small JPEG libjpeg decodes to the same pixels as the whole file.
+package final class JPEGEntryIndex: @unchecked Sendable {
+    private let handle: OpaquePointer
+    let path: String
+    /// The frame's size as the index's own header parse read it.
+    let frameWidth: Int
+    let frameHeight: Int
+    let mcuWidth: Int
+    let mcuHeight: Int
+    let columns: Int
+    let rows: Int
+    /// Memory held, for the shared cache's budget.
+    let bytes: Int
+    /// Rows indexed so far, whether the data stopped making sense below them, and whether a 1/8 pass holds the
+    /// scan (a region below it does not wait for a background pass: it is decoded the usual way).
+    private let indexed = Locked((rows: 0, stopped: false, eighth: false))
+    /// One scan at a time; extracts of indexed rows do not wait for it.
+    private let scanning = Locked(())
+
+    /// Indexes of the JPEGs regions were decoded from, least recently used dropped first. The 640-megapixel 4:4:4
+    /// master of `bench/make-collection.sh` has an index of 5.1 MB (measured; by arithmetic half that at
+    /// 4:2:0), so the budget holds a dozen such masters; a dropped one is scanned again.
+    private static let shared = LRUCache<String, Entry>(budget: 64 << 20, cost: { $0.index?.bytes ?? 64 })
+    private static let creating = Locked(())
+    /// Extracts made since the process started (for `/metrics` and tests).
+    package static let extractsMade = Locked(0)
+    /// Rows of extracts whose bits were copied whole between two entries, no symbol decoded (tests).
+    static let rowsCopiedWhole = Locked(0)
+    /// Decodes at 1/8 made by an index's scan (`whileDecodingEighth`) since the process started.
+    package static let eighthsScanned = Locked(0)
+
+    /// A cache entry: the index, or nil for a file the index cannot enter (progressive, arithmetic, …).
+    private struct Entry: Sendable {
+        let index: JPEGEntryIndex?
+    }
+
+    private init(handle: OpaquePointer, path: String) {
+        self.handle = handle
+        self.path = path
+        var fw: UInt32 = 0, fh: UInt32 = 0, w: UInt32 = 0, h: UInt32 = 0, c: UInt32 = 0, r: UInt32 = 0
+        tsio_jidx_geometry(handle, &fw, &fh, &w, &h, &c, &r)
+        frameWidth = Int(fw)
+        frameHeight = Int(fh)
+        mcuWidth = Int(w)
+        mcuHeight = Int(h)
+        columns = Int(c)
+        rows = Int(r)
+        bytes = tsio_jidx_bytes(handle)
+    }
+
+    deinit {
+        tsio_jidx_close(handle)
+    }
+
+    /// The index of the file `info` describes, from the shared cache or made now (its header read); nil when
+    /// the file is not one it can enter.
+    static func of(_ path: String, _ info: ImageInfo) -> JPEGEntryIndex? {
+        let key = key(path, info)
+        if let entry = shared.value(for: key) { return entry.index }
+        return creating.withLock { _ -> JPEGEntryIndex? in
+            if let entry = shared.value(for: key, countingMiss: false) { return entry.index }
+            var st = tsio_status()
+            let handle = (try? FileDescriptor.image(path)).flatMap { tsio_jidx_open($0.rawValue, &st) }
+            // A header the index reads otherwise than libjpeg (bytes between markers, which libjpeg steps over and
+            // the index takes for a segment) describes another frame: such a file is not entered.
+            let index = handle.map { JPEGEntryIndex(handle: $0, path: path) }
+                .flatMap { $0.frameWidth == info.storedWidth && $0.frameHeight == info.storedHeight ? $0 : nil }
+            shared.insert(Entry(index: index), for: key)
+            return index
+        }
+    }
+
+    /// The index of the file `info` describes if one is made already (nothing is read, nothing counted).
+    static func existing(_ path: String, _ info: ImageInfo) -> JPEGEntryIndex? {
+        shared.value(for: key(path, info), countingMiss: false, countingHit: false)?.index
+    }
+
+    private static func key(_ path: String, _ info: ImageInfo) -> String { "\(info.fileSize)/\(info.modified)/\(path)" }
+
+    /// Makes sure MCU rows `0 ..< upTo` are indexed, scanning on from where the index stands; false when the
+    /// data stops making sense above `upTo`, or while a 1/8 pass (at background priority) has not reached them
+    /// (those rows must be decoded the usual way).
+    func scan(upTo wanted: Int) throws -> Bool {
+        let now = indexed.withLock { $0 }
+        if now.rows >= wanted { return true }
+        if now.eighth { return false }
+        return try scanning.withLock { _ throws -> Bool in
+            let now = indexed.withLock { $0 }
+            if now.rows >= wanted { return true }
+            if now.stopped { return false }
+            let fd = try FileDescriptor.image(path)
+            var st = tsio_status()
+            let done = tsio_jidx_scan(handle, fd.rawValue, UInt32(wanted), &st)
+            guard done >= 0 else { throw st.error(path: path, format: .jpeg, rows: rows) }
+            indexed.withLock { $0 = (Int(done), Int(done) < wanted, false) }
+            return Int(done) >= wanted
+        }
+    }
+
+    /// A JPEG of MCU rows `rowRange` and columns `columnRange`, in memory owned by the caller (`tsio_free`);
+    /// nil when the rows cannot be indexed.
+    func extract(rows rowRange: Range<Int>, columns columnRange: Range<Int>) throws -> (UnsafeMutablePointer<UInt8>, Int)? {
+        guard try scan(upTo: rowRange.upperBound) else { return nil }
+        let fd = try FileDescriptor.image(path)
+        var st = tsio_status()
+        var out: UnsafeMutablePointer<UInt8>?
+        var size = 0
+        var copied: UInt32 = 0
+        guard tsio_jidx_extract(handle, fd.rawValue, UInt32(rowRange.lowerBound), UInt32(rowRange.upperBound),
+                                UInt32(columnRange.lowerBound), UInt32(columnRange.upperBound), &out, &size, &copied,
+                                &st) == 0,
+              let out else {
+            throw st.error(path: path, format: .jpeg, rows: rows)
+        }
+        Self.extractsMade.withLock { $0 += 1 }
+        Self.rowsCopiedWhole.withLock { $0 += Int(copied) }
+        return (out, size)
+    }
+
+    /// Runs `body` with the image at 1/8 made by the scan that builds this index, holding the scan all along: a
+    /// master's thumbnail levels and its index then cost one pass over its entropy data. `rows` writes the next MCU
+    /// row's rows at 1/8 (`perCall` at most; `tsio_jidx_eighth_row`). Extracts of rows already indexed go on
+    /// meanwhile. Nil, without calling `body`, when the scan has begun or the file's sampling is not one the scan
+    /// decodes (`ycc`: YCbCr components).
+    func whileDecodingEighth<T>(ycc: Bool, _ body: (_ perCall: Int, _ rows: (UnsafeMutablePointer<UInt8>, Int) throws -> Int) throws -> T) throws -> T? {
+        try scanning.withLock { _ throws -> T? in
+            guard indexed.withLock({ $0.rows == 0 && !$0.stopped }) else { return nil }
+            var st = tsio_status()
+            let perRow = tsio_jidx_eighth_begin(handle, ycc ? 1 : 0, &st)
+            guard perRow >= 0 else { throw st.error(path: path, format: .jpeg, rows: 0) }
+            guard perRow > 0 else { return nil }
+            Self.eighthsScanned.withLock { $0 += 1 }
+            indexed.withLock { $0.eighth = true }
+            defer { indexed.withLock { $0.eighth = false } }
+            let fd = try FileDescriptor.image(path)
+            return try body(Int(perRow)) { dst, stride in
+                var st = tsio_status()
+                let n = tsio_jidx_eighth_row(handle, fd.rawValue, dst, stride, &st)
+                if n == -1 { throw st.error(path: path, format: .jpeg, rows: rows) }
+                indexed.withLock {
+                    if n > 0 { $0.rows += 1 }
+                    if n == -2 { $0.stopped = true }
+                }
+                return Int(n)
+            }
+        }
+    }
+
+    /// MCU rows indexed so far (for tests).
+    var indexedRows: Int { indexed.withLock { $0.rows } }
+}
