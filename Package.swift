@@ -6,6 +6,7 @@ let package = Package(
     products: [
         .executable(name: "tileserver", targets: ["TileServer"]),
         .library(name: "ImageCodecs", targets: ["ImageCodecs"]),
+        .library(name: "TileGeometry", targets: ["TileGeometry"]),
         .library(name: "Pyramid", targets: ["Pyramid"]),
         .library(name: "POSIXSupport", targets: ["POSIXSupport"]),
         .library(name: "HTTPTransport", targets: ["HTTPTransport"]),
@@ -55,9 +56,12 @@ let package = Package(
         // Image sources, decoders and encoders, pixel buffers, resampling, colour and metadata over CImageIO. It
         // takes plain values (format, quality, rectangles) and knows nothing of tiles, pyramids or the library.
         .target(name: "ImageCodecs", dependencies: ["CImageIO", "POSIXSupport"]),
+        // Pyramid geometry (levels, tiles, DeepZoom numbering) and the zoom maths of a viewport: Sendable values, no I/O.
+        .target(name: "TileGeometry", dependencies: ["ImageCodecs"]),
+        // The tile service over the codecs: cache, decode passes, the tile store, regions and view images.
         .target(
             name: "Pyramid",
-            dependencies: ["ImageCodecs", "CImageIO", "POSIXSupport"]
+            dependencies: ["TileGeometry", "ImageCodecs", "CImageIO", "POSIXSupport"]
         ),
         // The HTTP/1.1 server: reactor, connections, parsing and framing, middleware, worker pools. It knows
         // nothing of images: importing Pyramid here does not build.
@@ -70,6 +74,7 @@ let package = Package(
             dependencies: [
                 "HTTPTransport",
                 "Pyramid",
+                "TileGeometry",
                 "ImageCodecs",
                 "POSIXSupport",
                 .product(name: "Logging", package: "swift-log"),
@@ -82,6 +87,7 @@ let package = Package(
                 "TileAPI",
                 "HTTPTransport",
                 "Pyramid",
+                "TileGeometry",
                 "ImageCodecs",
                 "POSIXSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -94,11 +100,12 @@ let package = Package(
         // Test images made by scripts/make-fixtures.sh, libvips' reference decodes, pixel comparisons.
         .target(name: "ImageTestSupport", dependencies: ["ImageCodecs"], path: "Tests/ImageTestSupport"),
         .testTarget(name: "ImageCodecsTests", dependencies: ["ImageCodecs", "ImageTestSupport", "POSIXSupport", "TestSupport"]),
-        .testTarget(name: "PyramidTests", dependencies: ["Pyramid", "ImageCodecs", "ImageTestSupport", "POSIXSupport", "TestSupport"]),
+        .testTarget(name: "TileGeometryTests", dependencies: ["TileGeometry", "ImageCodecs"]),
+        .testTarget(name: "PyramidTests", dependencies: ["TileGeometry", "Pyramid", "ImageCodecs", "ImageTestSupport", "POSIXSupport", "TestSupport"]),
         // Paths and fuzz inputs the test targets share.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "HTTPTransportTests", dependencies: ["HTTPTransport", "POSIXSupport", "TestSupport"]),
-        .testTarget(name: "TileAPITests", dependencies: ["TileAPI", "HTTPTransport", "Pyramid", "ImageCodecs", "TestSupport"]),
+        .testTarget(name: "TileAPITests", dependencies: ["TileAPI", "TileGeometry", "HTTPTransport", "Pyramid", "ImageCodecs", "TestSupport"]),
         .testTarget(name: "TileServerTests", dependencies: ["TileServer", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

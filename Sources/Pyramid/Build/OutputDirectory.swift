@@ -3,6 +3,7 @@ import POSIXSupport
 
 #if canImport(Glibc)
 import Glibc
+import TileGeometry
 #endif
 
 /// Where a build writes: a hidden directory beside the final place, renamed into place only when complete,

@@ -1,4 +1,5 @@
 import ImageCodecs
+import TileGeometry
 /// Writes every tile of every level of an image in one streaming pass, the way `vips dzsave` does: rows are
 /// decoded once, top to bottom; each level keeps only the rows its next tile row needs and passes 2 × 2
 /// averages down; cut tiles are encoded and written by a few threads while decoding goes on.

@@ -1,4 +1,5 @@
 import ImageCodecs
+import TileGeometry
 /// Identifies one encoded tile in the caches. `generation` changes whenever the source file does, so tiles of
 /// an old version are never served for a new one.
 public struct TileKey: Hashable, Sendable {

@@ -1,3 +1,4 @@
+import TileGeometry
 /// Which pyramid levels one sequential decode of a master makes. Levels with a shrink of 8 or more come from a
 /// decode at 1/8 (libjpeg's DCT scaling: the whole photo on screen for the cost of a scaled decode, "small
 /// first"); the three levels above from one decode at full resolution. An image under 8 levels deep has one

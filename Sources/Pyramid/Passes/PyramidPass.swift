@@ -1,6 +1,7 @@
 import POSIXSupport
 import Synchronization
 import ImageCodecs
+import TileGeometry
 
 /// One sequential decode of one version of a master, emitting every tile of the levels its plan covers as the
 /// rows stream in, the way `tileserver build` and `vips dzsave` do: each level keeps only the rows its next

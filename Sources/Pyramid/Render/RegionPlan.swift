@@ -1,4 +1,5 @@
 import ImageCodecs
+import TileGeometry
 /// How `rect` (full-resolution, upright image pixels) becomes `outWidth × outHeight`: read from the smallest
 /// pyramid level that still has at least the requested resolution, then resampled. Any rectangle of the
 /// output can be made alone (`TileService.region(_:columns:rows:…)`), bit for bit as in the whole, so an

@@ -1,5 +1,6 @@
 import POSIXSupport
 import ImageCodecs
+import TileGeometry
 
 /// Region and view images made under the render budget, both through `output`: one plan (whole or banded),
 /// one lease, one spool.

@@ -1,5 +1,6 @@
 import POSIXSupport
 import ImageCodecs
+import TileGeometry
 
 /// How a missed tile is made from its image's decode passes, and where passes put what they cut.
 extension TileService {

@@ -1,4 +1,5 @@
 import ImageCodecs
+import TileGeometry
 extension TileService {
     /// The pixels of one tile for assembling a region or a view: decoded from its cached encoding when there
     /// is one (PNG first: lossless), else produced through the coalesced tile path, which caches the encoded

@@ -5,6 +5,7 @@ import ImageCodecs
 
 #if canImport(Glibc)
 import Glibc
+import TileGeometry
 #endif
 
 /// Encoded tiles on disk, one file a tile, bounded by bytes with least-recently-used eviction, surviving restarts:

@@ -4,6 +4,7 @@ import ImageCodecs
 
 #if canImport(Glibc)
 import Glibc
+import TileGeometry
 #endif
 
 /// One served image: its source, pyramid geometry and decode passes, renewed when the file changes.

@@ -1,6 +1,7 @@
 import POSIXSupport
 import Synchronization
 import ImageCodecs
+import TileGeometry
 
 /// The one tile path every protocol handler calls: memory cache, then the persistent tile store, then the
 /// image's decode pass (coalesced: one producer per tile), encoding and caching. Regions and view images are

@@ -1,5 +1,6 @@
 import HTTPTransport
 import Pyramid
+import TileGeometry
 
 /// The viewer's page for an address the server can read, `/?image=ID` at fit or a bare `/`: the image's thumbnail
 /// written into the page as an `<img>` with a `data:` URL, so the browser's first frame has the picture with no

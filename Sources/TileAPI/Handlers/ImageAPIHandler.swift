@@ -2,6 +2,7 @@ import HTTPTransport
 import POSIXSupport
 import Pyramid
 import ImageCodecs
+import TileGeometry
 
 /// `/api/images` and `/api/images/{id}`: what images there are and how to address their tiles, a page at a time.
 struct ImageAPIHandler: Sendable {

@@ -1,6 +1,7 @@
 import HTTPTransport
 import Pyramid
 import ImageCodecs
+import TileGeometry
 
 /// Asks for tiles in the background at low priority on the render pool; dropped (and counted) when it is busy.
 struct Prefetcher: Sendable {

@@ -2,6 +2,7 @@ import HTTPTransport
 import POSIXSupport
 import Pyramid
 import ImageCodecs
+import TileGeometry
 
 /// `/tiles/{z}/{x}/{y}[.jpg|.jpeg|.png]`, `/images/{id}/tiles/{z}/{x}/{y}.{jpg|png}` and an image's thumbnail:
 /// parse, then the shared tile service. A cached tile is answered on the event loop; a miss goes to the render pool.

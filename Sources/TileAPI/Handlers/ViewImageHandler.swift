@@ -1,6 +1,7 @@
 import HTTPTransport
 import Pyramid
 import ImageCodecs
+import TileGeometry
 
 /// `/api/images/{id}/viewport.jpg|png|webp`: the view itself as one image, letterboxed on a neutral gray, made from
 /// the same cached tiles the viewer shows.

@@ -1,6 +1,7 @@
 import HTTPTransport
 import Pyramid
 import ImageCodecs
+import TileGeometry
 
 /// `/api/images/{id}/viewport` and `/zoomrect`: the scroll-view maths as JSON, so the browser and curl agree.
 struct ViewportHandler: Sendable {

@@ -1,5 +1,6 @@
 import HTTPTransport
 import Pyramid
+import TileGeometry
 
 /// DeepZoom: `/images/{id}.dzi` and `/images/{id}_files/{L}/{x}_{y}.{jpg|png|webp}`, the same tiles (and cache
 /// entries) as `/images/{id}/tiles/{L}/{x}/{y}`.

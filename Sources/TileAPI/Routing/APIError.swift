@@ -2,6 +2,7 @@ import HTTPTransport
 import POSIXSupport
 import Pyramid
 import ImageCodecs
+import TileGeometry
 
 /// A request the API refuses, with the status it deserves and a message that says what would be accepted.
 public enum APIError: Swift.Error, Sendable, CustomStringConvertible {

@@ -1,6 +1,7 @@
 import HTTPTransport
 import Pyramid
 import ImageCodecs
+import TileGeometry
 
 /// The tile address of `/tiles/…`, `/images/{id}/tiles/…` and DeepZoom tile URLs: pure, so it is fuzzed alone.
 enum TilePath {

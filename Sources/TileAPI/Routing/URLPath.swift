@@ -1,6 +1,7 @@
 import HTTPTransport
 import Pyramid
 import ImageCodecs
+import TileGeometry
 
 /// Escaping for ids placed in URL paths.
 enum URLPath {

@@ -6,6 +6,7 @@ import TileAPI
 
 #if canImport(Glibc)
 import Glibc
+import TileGeometry
 #endif
 
 /// `tileserver first-view IMAGE`: on a cold server state, times how long the tiles of a fitted viewport take,

@@ -2,6 +2,7 @@ import ArgumentParser
 import Pyramid
 import TileAPI
 import ImageCodecs
+import TileGeometry
 
 /// `tileserver info IMAGE...`: one JSON object per image from its header alone.
 struct InfoCommand: ParsableCommand {

@@ -4,6 +4,7 @@ import XCTest
 @testable import Pyramid
 @testable import ImageCodecs
 import ImageTestSupport
+@testable import TileGeometry
 
 final class PyramidPassTests: XCTestCase {
     private let large = Fixtures.directory.appendingPathComponent("gallery/large.jpg").path

@@ -3,6 +3,7 @@ import XCTest
 @testable import Pyramid
 @testable import ImageCodecs
 import ImageTestSupport
+@testable import TileGeometry
 
 /// A region of a level read straight from the file (a tiled TIFF's, a JPEG 2000's) is the window under it decoded
 /// from the file and resampled: the same bytes as resampling that level decoded whole, whichever of our tiles the

@@ -3,6 +3,7 @@ import XCTest
 @testable import Pyramid
 @testable import ImageCodecs
 import ImageTestSupport
+@testable import TileGeometry
 
 /// A region that is a block of whole tiles of one level (the Universal Viewer's 512 px tiles over 256 px ones) is
 /// answered by joining the tiles' JPEGs by their coefficients: the same pixels as the tiles, no second loss.

@@ -3,6 +3,7 @@ import XCTest
 @testable import Pyramid
 @testable import ImageCodecs
 import ImageTestSupport
+@testable import TileGeometry
 
 /// A JPEG-compressed tiled TIFF holds many tiles exactly as a viewer asks for them: those are handed over as the
 /// JPEG they are (the tile's stream with the file's shared tables), and everything else is decoded as before.

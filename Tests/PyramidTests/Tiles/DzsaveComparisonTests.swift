@@ -3,6 +3,7 @@ import XCTest
 @testable import Pyramid
 @testable import ImageCodecs
 import ImageTestSupport
+@testable import TileGeometry
 
 /// Tiles made on demand against `vips dzsave`'s tile at the same level/x/y: PSNR ≥ 32 dB.
 final class DzsaveComparisonTests: XCTestCase {

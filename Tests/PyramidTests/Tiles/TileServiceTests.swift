@@ -5,6 +5,7 @@ import XCTest
 @testable import Pyramid
 @testable import ImageCodecs
 import ImageTestSupport
+@testable import TileGeometry
 
 final class TileServiceTests: XCTestCase {
     private func service(_ files: [String: String], cacheBytes: Int = 64 << 20) throws -> TileService {

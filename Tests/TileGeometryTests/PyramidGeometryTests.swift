@@ -1,5 +1,5 @@
 import XCTest
-@testable import Pyramid
+@testable import TileGeometry
 @testable import ImageCodecs
 
 /// Hand-worked DeepZoom numbers.

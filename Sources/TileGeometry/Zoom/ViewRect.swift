@@ -17,7 +17,7 @@ public struct ViewRect: Hashable, Sendable {
     var midY: Double { y + height / 2 }
 
     /// Every whole pixel this rectangle touches (its edges rounded outwards).
-    var touchedPixels: PixelRect {
+    package var touchedPixels: PixelRect {
         let left = Int(x.rounded(.down)), top = Int(y.rounded(.down))
         return PixelRect(x: left, y: top, width: Int((x + width).rounded(.up)) - left,
                          height: Int((y + height).rounded(.up)) - top)

@@ -1,5 +1,5 @@
 import XCTest
-@testable import Pyramid
+@testable import TileGeometry
 
 /// The scroll-view maths against numbers worked by hand.
 final class ScrollViewModelTests: XCTestCase {

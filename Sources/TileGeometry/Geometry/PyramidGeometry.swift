@@ -8,7 +8,7 @@ public struct PyramidGeometry: Hashable, Sendable {
     public let width: Int
     public let height: Int
     public let tileSize: Int
-    let overlap: Int
+    package let overlap: Int
     public let maxLevel: Int
 
     public init(width: Int, height: Int, tileSize: Int = 256, overlap: Int = 0) {
@@ -21,7 +21,7 @@ public struct PyramidGeometry: Hashable, Sendable {
     }
 
     /// Shrink factor of `level` against full resolution: `2^(maxLevel − level)`.
-    func shrink(ofLevel level: Int) -> Int { 1 << (maxLevel - level) }
+    package func shrink(ofLevel level: Int) -> Int { 1 << (maxLevel - level) }
 
     /// Screen pixels per image pixel at `level`: `2^(level − maxLevel)`.
     func scale(ofLevel level: Int) -> Double { 1.0 / Double(shrink(ofLevel: level)) }
@@ -37,11 +37,11 @@ public struct PyramidGeometry: Hashable, Sendable {
         return ((w + tileSize - 1) / tileSize, (h + tileSize - 1) / tileSize)
     }
 
-    func validate(level: Int) throws(PyramidError) {
+    package func validate(level: Int) throws(PyramidError) {
         guard (0 ... maxLevel).contains(level) else { throw .levelOutOfRange(level: level, maxLevel: maxLevel) }
     }
 
-    func validate(_ tile: TileCoordinate) throws(PyramidError) {
+    package func validate(_ tile: TileCoordinate) throws(PyramidError) {
         try validate(level: tile.level)
         let (columns, rows) = tileCount(tile.level)
         guard (0 ..< columns).contains(tile.x), (0 ..< rows).contains(tile.y) else {
