@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "ImageCodecs", targets: ["ImageCodecs"]),
         .library(name: "TileGeometry", targets: ["TileGeometry"]),
         .library(name: "Pyramid", targets: ["Pyramid"]),
+        .library(name: "Library", targets: ["Library"]),
         .library(name: "POSIXSupport", targets: ["POSIXSupport"]),
         .library(name: "HTTPTransport", targets: ["HTTPTransport"]),
         .library(name: "TileAPI", targets: ["TileAPI"]),
@@ -63,6 +64,18 @@ let package = Package(
             name: "Pyramid",
             dependencies: ["TileGeometry", "ImageCodecs", "CImageIO", "POSIXSupport"]
         ),
+        // The image library: command-line paths and folders scanned and watched (inotify), ids and versions, the
+        // loader's policy and the built-in landscape. It tells the tile service what changed through
+        // Pyramid's ImageChanges; the pyramid looks images up through ImageDirectory and never imports it.
+        .target(
+            name: "Library",
+            dependencies: [
+                "Pyramid",
+                "ImageCodecs",
+                "POSIXSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // The HTTP/1.1 server: reactor, connections, parsing and framing, middleware, worker pools. It knows
         // nothing of images: importing Pyramid here does not build.
         .target(name: "HTTPTransport", dependencies: ["POSIXSupport", "CEpoll"]),
@@ -73,6 +86,7 @@ let package = Package(
             name: "TileAPI",
             dependencies: [
                 "HTTPTransport",
+                "Library",
                 "Pyramid",
                 "TileGeometry",
                 "ImageCodecs",
@@ -86,6 +100,7 @@ let package = Package(
             dependencies: [
                 "TileAPI",
                 "HTTPTransport",
+                "Library",
                 "Pyramid",
                 "TileGeometry",
                 "ImageCodecs",
@@ -100,12 +115,13 @@ let package = Package(
         // Test images made by scripts/make-fixtures.sh, libvips' reference decodes, pixel comparisons.
         .target(name: "ImageTestSupport", dependencies: ["ImageCodecs"], path: "Tests/ImageTestSupport"),
         .testTarget(name: "ImageCodecsTests", dependencies: ["ImageCodecs", "ImageTestSupport", "POSIXSupport", "TestSupport"]),
+        .testTarget(name: "LibraryTests", dependencies: ["Library", "Pyramid", "ImageCodecs", "ImageTestSupport", "POSIXSupport"]),
         .testTarget(name: "TileGeometryTests", dependencies: ["TileGeometry", "ImageCodecs"]),
         .testTarget(name: "PyramidTests", dependencies: ["TileGeometry", "Pyramid", "ImageCodecs", "ImageTestSupport", "POSIXSupport", "TestSupport"]),
         // Paths and fuzz inputs the test targets share.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "HTTPTransportTests", dependencies: ["HTTPTransport", "POSIXSupport", "TestSupport"]),
-        .testTarget(name: "TileAPITests", dependencies: ["TileAPI", "TileGeometry", "HTTPTransport", "Pyramid", "ImageCodecs", "TestSupport"]),
+        .testTarget(name: "TileAPITests", dependencies: ["TileAPI", "Library", "TileGeometry", "HTTPTransport", "Pyramid", "ImageCodecs", "TestSupport"]),
         .testTarget(name: "TileServerTests", dependencies: ["TileServer", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -166,7 +166,7 @@ extension TileService {
     /// version the passes were cutting; runs on the store's scan thread.
     func resume(_ interrupted: [StoredPass]) {
         for stored in interrupted {
-            guard let image = library.image(stored.image), let snapshot = try? image.current(), snapshot.version == stored.version,
+            guard let image = images.image(stored.image), let snapshot = try? image.current(), snapshot.version == stored.version,
                   let plan = PassPlan.plans(for: snapshot.geometry).first(where: { $0.shrink == stored.shrink }) else { continue }
             _ = try? pass(plan, of: image, snapshot)
         }

@@ -194,7 +194,7 @@ public final class PyramidImage: @unchecked Sendable {
 
     /// Makes the next `current()` look at the file again, whenever it was last looked at: the library calls
     /// this when the folder watcher reports the file written or replaced.
-    func recheck() {
+    package func recheck() {
         lastCheck.store(Int64.min, ordering: .relaxed)
     }
 

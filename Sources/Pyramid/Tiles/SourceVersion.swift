@@ -5,13 +5,13 @@ import ImageCodecs
 /// its modification time and an FNV-1a hash of its first and last 16 KiB. A replaced photo gets a new version
 /// even when a copy kept the old size and time (its first compressed rows differ). 32 KiB hash in about 30 µs, so
 /// listing 100,000 images is not bound by their versions.
-enum SourceVersion {
+package enum SourceVersion {
     /// Bytes hashed at each end of the file.
     static let sampleBytes = 16 << 10
 
     /// Twelve lowercase hex digits. Kept colours (`--colour keep`) make other tiles of the same file, so they
     /// are another version: no tile stored or cached under one setting is served under the other.
-    static func of(path: String, fileSize: Int64, modified: Int64, keepsColourProfiles: Bool = false) throws(ImageSourceError) -> String {
+    package static func of(path: String, fileSize: Int64, modified: Int64, keepsColourProfiles: Bool = false) throws(ImageSourceError) -> String {
         var hash = FNV1a()
         hash.add(fileSize)
         hash.add(modified)
@@ -31,7 +31,7 @@ enum SourceVersion {
     }
 
     /// The version of a source with no file behind it (a synthetic image): its kind and size.
-    static func of(synthetic source: any ImageSource) -> String {
+    package static func of(synthetic source: any ImageSource) -> String {
         var hash = FNV1a()
         hash.add(Array(source.kind.utf8))
         hash.add(Int64(source.info.width))

@@ -26,7 +26,7 @@ public struct TileOptions: Sendable, Hashable {
     /// Seconds a request waits for render memory before it gets `RenderBudgetError.busy`.
     public var renderWait: Double
     /// Seconds between two `stat`s of a source file for changes; a replaced file is seen within this time.
-    var changeCheckInterval: Double
+    package var changeCheckInterval: Double
 
     public init(tileSize: Int = 256, overlap: Int = 0, quality: Int = 85, format: ImageFormat = .jpeg, pngLevel: Int = 3,
                 cacheBytes: Int = 256 << 20, rasterDirectory: String = "/var/tmp", passes: Int = 2, passEncoders: Int = 2,

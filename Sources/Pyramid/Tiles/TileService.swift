@@ -6,7 +6,7 @@ import TileGeometry
 /// The one tile path every protocol handler calls: memory cache, then the persistent tile store, then the
 /// image's decode pass (coalesced: one producer per tile), encoding and caching. Regions and view images are
 /// assembled from the same tiles (`TileService+Region`); passes are run and stored in `TileService+Passes`.
-public final class TileService: Sendable {
+public final class TileService: ImageChanges {
     /// A tile and where it came from.
     public struct Answer: Sendable {
         public enum Origin: String, Sendable {
@@ -40,41 +40,46 @@ public final class TileService: Sendable {
     /// repeat and a completed pyramid, kept apart from the counters `/metrics` copies.
     let passHistory = Locked<Set<String>>([])
     public let renderBudget: RenderBudget
-    /// The images served, live; its first image is the default one.
-    public let library: ImageLibrary
+    /// The images served.
+    public let images: any ImageDirectory
     private let pending = Locked<[TileKey: Pending]>([:])
     private let renderCounter = Atomic<Int>(0)
 
     /// A service over a fixed set of images, in the order given.
     public convenience init(images: [PyramidImage], options: TileOptions, store: TileStore? = nil) {
-        self.init(library: ImageLibrary(images: images, options: options), options: options, store: store)
+        self.init(directory: ImageList(images), options: options, store: store)
     }
 
-    /// A service over `library`: every image it holds or gains shares this service's budgets, and every image it
+    /// A service over `directory`: every image it holds or gains shares this service's budgets, and every image it
     /// loses has its cached tiles, stored tiles and decode passes released. Starts the store's scan, and runs
     /// again the passes a crash interrupted once the scan has found them.
-    public init(library: ImageLibrary, options: TileOptions, store: TileStore? = nil) {
+    public init(directory: any ImageDirectory, options: TileOptions, store: TileStore? = nil) {
         self.store = store
         self.options = options
-        self.library = library
+        self.images = directory
         let cache = LRUCache<TileKey, EncodedTile>(budget: options.cacheBytes, cost: { $0.cost })
         self.cache = cache
         renderBudget = RenderBudget(capacity: options.renderBytes, queueLimit: options.renderQueue, maxWait: options.renderWait)
         scheduler = PassScheduler(slots: options.passes)
-        library.attach(configure: { image in
-            image.onChange = { [id = image.id] old, new in
-                cache.removeAll { $0.image == id && $0.generation != new.generation }
-                if let old { store?.purge(prefix: TileStore.folder(image: id, version: old.version, options: options)) }
-            }
-        }, removed: { image in
-            image.purgePasses()
-            cache.removeAll { $0.image == image.id }
-            store?.purge(prefix: TileStore.folder(image: image.id))
-        })
+        directory.attach(self)
         store?.startScan { [weak self] interrupted in self?.resume(interrupted) }
     }
 
-    public func image(_ id: String) -> PyramidImage? { library.image(id) }
+    public func imageMade(_ image: PyramidImage) {
+        let (cache, store, options) = (cache, store, options)
+        image.onChange = { [id = image.id] old, new in
+            cache.removeAll { $0.image == id && $0.generation != new.generation }
+            if let old { store?.purge(prefix: TileStore.folder(image: id, version: old.version, options: options)) }
+        }
+    }
+
+    public func imageRemoved(_ image: PyramidImage) {
+        image.purgePasses()
+        cache.removeAll { $0.image == image.id }
+        store?.purge(prefix: TileStore.folder(image: image.id))
+    }
+
+    public func image(_ id: String) -> PyramidImage? { images.image(id) }
 
     /// Tiles rendered since start (cache misses that did the work, not the ones that waited).
     var tilesRendered: Int { renderCounter.load(ordering: .relaxed) }
@@ -86,13 +91,13 @@ public final class TileService: Sendable {
         passes.jpegExtracts = JPEGEntryIndex.extractsMade.withLock { $0 }
         passes.jpegEighthsScanned = JPEGEntryIndex.eighthsScanned.withLock { $0 }
         return TileStatistics(cache: cache.statistics, tilesRendered: tilesRendered, renderMemory: renderBudget.usage,
-                              renderBudget: renderBudget.capacity, images: library.count, brokenImages: library.brokenCount, store: store?.statistics, passes: passes)
+                              renderBudget: renderBudget.capacity, images: images.count, brokenImages: images.brokenCount, store: store?.statistics, passes: passes)
     }
 
     /// The one look at the cache a tile request makes: the hit, or a miss that carries the key and snapshot on
     /// to `render(_:)`, so nothing is looked up, `stat`ed or validated twice. Counts one hit or one miss.
     public func lookup(image id: String, tile: TileCoordinate, format: ImageFormat) throws -> TileLookup {
-        guard let image = library.image(id) else { throw TileServiceError.unknownImage(id) }
+        guard let image = images.image(id) else { throw TileServiceError.unknownImage(id) }
         return try lookup(image, snapshot: image.current(), tile: tile, format: format)
     }
 
@@ -166,7 +171,7 @@ public final class TileService: Sendable {
                 }
             } catch {
                 try miss.snapshot.source.checkUnchanged()
-                if let error = error as? ImageSourceError, error.isDamage { library.recordFailure(miss.image.id, error) }
+                if let error = error as? ImageSourceError, error.isDamage { images.recordFailure(miss.image.id, error) }
                 throw error
             }
             try miss.snapshot.source.checkUnchanged()
@@ -190,7 +195,7 @@ public final class TileService: Sendable {
 
     /// Drops every cached and stored tile and every decode pass of image `id`.
     func purge(image id: String) throws {
-        guard let image = library.image(id) else { throw TileServiceError.unknownImage(id) }
+        guard let image = images.image(id) else { throw TileServiceError.unknownImage(id) }
         image.purgePasses()
         cache.removeAll { $0.image == id }
         store?.purge(prefix: TileStore.folder(image: id))

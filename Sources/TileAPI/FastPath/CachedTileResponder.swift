@@ -1,5 +1,6 @@
 import HTTPTransport
 import POSIXSupport
+import Library
 import Pyramid
 
 #if canImport(Glibc)
@@ -15,6 +16,7 @@ import Glibc
 /// answer. One per event loop, never shared.
 final class CachedTileResponder: FastResponder {
     private let tiles: TileService
+    private let library: ImageLibrary
     /// CORS and `Cache-Control` lines of tiles asked for without a version, and of those asked for by theirs.
     private let unversionedFields: UnsafeRawBufferPointer
     private let versionedFields: UnsafeRawBufferPointer
@@ -41,8 +43,9 @@ final class CachedTileResponder: FastResponder {
     private static let remembered = 64
 
     /// `cacheControl`: the `Cache-Control` of tiles asked for without a version (`Services.tileCacheControl`).
-    init(tiles: TileService, metrics: Metrics, accessLog: AccessLog?, cacheControl: HTTPHeader) {
+    init(tiles: TileService, library: ImageLibrary, metrics: Metrics, accessLog: AccessLog?, cacheControl: HTTPHeader) {
         self.tiles = tiles
+        self.library = library
         tally = metrics.makeTally()
         log = accessLog?.makeShard()
         func lines(_ headers: [HTTPHeader]) -> UnsafeRawBufferPointer {
@@ -97,7 +100,7 @@ final class CachedTileResponder: FastResponder {
     /// up in the library (and remembered) the first time and after the library changed, its version asked
     /// again when its generation moved. Nil when the general path must answer (no such image, a file to look at).
     private func image(_ target: TileTarget, in bytes: UnsafeRawBufferPointer) -> (PyramidImage, Int, String)? {
-        let generation = tiles.library.generation
+        let generation = library.generation
         if generation != known {
             images.removeAll(keepingCapacity: true)
             defaultImage = nil
@@ -105,7 +108,7 @@ final class CachedTileResponder: FastResponder {
         }
         guard let range = target.id else {
             if defaultImage == nil {
-                guard let id = tiles.library.firstID, let image = tiles.library.image(id) else { return nil }
+                guard let id = library.firstID, let image = library.image(id) else { return nil }
                 defaultImage = Known(id: [], image: image)
             }
             return Self.current(&defaultImage!)
@@ -114,7 +117,7 @@ final class CachedTileResponder: FastResponder {
         for k in images.indices where images[k].id.count == id.count {
             if images[k].id.withUnsafeBytes({ memcmp($0.baseAddress!, id.baseAddress!, id.count) == 0 }) { return Self.current(&images[k]) }
         }
-        guard let image = tiles.library.image(String(decoding: id, as: UTF8.self)) else { return nil }
+        guard let image = library.image(String(decoding: id, as: UTF8.self)) else { return nil }
         if images.count == Self.remembered { images.removeAll(keepingCapacity: true) }
         images.append(Known(id: Array(id), image: image))
         return Self.current(&images[images.count - 1])

@@ -1,4 +1,5 @@
 import HTTPTransport
+import Library
 import Pyramid
 import TileGeometry
 
@@ -10,6 +11,7 @@ import TileGeometry
 /// and its script asks for the thumbnail itself.
 struct FirstPicture: Sendable {
     let tiles: TileService
+    let library: ImageLibrary
     /// Where the page's first script learns which image the server wrote in (it writes the id over `null`).
     static let idMarker = Array("/*first-picture*/null".utf8)
     /// Where the element goes: the start of the body, before any script there.
@@ -28,7 +30,7 @@ struct FirstPicture: Sendable {
     /// The image the address shows at fit, if `wanted`. Walks the top folder for a bare `/`: off the event loop.
     func imageID(_ context: RequestContext) -> String? {
         let query = context.path.query
-        if query.isEmpty { return tiles.library.page(folder: "", limit: 1)?.images.first?.id }
+        if query.isEmpty { return library.page(folder: "", limit: 1)?.images.first?.id }
         guard Self.wanted(context), let id = query["image"], !id.isEmpty else { return nil }
         return id
     }

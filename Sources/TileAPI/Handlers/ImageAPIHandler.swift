@@ -3,6 +3,7 @@ import POSIXSupport
 import Pyramid
 import ImageCodecs
 import TileGeometry
+import Library
 
 /// `/api/images` and `/api/images/{id}`: what images there are and how to address their tiles, a page at a time.
 struct ImageAPIHandler: Sendable {
@@ -18,7 +19,7 @@ struct ImageAPIHandler: Sendable {
 
     init(_ services: Services) {
         tiles = services.tiles
-        library = services.tiles.library
+        library = services.library
         tileSize = services.tiles.options.tileSize
         format = services.tiles.options.format
         publishLocation = services.options.publishLocation

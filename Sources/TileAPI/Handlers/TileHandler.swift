@@ -1,5 +1,6 @@
 import HTTPTransport
 import POSIXSupport
+import Library
 import Pyramid
 import ImageCodecs
 import TileGeometry
@@ -8,19 +9,21 @@ import TileGeometry
 /// parse, then the shared tile service. A cached tile is answered on the event loop; a miss goes to the render pool.
 struct TileHandler: Sendable {
     let tiles: TileService
+    let library: ImageLibrary
     let metrics: Metrics
     /// `Cache-Control` of tiles whose URL names no version.
     let cacheControl: HTTPHeader
 
     init(_ services: Services) {
         tiles = services.tiles
+        library = services.library
         metrics = services.metrics
         cacheControl = services.tileCacheControl
     }
 
     /// The first image in library order: what `/tiles/{z}/{x}/{y}` serves.
     func defaultImage(_ context: RequestContext) throws -> HandlerOutcome {
-        guard let first = tiles.library.firstID else { throw APIError.notFound("no images are being served") }
+        guard let first = library.firstID else { throw APIError.notFound("no images are being served") }
         return try serve(context, image: first)
     }
 

@@ -1,5 +1,6 @@
 import HTTPTransport
 import Pyramid
+import Library
 
 /// IIIF Presentation API 3.0: a Manifest per image (`/iiif/manifest/{id}`: one Canvas of the image's size
 /// painted by the full image, with our Image API service) and a Collection per folder (`/iiif/collection` for
@@ -9,10 +10,12 @@ struct PresentationHandler: Sendable {
     static let context = "http://iiif.io/api/presentation/3/context.json"
 
     let tiles: TileService
+    let library: ImageLibrary
     let publishLocation: Bool
 
     init(_ services: Services) {
         tiles = services.tiles
+        library = services.library
         publishLocation = services.options.publishLocation
     }
 
@@ -65,7 +68,6 @@ struct PresentationHandler: Sendable {
     /// paging, so a folder is one document however many images it holds; its items need no image headers.
     func collection(_ context: RequestContext) throws -> HandlerOutcome {
         let folder = context.captures["path"] ?? ""
-        let library = tiles.library
         guard let first = library.page(folder: folder, limit: ImageAPIHandler.maxLimit) else {
             throw APIError.notFound("no folder '\(folder)'")
         }
@@ -117,6 +119,6 @@ struct PresentationHandler: Sendable {
 
     /// The folder's name as written on disk ("All images" for the top).
     private func folderLabel(_ folder: String) -> String {
-        folder.isEmpty ? "All images" : tiles.library.folderName(folder) ?? String(folder.split(separator: "/").last ?? "")
+        folder.isEmpty ? "All images" : library.folderName(folder) ?? String(folder.split(separator: "/").last ?? "")
     }
 }

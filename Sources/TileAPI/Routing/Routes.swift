@@ -12,7 +12,7 @@ enum Routes {
         let deepZoom = DeepZoomHandler(tiles: tiles)
         let iiif = IIIFHandler(services, tiles: tiles)
         let presentation = PresentationHandler(services)
-        let files = StaticFileHandler(viewer: services.viewer, firstPicture: FirstPicture(tiles: services.tiles))
+        let files = StaticFileHandler(viewer: services.viewer, firstPicture: FirstPicture(tiles: services.tiles, library: services.library))
         return Router(routes: [
             Route(name: "healthz", pattern: ["healthz"], handler: operations.health),
             Route(name: "metrics", pattern: ["metrics"], handler: operations.metrics),

@@ -1,5 +1,6 @@
 import HTTPTransport
 import Logging
+import Library
 import Pyramid
 
 /// The server's parts, built once: the tile service, metrics, pools, the access log and the responder chain
@@ -13,6 +14,7 @@ public final class Application: HTTPResponder {
     let metrics = Metrics()
     private let logger: Logger
     private let tiles: TileService
+    private let library: ImageLibrary
     /// `Cache-Control` of tiles whose URL names no version, for the fast path.
     private let tileCacheControl: HTTPHeader
     /// The route table at the centre of the chain.
@@ -22,16 +24,19 @@ public final class Application: HTTPResponder {
     /// The same chain, less routing and method policy, for answers the transport makes itself.
     private let transportChain: ResponderChain<RequestNotes>
 
-    public init(options: APIOptions, tiles: TileService, logger: Logger, viewer: ViewerFiles) {
+    /// The server over `library`'s images, whose tiles `tiles` makes (a service made with `library` as its
+    /// directory).
+    public init(options: APIOptions, tiles: TileService, library: ImageLibrary, logger: Logger, viewer: ViewerFiles) {
         self.logger = logger
         self.tiles = tiles
-        tiles.library.onBroken { id, error in logger.warning("image \(id) cannot be shown: \(error.description)") }
+        self.library = library
+        library.onBroken { id, error in logger.warning("image \(id) cannot be shown: \(error.description)") }
         pools = WorkerPools(renderThreads: options.workers, ioThreads: options.ioWorkers, lowPriorityLimit: options.prefetchQueue)
         let accessLog = options.accessLog ? AccessLog() : nil
         self.accessLog = accessLog
         let observation = ObservationMiddleware(metrics: metrics, accessLog: accessLog)
         transportChain = ResponderChain([observation, CORSMiddleware()])
-        let services = Services(options: options, tiles: tiles, metrics: metrics, pools: pools, connections: connections, viewer: viewer)
+        let services = Services(options: options, tiles: tiles, library: library, metrics: metrics, pools: pools, connections: connections, viewer: viewer)
         tileCacheControl = services.tileCacheControl
         let router = Routes.make(services)
         self.router = router
@@ -58,7 +63,7 @@ public final class Application: HTTPResponder {
 
     /// Each event loop's answerer of cached tiles from their bytes (`CachedTileResponder`).
     public func makeFastResponder() -> (any FastResponder)? {
-        CachedTileResponder(tiles: tiles, metrics: metrics, accessLog: accessLog, cacheControl: tileCacheControl)
+        CachedTileResponder(tiles: tiles, library: library, metrics: metrics, accessLog: accessLog, cacheControl: tileCacheControl)
     }
 
     public func report(_ problem: String) {

@@ -1,10 +1,13 @@
 import HTTPTransport
+import Library
 import Pyramid
 
 /// What the route table hands out when it builds the handlers: each handler keeps the parts it uses.
 struct Services: Sendable {
     let options: APIOptions
     let tiles: TileService
+    /// The images served, live: listings, folders, ids; the tile service looks images up in it too.
+    let library: ImageLibrary
     let metrics: Metrics
     let pools: WorkerPools
     let connections: ConnectionGauge

@@ -2,6 +2,7 @@ import ArgumentParser
 import POSIXSupport
 import Pyramid
 import ImageCodecs
+import Library
 
 extension BuildOptions.Layout: ExpressibleByArgument {}
 

@@ -7,6 +7,7 @@ import TileAPI
 
 #if canImport(Glibc)
 import Glibc
+import Library
 #endif
 
 /// `tileserver serve [PATH ...]`: the HTTP server. Every option also reads `TILESERVER_<NAME>`; flags win.
@@ -66,8 +67,8 @@ struct ServeCommand: ParsableCommand {
             let loaded = try LibraryLoader.load(paths, options: config.tileOptions, logger: logger)
             let library = loaded.library
             let store = try config.storeDirectory.map { try TileStore(directory: $0, budget: config.storeMB << 20) }
-            let tiles = TileService(library: library, options: config.tileOptions, store: store)
-            let app = Application(options: config.api, tiles: tiles, logger: logger, 
+            let tiles = TileService(directory: library, options: config.tileOptions, store: store)
+            let app = Application(options: config.api, tiles: tiles, library: library, logger: logger,
                                   viewer: try ViewerFiles.locate(config.publicDir, embedded: EmbeddedFiles(EmbeddedViewer.files)))
             let server = try HTTPServer(options: config.transport, responder: app, pools: app.pools, gauge: app.connections)
             server.start()

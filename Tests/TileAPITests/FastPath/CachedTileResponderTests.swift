@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTransport
 import Logging
+import Library
 import Pyramid
 import XCTest
 @testable import TileAPI
@@ -21,8 +22,9 @@ final class CachedTileResponderTests: XCTestCase {
         let tileOptions = TileOptions()
         let images = [try PyramidImage(id: "photo", path: TestPaths.fixtures.appendingPathComponent("baseline.jpg").path, options: tileOptions),
                       try PyramidImage(id: "alpha", path: TestPaths.fixtures.appendingPathComponent("rgba.png").path, options: tileOptions)]
-        tiles = TileService(images: images, options: tileOptions)
-        app = Application(options: options, tiles: tiles, logger: Logger(label: "test"),
+        let library: ImageLibrary
+        (library, tiles) = Served.images(images, options: tileOptions)
+        app = Application(options: options, tiles: tiles, library: library, logger: Logger(label: "test"),
                           viewer: .folder(TestPaths.repoRoot.appendingPathComponent("public").path))
         fast = app.makeFastResponder()
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Library
 import Pyramid
 import HTTPTransport
 import XCTest
@@ -10,12 +11,12 @@ import TestSupport
 /// Every route answered in process, through the whole responder chain (method policy, CORS, metrics), with no
 /// socket: the HummingbirdTesting way. Real fixture images, real tiles.
 final class HandlerTests: XCTestCase {
-    private static let tiles: TileService = {
+    private static let (library, tiles): (ImageLibrary, TileService) = {
         let tileOptions = TileOptions()
         let images = [try! PyramidImage(id: "photo", path: TestPaths.fixtures.appendingPathComponent("baseline.jpg").path, options: tileOptions),
                       try! PyramidImage(id: "alpha", path: TestPaths.fixtures.appendingPathComponent("rgba.png").path, options: tileOptions),
                       try! PyramidImage(id: "album/2024/gray", path: TestPaths.fixtures.appendingPathComponent("gray.jpg").path, options: tileOptions)]
-        return TileService(images: images, options: tileOptions)
+        return Served.images(images, options: tileOptions)
     }()
 
     private static let options: APIOptions = {
@@ -25,7 +26,7 @@ final class HandlerTests: XCTestCase {
         return options
     }()
 
-    private static let app = Application(options: options, tiles: tiles, logger: Logger(label: "test"),
+    private static let app = Application(options: options, tiles: tiles, library: library, logger: Logger(label: "test"),
                                          viewer: .folder(TestPaths.repoRoot.appendingPathComponent("public").path))
 
     /// The route table of the test application.
@@ -163,9 +164,9 @@ final class HandlerTests: XCTestCase {
     /// thumbnail at hand (nothing rendered, no store), gets the page as it is.
     func testTopPageCarriesTheAddressedThumbnailAtHand() throws {
         let plain = get("/index.html")
-        let untouched = Application(options: Self.options, tiles: TileService(images: [try PyramidImage(
-            id: "photo", path: TestPaths.fixtures.appendingPathComponent("baseline.jpg").path, options: TileOptions())], options: TileOptions()),
-            logger: Logger(label: "test"), viewer: .folder(TestPaths.repoRoot.appendingPathComponent("public").path))
+        let (otherLibrary, otherTiles) = Served.images([try PyramidImage(
+            id: "photo", path: TestPaths.fixtures.appendingPathComponent("baseline.jpg").path, options: TileOptions())], options: TileOptions())
+        let untouched = Application(options: Self.options, tiles: otherTiles, library: otherLibrary, logger: Logger(label: "test"), viewer: .folder(TestPaths.repoRoot.appendingPathComponent("public").path))
         let before = untouched.respond(to: HTTPRequest(method: "GET", target: "/?image=photo", versionMinor: 1, headers: [], keepAlive: true),
                                        notes: RequestNotes(started: 0)).wait()
         XCTAssertTrue(before.status == .ok && before.body == plain.body, "no thumbnail made yet: the page as it is, no decode for it")
@@ -188,7 +189,7 @@ final class HandlerTests: XCTestCase {
         for other in ["/?image=photo&zoom=2&cx=1&cy=1", "/?folder=", "/?image=nope", "/?image=", "/index.html?image=photo"] {
             XCTAssertTrue(get(other).body == plain.body, other)
         }
-        let first = try XCTUnwrap(Self.tiles.library.page(folder: "", limit: 1)?.images.first?.id)
+        let first = try XCTUnwrap(Self.library.page(folder: "", limit: 1)?.images.first?.id)
         _ = get("/images/\(first)/thumbnail")
         XCTAssertTrue(String(decoding: get("/").body, as: UTF8.self).contains("data-image=\"\(first)\" src=\"data:image/jpeg;base64,"))
         // Whatever an id holds, it cannot end the script, the string or the attribute it is written into.

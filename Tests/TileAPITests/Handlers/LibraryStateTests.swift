@@ -5,6 +5,7 @@ import HTTPTransport
 import XCTest
 @testable import TileAPI
 import TestSupport
+@testable import Library
 
 /// What the API says of a real folder whose names are not ASCII and whose files are not all good: names as
 /// written on disk, folder covers and trails, broken and unreadable files listed with why (never a path of the
@@ -30,7 +31,7 @@ final class LibraryStateTests: XCTestCase {
         var options = APIOptions()
         options.accessLog = false
         options.workers = 1
-        app = Application(options: options, tiles: TileService(library: library, options: tileOptions),
+        app = Application(options: options, tiles: TileService(directory: library, options: tileOptions), library: library,
                           logger: Logger(label: "test"), viewer: .folder(TestPaths.repoRoot.appendingPathComponent("public").path))
     }
 

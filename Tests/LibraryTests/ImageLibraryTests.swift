@@ -1,6 +1,7 @@
 import Foundation
 import POSIXSupport
 import XCTest
+@testable import Library
 @testable import Pyramid
 @testable import ImageCodecs
 import ImageTestSupport
@@ -71,14 +72,14 @@ final class ImageLibraryTests: XCTestCase {
 
     func testApplyAddsRemovesAndReleasesWhatLeft() throws {
         let (library, _) = scanned()
-        let released = Locked<[String]>([])
-        library.attach(configure: { _ in }, removed: { image in released.withLock { $0.append(image.id) } })
+        let released = Released()
+        library.attach(released)
         let forum = try XCTUnwrap(library.image("2024/rome/forum"))
         let generation = library.generation
         let change = library.apply(root: 0, scope: .folder("2024/rome"), files: ["2024/rome/arch": root + "/x.jpg"])
         XCTAssertEqual(change.added, ["2024/rome/arch"])
         XCTAssertEqual(change.removed, ["2024/rome/forum"])
-        XCTAssertEqual(released.withLock { $0 }, [forum.id])
+        XCTAssertEqual(released.ids.withLock { $0 }, [forum.id])
         XCTAssertNil(library.image("2024/rome/forum"))
         XCTAssertGreaterThan(library.generation, generation)
         // A folder scope leaves the rest alone; an empty subtree drops a whole branch and its counts.
@@ -120,4 +121,11 @@ final class ImageLibraryTests: XCTestCase {
         roots.scanAll(into: library)
         XCTAssertTrue(library.image("landscape") === fallback)
     }
+}
+
+/// A tile service's side of `ImageChanges` that notes what the library released.
+private final class Released: ImageChanges {
+    let ids = Locked<[String]>([])
+    func imageMade(_ image: PyramidImage) {}
+    func imageRemoved(_ image: PyramidImage) { ids.withLock { $0.append(image.id) } }
 }

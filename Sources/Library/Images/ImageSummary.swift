@@ -1,5 +1,6 @@
 import POSIXSupport
 import ImageCodecs
+import Pyramid
 
 /// What a listing says of an image: its size and version, read from the header alone. A few dozen bytes, kept
 /// per listed image, so the header is read once per version of the file, not once per listing.

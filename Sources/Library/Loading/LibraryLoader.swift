@@ -10,15 +10,15 @@ import Glibc
 /// (`ImageNaming`). Folder contents are not opened at start (a tree of 100,000 scans starts at once); files named
 /// directly are, so a broken one is reported now. No path, or only folders without any image file (a container's
 /// empty `/images` volume): the built-in landscape, until images appear.
-enum LibraryLoader {
-    struct Loaded {
-        let library: ImageLibrary
-        let roots: LibraryRoots
+package enum LibraryLoader {
+    package struct Loaded {
+        package let library: ImageLibrary
+        package let roots: LibraryRoots
         /// The folders the first scan entered, by root index: what the watcher starts watching.
-        let folders: [Int: [FolderScanner.FolderEntry]]
+        package let folders: [Int: [FolderScanner.FolderEntry]]
     }
 
-    static func load(_ paths: [String], options: TileOptions, logger: Logger) throws -> Loaded {
+    package static func load(_ paths: [String], options: TileOptions, logger: Logger) throws -> Loaded {
         let landscape = PyramidImage(id: "landscape", source: ProceduralPhoto(), options: options)
         guard !paths.isEmpty else {
             return Loaded(library: ImageLibrary(options: options, fallback: landscape), roots: LibraryRoots([]), folders: [:])

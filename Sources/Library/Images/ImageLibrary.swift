@@ -1,15 +1,17 @@
-import POSIXSupport
-import Synchronization
 import ImageCodecs
+import POSIXSupport
+import Pyramid
+import Synchronization
 
 /// The images being served, live: what the folder scanner and watcher find is applied here, one folder (or one
 /// command-line path) at a time, and every protocol looks images up here. Kept sorted by `LibraryKey` with a
 /// folder index, so a page of 1,000 out of 100,000 images, or one folder's images, costs a binary search.
 ///
-/// Images are created lazily (`PyramidImage(lazilyAt:)`): nothing is read at start. A removed image is handed
-/// to `removed` so its cached tiles and decode passes are released; an image whose file the scanner saw again
+/// Images are created lazily (`PyramidImage(lazilyAt:)`): nothing is read at start. The tile service attached
+/// (`ImageDirectory.attach`) is told of each image made and each removed, so its cached tiles and decode passes
+/// are released; an image whose file the scanner saw again
 /// is told to `recheck()`, so a replaced file gets its new version on the next request.
-public final class ImageLibrary: Sendable {
+public final class ImageLibrary: ImageDirectory {
     /// What one `apply` covers: every image found under one command-line path, the images directly in one of
     /// its folders, or everything below one of its folders.
     public enum Scope: Sendable, Equatable {
@@ -101,8 +103,8 @@ public final class ImageLibrary: Sendable {
         var members: [String: Member] = [:]
         var order: [LibraryKey] = []
         var folders: [String: Folder] = ["": Folder()]
-        var configure: (@Sendable (PyramidImage) -> Void)?
-        var removed: (@Sendable (PyramidImage) -> Void)?
+        /// The tile service serving these images, held weakly (it holds the library).
+        weak var changes: (any ImageChanges)?
         var broken: (@Sendable (String, ImageSourceError) -> Void)?
     }
 
@@ -133,15 +135,12 @@ public final class ImageLibrary: Sendable {
         Member(key: LibraryKey(root: root, id: image.id), scanned: image.id, path: image.path, image: image)
     }
 
-    /// Installs the tile service's hooks: `configure` sees every image before it is shared (budgets, change
-    /// handler), `removed` every image that left. Call once, before the library is served.
-    func attach(configure: @escaping @Sendable (PyramidImage) -> Void, removed: @escaping @Sendable (PyramidImage) -> Void) {
+    public func attach(_ changes: any ImageChanges) {
         let existing = state.withLock { state in
-            state.configure = configure
-            state.removed = removed
+            state.changes = changes
             return state.members.values.compactMap(\.image)
         }
-        existing.forEach(configure)
+        existing.forEach(changes.imageMade)
     }
 
     /// The image `id`, its pyramid object made (not its file read) on first use.
@@ -150,7 +149,7 @@ public final class ImageLibrary: Sendable {
             guard let member = state.members[id] else { return nil }
             if let image = member.image { return image }
             let image = PyramidImage(id: id, lazilyAt: member.path, options: options)
-            state.configure?(image)
+            state.changes?.imageMade(image)
             state.members[id]!.image = image
             return image
         }
@@ -175,7 +174,7 @@ public final class ImageLibrary: Sendable {
     public func apply(root: Int, scope: Scope, files: [String: String]) -> Change {
         var change = Change()
         var gone: [PyramidImage] = [], seen: [PyramidImage] = []
-        let removed = state.withLock { state -> (@Sendable (PyramidImage) -> Void)? in
+        let service = state.withLock { state -> (any ImageChanges)? in
             let existing = state.members.values.filter { $0.key.root == root && scope.contains($0.scanned) }
             var kept: Set<String> = []
             for member in existing {
@@ -207,11 +206,11 @@ public final class ImageLibrary: Sendable {
             if let fallback, state.members.isEmpty {
                 state.insert(Self.member(fallback, root: Int.max))
             }
-            return state.removed
+            return state.changes
         }
         if !change.isEmpty { changes.add(1, ordering: .releasing) }
         seen.forEach { $0.recheck() }
-        if let removed { gone.forEach(removed) }
+        if let service { gone.forEach(service.imageRemoved) }
         return change
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import POSIXSupport
 import XCTest
+@testable import Library
 @testable import Pyramid
 import ImageTestSupport
 
