@@ -1,5 +1,5 @@
 import Glibc
-import ImageCodecs
+@testable import ImageCodecs
 
 /// The header's metadata (EXIF, IPTC, XMP, PNG text: `MetadataReader`), then the decoder through both doors: `ImageSource` over a file (header, then a region at full size and at 1/8,
 /// as tiles ask, a tiled TIFF's stored JPEG tiles, then the whole image at 1/8 from the entry index's scan and regions through its extracts), and `ImageDecoder` over bytes in memory

@@ -1,5 +1,6 @@
 import HTTPTransport
-import Pyramid
+@testable import ImageCodecs
+@testable import TileGeometry
 @testable import TileAPI
 
 /// Entry points the fuzz targets call: the server's own parsers, from its libraries.

@@ -3,11 +3,11 @@ import CImageIO
 /// Decodes a small encoded image held in memory (a cached tile) back to pixels, so regions and view images can
 /// be assembled from the tile cache instead of rendering tiles again. JPEG comes back as RGB; PNG as RGB, RGBA
 /// or, for gray tiles, RGB; WebP as RGB or RGBA. EXIF orientation is not applied: tiles carry none.
-public enum ImageDecoder {
+package enum ImageDecoder {
     /// Tiles are at most 4,096² (the largest `--tile-size`); anything larger is refused before allocating.
-    public static let maxPixels = 4096 * 4096
+    package static let maxPixels = 4096 * 4096
 
-    public static func decode(_ bytes: [UInt8], name: String = "tile") throws -> PixelBuffer {
+    package static func decode(_ bytes: [UInt8], name: String = "tile") throws -> PixelBuffer {
         guard let format = ImageFormat.detect(bytes) else {
             throw ImageSourceError.unknownFormat(path: name, firstBytes: Array(bytes.prefix(8)))
         }

@@ -4,7 +4,7 @@ import CImageIO
 public enum ImageEncoder {
     /// `tsio_jpeg_encode`: quality 1…100, 4:2:0 chroma unless `subsample` is false. Alpha is flattened onto black.
     /// `profile`, when given, is embedded (APP2).
-    public static func jpeg(_ buffer: PixelBuffer, quality: Int = 85, subsample: Bool = true, profile: [UInt8]? = nil) throws -> [UInt8] {
+    package static func jpeg(_ buffer: PixelBuffer, quality: Int = 85, subsample: Bool = true, profile: [UInt8]? = nil) throws -> [UInt8] {
         let pixels = buffer.flattened()
         return try encode(.jpeg) { out, size, st in
             pixels.bytes.withUnsafeBufferPointer { p in
@@ -18,7 +18,7 @@ public enum ImageEncoder {
     }
 
     /// `tsio_png_encode`: zlib level 0…9; keeps alpha. `profile`, when given, is embedded (iCCP).
-    public static func png(_ buffer: PixelBuffer, level: Int = 6, profile: [UInt8]? = nil) throws -> [UInt8] {
+    package static func png(_ buffer: PixelBuffer, level: Int = 6, profile: [UInt8]? = nil) throws -> [UInt8] {
         try encode(.png) { out, size, st in
             buffer.bytes.withUnsafeBufferPointer { p in
                 (profile ?? []).withUnsafeBufferPointer { icc in
@@ -31,7 +31,7 @@ public enum ImageEncoder {
 
     /// `tsio_webp_encode`: lossy, at the WebP quality `WebPQuality` maps the JPEG `quality` to; keeps alpha.
     /// `profile`, when given, is embedded (ICCP).
-    public static func webp(_ buffer: PixelBuffer, quality: Int = 85, profile: [UInt8]? = nil) throws -> [UInt8] {
+    package static func webp(_ buffer: PixelBuffer, quality: Int = 85, profile: [UInt8]? = nil) throws -> [UInt8] {
         try encode(.webp) { out, size, st in
             buffer.bytes.withUnsafeBufferPointer { p in
                 (profile ?? []).withUnsafeBufferPointer { icc in
@@ -71,7 +71,7 @@ extension ImageEncoder {
     /// `tsio_jpeg_join`: JPEG tiles (row order, `columns` a row, each `tileSize` square but the last column and
     /// row) joined by their DCT coefficients into one `width × height` JPEG, with `profile` embedded; nil when
     /// the tiles were not coded alike or are damaged, and the image must be made another way.
-    public static func joinedJPEG(_ tiles: [[UInt8]], columns: Int, rows: Int, tileSize: Int, width: Int, height: Int,
+    package static func joinedJPEG(_ tiles: [[UInt8]], columns: Int, rows: Int, tileSize: Int, width: Int, height: Int,
                            profile: [UInt8]?) -> [UInt8]? {
         guard tiles.count == columns * rows, !tiles.isEmpty else { return nil }
         var out: UnsafeMutablePointer<UInt8>?

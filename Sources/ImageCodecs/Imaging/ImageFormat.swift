@@ -17,7 +17,7 @@ public enum ImageFormat: String, Sendable, CaseIterable {
     }
 
     /// The format a URL's extension names (`jpg`, `jpeg`, `png`, `webp`, any case), or nil.
-    public init?(fileExtension: some StringProtocol) {
+    package init?(fileExtension: some StringProtocol) {
         switch fileExtension.lowercased() {
         case "jpg", "jpeg": self = .jpeg
         case "png": self = .png
@@ -44,5 +44,5 @@ public enum ImageFormat: String, Sendable, CaseIterable {
     }
 
     /// Whether tiles in this format keep an alpha channel (JPEG flattens it onto black).
-    public var keepsAlpha: Bool { self != .jpeg }
+    package var keepsAlpha: Bool { self != .jpeg }
 }

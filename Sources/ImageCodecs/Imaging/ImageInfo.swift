@@ -9,18 +9,18 @@ public struct ImageInfo: Hashable, Sendable {
     /// Samples per pixel the decoder delivers: 3 (RGB) or 4 (RGBA).
     public var channels: Int
     /// JPEG progressive or PNG Adam7 interlaced: such files cannot stream rows.
-    public var progressive: Bool
+    package var progressive: Bool
     public var orientation: Orientation
     /// The file's own colour space: gray, rgb, cmyk, ycck, gray-alpha, rgba or palette.
-    public var colorSpace: String
-    public var bitDepth: Int
+    package var colorSpace: String
+    package var bitDepth: Int
     /// JPEG restart interval in MCUs; 0 when none.
-    public var restartInterval: Int
-    public var fileSize: Int64
+    package var restartInterval: Int
+    package var fileSize: Int64
     /// Modification time of the file, nanoseconds since 1970: with `fileSize`, tells when a source changed.
     package var modified: Int64
 
-    public init(format: SourceFormat, width: Int, height: Int, channels: Int, progressive: Bool, orientation: Orientation,
+    package init(format: SourceFormat, width: Int, height: Int, channels: Int, progressive: Bool, orientation: Orientation,
                 colorSpace: String, bitDepth: Int, restartInterval: Int, fileSize: Int64, modified: Int64) {
         self.format = format
         self.width = width

@@ -3,18 +3,18 @@ public struct ImageLimits: Sendable, Hashable {
     /// Largest width × height accepted of an image decoded in passes (JPEG, PNG, striped or flat TIFF), checked
     /// against the header before any pixel buffer exists: their decode costs their area, and a small file claiming
     /// 60,000² would cost a minute of garbage rows.
-    public var maxPixels: Int
+    package var maxPixels: Int
     /// The same for an image read from its own levels (a tiled pyramidal TIFF, a JPEG 2000 whose resolutions reach
     /// thumbnail size): a tile costs about its own size whatever the image's.
-    public var maxPyramidPixels: Int
+    package var maxPyramidPixels: Int
     /// Cap on libjpeg's own allocations (progressive files buffer all coefficients: ~2 bytes a sample).
-    public var maxDecoderMemory: Int
+    package var maxDecoderMemory: Int
     /// Baseline JPEGs of at least this many pixels get an entry index (`JPEGEntryIndex`) the first time a
     /// region away from their top-left corner is decoded; smaller ones are cheap enough to skip through.
-    public var entryIndexPixels: Int
+    package var entryIndexPixels: Int
     /// Not a ceiling but the one other choice decoders make: convert an RGB file's embedded profile to sRGB
     /// (the default), or keep its colours and hand the profile to the encoders to embed (`--colour keep`).
-    public var keepsColourProfiles: Bool
+    package var keepsColourProfiles: Bool
 
     public static let defaultMaxPixels = 2_000_000_000
     /// 40 gigapixels: a 200,000 × 200,000 pyramid.

@@ -21,7 +21,7 @@ extension StoredImageSource {
     /// Orientations 1 and 2 stream band by band; the others reverse the row order or swap axes, so the
     /// stored rectangle is decoded into memory first (`rect.area × channels` bytes).
     @discardableResult
-    public func decode(_ rect: PixelRect, shrink: Int, bandRows: Int,
+    package func decode(_ rect: PixelRect, shrink: Int, bandRows: Int,
                        into body: (PixelBand) throws -> Void) throws -> DecodeWarnings {
         try checkRegion(rect, shrink: shrink)
         let orientation = info.orientation

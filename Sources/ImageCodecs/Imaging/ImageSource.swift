@@ -8,7 +8,7 @@ public struct PixelBand {
     /// `rows × width × channels` bytes, no padding.
     public let bytes: UnsafeBufferPointer<UInt8>
 
-    public init(y: Int, rows: Int, width: Int, channels: Int, bytes: UnsafeBufferPointer<UInt8>) {
+    package init(y: Int, rows: Int, width: Int, channels: Int, bytes: UnsafeBufferPointer<UInt8>) {
         self.y = y
         self.rows = rows
         self.width = width
@@ -22,7 +22,7 @@ public struct DecodeWarnings: Sendable, Equatable {
     public var count: Int = 0
     public var first: String?
 
-    public init(count: Int = 0, first: String? = nil) {
+    package init(count: Int = 0, first: String? = nil) {
         self.count = count
         self.first = first
     }
@@ -73,24 +73,24 @@ public protocol ImageSource: Sendable {
 }
 
 extension ImageSource {
-    public func isRandomAccess(atShrink shrink: Int) -> Bool { false }
-    public var regionsAreCheap: Bool { false }
-    public var keptProfile: [UInt8]? { nil }
-    public var structure: SourceStructure {
+    package func isRandomAccess(atShrink shrink: Int) -> Bool { false }
+    package var regionsAreCheap: Bool { false }
+    package var keptProfile: [UInt8]? { nil }
+    package var structure: SourceStructure {
         SourceStructure(levels: [.init(width: info.width, height: info.height, factor: 1, tileWidth: nil, tileHeight: nil,
                                        compression: kind)], samples: info.channels, bitsPerSample: info.bitDepth, profile: nil)
     }
-    public func checkUnchanged() throws {}
-    public func storedJPEG(_ rect: PixelRect, shrink: Int) throws -> [UInt8]? { nil }
-    public var kind: String { info.format.rawValue }
+    package func checkUnchanged() throws {}
+    package func storedJPEG(_ rect: PixelRect, shrink: Int) throws -> [UInt8]? { nil }
+    package var kind: String { info.format.rawValue }
 
     /// Size of the upright image shrunk by `shrink`.
-    public func size(shrink: Int) -> (width: Int, height: Int) {
+    package func size(shrink: Int) -> (width: Int, height: Int) {
         ((info.width + shrink - 1) / shrink, (info.height + shrink - 1) / shrink)
     }
 
     /// Throws `regionOutside` unless `shrink` is a power of two and `rect` lies inside the image at that shrink.
-    public func checkRegion(_ rect: PixelRect, shrink: Int) throws {
+    package func checkRegion(_ rect: PixelRect, shrink: Int) throws {
         let (w, h) = size(shrink: max(1, shrink))
         guard shrink >= 1, shrink.nonzeroBitCount == 1, rect.fits(width: w, height: h) else {
             throw ImageSourceError.regionOutside(path: path, region: rect, width: w, height: h, shrink: shrink)

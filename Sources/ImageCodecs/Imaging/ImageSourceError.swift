@@ -17,7 +17,7 @@ public enum ImageSourceError: Swift.Error, Sendable, Equatable, CustomStringConv
     case changed(path: String)
 
     /// The file the error is about, if any.
-    public var path: String? {
+    package var path: String? {
         switch self {
         case let .cannotOpen(path, _), let .unknownFormat(path, _), let .truncated(path, _, _, _, _, _), let .corrupt(path, _, _, _),
              let .tooLarge(path, _, _, _, _), let .outOfMemory(path, _), let .unsupported(path, _),
@@ -29,7 +29,7 @@ public enum ImageSourceError: Swift.Error, Sendable, Equatable, CustomStringConv
 
     /// The file itself is at fault (not a Tileserver bug, nor a lack of memory): damaged, not an image, a
     /// variant no decoder reads, or larger than this server allows. Listings show such an image as broken.
-    public var isDamage: Bool {
+    package var isDamage: Bool {
         switch self {
         case .unknownFormat, .truncated, .corrupt, .unsupported, .tooLarge: true
         case .cannotOpen, .outOfMemory, .regionOutside, .encodeFailed, .decodeFailed, .changed: false

@@ -4,8 +4,8 @@ import POSIXSupport
 /// A JPEG file decoded on demand with libjpeg-turbo: DCT scaling for shrinks up to 8, box averaging beyond,
 /// `jpeg_crop_scanline`/`jpeg_skip_scanlines` so a region costs only the rows above and inside it.
 struct JPEGSource: StoredImageSource {
-    public let path: String
-    public let info: ImageInfo
+    package let path: String
+    package let info: ImageInfo
     let limits: ImageLimits
     /// The conversion of an embedded ICC profile to sRGB (APP2), or why it was ignored, or the profile kept;
     /// nil when untagged.

@@ -9,7 +9,7 @@ public enum Orientation: Int, Sendable, CaseIterable {
     case rightMirrored = 7
     case left = 8
 
-    public init(exif: Int) {
+    package init(exif: Int) {
         self = Orientation(rawValue: exif) ?? .up
     }
 

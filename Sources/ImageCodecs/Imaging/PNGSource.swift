@@ -4,8 +4,8 @@ import POSIXSupport
 /// A PNG file decoded on demand with libpng: rows stream top to bottom (Adam7 files are decoded whole once per
 /// pass, costing width × height × channels bytes), shrinks are box averages.
 struct PNGSource: StoredImageSource {
-    public let path: String
-    public let info: ImageInfo
+    package let path: String
+    package let info: ImageInfo
     /// The conversion of the iCCP profile to sRGB, or why it was ignored, or the profile kept; nil when untagged.
     let colour: ColourTransform.Outcome?
     var keptProfile: [UInt8]? { colour.keptProfile }

@@ -33,7 +33,7 @@ extension PixelBuffer {
     }
 
     /// One channel of Rec. 601 luma; `bitonal` thresholds it at 128 to black and white.
-    public func gray(bitonal: Bool) -> PixelBuffer {
+    package func gray(bitonal: Bool) -> PixelBuffer {
         var out = PixelBuffer(width: width, height: height, channels: 1)
         for p in 0 ..< width * height {
             let r = Double(bytes[p * channels]), g = Double(bytes[p * channels + 1]), b = Double(bytes[p * channels + 2])

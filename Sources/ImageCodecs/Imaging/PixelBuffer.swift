@@ -13,7 +13,7 @@ public struct PixelBuffer: Sendable, Equatable {
         self.bytes = bytes
     }
 
-    public init(width: Int, height: Int, channels: Int, fill: UInt8 = 0) {
+    package init(width: Int, height: Int, channels: Int, fill: UInt8 = 0) {
         self.init(width: width, height: height, channels: channels,
                   bytes: [UInt8](repeating: fill, count: width * height * channels))
     }

@@ -14,16 +14,16 @@ public struct PixelRect: Hashable, Sendable, CustomStringConvertible {
 
     package var maxX: Int { x + width }
     package var maxY: Int { y + height }
-    public var isEmpty: Bool { width <= 0 || height <= 0 }
+    package var isEmpty: Bool { width <= 0 || height <= 0 }
     package var area: Int { width * height }
 
     /// Whether this rectangle lies wholly inside a `width × height` image.
-    public func fits(width limitW: Int, height limitH: Int) -> Bool {
+    package func fits(width limitW: Int, height limitH: Int) -> Bool {
         x >= 0 && y >= 0 && width > 0 && height > 0 && maxX <= limitW && maxY <= limitH
     }
 
     /// The overlap of two rectangles; empty (zero size) when they do not meet.
-    public func intersection(_ other: PixelRect) -> PixelRect {
+    package func intersection(_ other: PixelRect) -> PixelRect {
         let left = max(x, other.x), top = max(y, other.y)
         let right = min(maxX, other.maxX), bottom = min(maxY, other.maxY)
         return PixelRect(x: left, y: top, width: max(0, right - left), height: max(0, bottom - top))

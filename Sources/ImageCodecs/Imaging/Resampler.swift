@@ -13,7 +13,7 @@ package enum Resampler {
 
         /// Output pixels `range` of `count` covering `span` source pixels from `start` (fractional), reading
         /// source indices below `limit`.
-        public init(start: Double, span: Double, count: Int, limit: Int, range: Range<Int>) {
+        package init(start: Double, span: Double, count: Int, limit: Int, range: Range<Int>) {
             taps = Resampler.weights(start: start, span: span, count: count, limit: limit, range: range)
         }
     }

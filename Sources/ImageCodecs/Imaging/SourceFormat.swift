@@ -26,7 +26,7 @@ public enum SourceFormat: String, Sendable, CaseIterable {
     }
 
     /// The format a file name's extension says (any case), or nil for names that are not images.
-    public init?(fileExtension: some StringProtocol) {
+    package init?(fileExtension: some StringProtocol) {
         switch fileExtension.lowercased() {
         case "jpg", "jpeg": self = .jpeg
         case "png": self = .png

@@ -2,25 +2,25 @@
 /// colour profile. Only the header is read.
 public struct SourceStructure: Sendable, Equatable {
     /// One resolution stored in the file: a page, SubIFD or wavelet reduction (one level for JPEG and PNG).
-    public struct Level: Sendable, Equatable {
-        public var width: Int
-        public var height: Int
+    package struct Level: Sendable, Equatable {
+        package var width: Int
+        package var height: Int
         /// The power of two it is reduced by.
-        public var factor: Int
+        package var factor: Int
         /// Tile size; nil when the level is stored in strips or rows.
-        public var tileWidth: Int?
-        public var tileHeight: Int?
-        public var compression: String
+        package var tileWidth: Int?
+        package var tileHeight: Int?
+        package var compression: String
     }
 
-    public var levels: [Level]
+    package var levels: [Level]
     /// Samples a pixel and bits a sample, as stored.
-    public var samples: Int
-    public var bitsPerSample: Int
+    package var samples: Int
+    package var bitsPerSample: Int
     /// What happens to an embedded ICC profile: nil when there is none.
-    public var profile: String?
+    package var profile: String?
     /// Anything else worth knowing (JPEG 2000 layers and progression order, a TIFF's other pages).
-    public var notes: [String]
+    package var notes: [String]
 
     init(levels: [Level], samples: Int, bitsPerSample: Int, profile: ColourTransform.Outcome?, notes: [String] = []) {
         self.levels = levels
@@ -37,7 +37,7 @@ public struct SourceStructure: Sendable, Equatable {
 }
 
 extension JPEGSource {
-    public var structure: SourceStructure {
+    package var structure: SourceStructure {
         SourceStructure(levels: [.init(width: info.width, height: info.height, factor: 1, tileWidth: nil, tileHeight: nil,
                                        compression: info.progressive ? "jpeg (progressive)" : "jpeg (baseline)")],
                         samples: info.colorSpace == "gray" ? 1 : info.colorSpace == "cmyk" || info.colorSpace == "ycck" ? 4 : 3,
@@ -46,7 +46,7 @@ extension JPEGSource {
 }
 
 extension PNGSource {
-    public var structure: SourceStructure {
+    package var structure: SourceStructure {
         let samples = ["gray": 1, "gray-alpha": 2, "rgb": 3, "rgba": 4, "palette": 1][info.colorSpace] ?? info.channels
         return SourceStructure(levels: [.init(width: info.width, height: info.height, factor: 1, tileWidth: nil, tileHeight: nil,
                                               compression: info.progressive ? "deflate (Adam7 interlaced)" : "deflate")],
@@ -55,7 +55,7 @@ extension PNGSource {
 }
 
 extension TIFFSource {
-    public var structure: SourceStructure {
+    package var structure: SourceStructure {
         let main = directories[0]
         let levels = self.levels.map { level -> SourceStructure.Level in
             let dir = directories.first { $0.offset == level.offset } ?? main
@@ -73,7 +73,7 @@ extension TIFFSource {
 }
 
 extension JP2Source {
-    public var structure: SourceStructure {
+    package var structure: SourceStructure {
         let tiled = header.tiles > 1
         let levels = (0 ..< Int(header.resolutions)).map { r -> SourceStructure.Level in
             let scale = 1 << r

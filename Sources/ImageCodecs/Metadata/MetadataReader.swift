@@ -3,8 +3,8 @@ import POSIXSupport
 /// A photo's `PhotoMetadata` from its file's header: XMP first, then IPTC, then EXIF for what a person wrote
 /// (title, caption, creator, rights, keywords), as the Metadata Working Group advises; EXIF first for what the
 /// camera recorded (date, camera, exposure, place). PNG's own text chunks fill what is still missing.
-public enum MetadataReader {
-    public static func read(path: String) throws -> PhotoMetadata {
+package enum MetadataReader {
+    package static func read(path: String) throws -> PhotoMetadata {
         merge(try MetadataBlocks.read(path: path))
     }
 

@@ -1,47 +1,47 @@
 /// What a photo says about itself in its EXIF, IPTC and XMP blocks: who made it, what it shows, when, with what
 /// camera and where. Only the fields the file carries are set. Read from the header alone (`MetadataReader`);
 /// tiles and images never carry any of it.
-public struct PhotoMetadata: Sendable, Equatable {
-    public var title: String?
-    public var description: String?
-    public var creators: [String] = []
+package struct PhotoMetadata: Sendable, Equatable {
+    package var title: String?
+    package var description: String?
+    package var creators: [String] = []
     /// Who to credit (IPTC Credit Line).
-    public var credit: String?
+    package var credit: String?
     /// The copyright notice, as written.
-    public var copyright: String?
+    package var copyright: String?
     /// The licence's URL (XMP `cc:license` or `xmpRights:WebStatement`).
-    public var licence: String?
-    public var keywords: [String] = []
+    package var licence: String?
+    package var keywords: [String] = []
     /// When the photo was taken: ISO 8601 `YYYY-MM-DDThh:mm:ss`, with the UTC offset (`+02:00`) when the file
     /// records one.
-    public var dateTaken: String?
-    public var make: String?
-    public var model: String?
-    public var lens: String?
+    package var dateTaken: String?
+    package var make: String?
+    package var model: String?
+    package var lens: String?
     /// Exposure time as photographers write it: `1/250` or `2` (seconds).
-    public var exposureTime: String?
-    public var fNumber: Double?
-    public var iso: Int?
+    package var exposureTime: String?
+    package var fNumber: Double?
+    package var iso: Int?
     /// Focal length in millimetres.
-    public var focalLength: Double?
-    public var location: Location?
+    package var focalLength: Double?
+    package var location: Location?
 
     /// A place on the WGS 84 ellipsoid, as EXIF's GPS block gives it.
-    public struct Location: Sendable, Equatable {
+    package struct Location: Sendable, Equatable {
         /// Degrees north (negative: south).
-        public var latitude: Double
+        package var latitude: Double
         /// Degrees east (negative: west).
-        public var longitude: Double
+        package var longitude: Double
         /// Metres above sea level (negative: below).
-        public var altitude: Double?
+        package var altitude: Double?
     }
 
-    public init() {}
+    package init() {}
 
-    public var isEmpty: Bool { self == PhotoMetadata() }
+    package var isEmpty: Bool { self == PhotoMetadata() }
 
     /// What may be published: everything, or without where it was taken while the location setting is off.
-    public func published(location: Bool) -> PhotoMetadata {
+    package func published(location: Bool) -> PhotoMetadata {
         var copy = self
         if !location { copy.location = nil }
         return copy

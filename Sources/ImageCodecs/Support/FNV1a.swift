@@ -1,11 +1,11 @@
 /// 64-bit FNV-1a over bytes and integers (little-endian): the content fingerprint behind ETags and source versions.
 /// Quick and well spread, not a security hash.
-public struct FNV1a: Sendable {
-    public private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
+package struct FNV1a: Sendable {
+    package private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
 
-    public init() {}
+    package init() {}
 
-    public init(_ bytes: [UInt8]) {
+    package init(_ bytes: [UInt8]) {
         add(bytes)
     }
 
@@ -36,7 +36,7 @@ public struct FNV1a: Sendable {
     }
 
     /// All 64 bits as sixteen hex digits.
-    public var hex16: String { Self.padded(value, digits: 16) }
+    package var hex16: String { Self.padded(value, digits: 16) }
 
     /// The top 48 bits as twelve hex digits.
     package var hex12: String { Self.padded(value >> 16, digits: 12) }

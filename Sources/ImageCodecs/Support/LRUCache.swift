@@ -4,7 +4,7 @@ import Synchronization
 /// A least-recently-used cache bounded by bytes: O(1) lookup, insert and eviction (a dictionary into a
 /// doubly linked list kept in arrays), safe to share between threads. An entry bigger than the whole budget is
 /// not kept.
-public final class LRUCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+package final class LRUCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     /// A kept entry. Its place in the recency list is kept apart (`State.links`), so moving an entry copies two
     /// integers, not its key and value (each a retain and a release).
     @usableFromInline
@@ -39,7 +39,7 @@ public final class LRUCache<Key: Hashable & Sendable, Value: Sendable>: Sendable
     private let removalCount = Atomic<Int>(0)
     private let costOf: @Sendable (Value) -> Int
 
-    public init(budget: Int, cost: @escaping @Sendable (Value) -> Int) {
+    package init(budget: Int, cost: @escaping @Sendable (Value) -> Int) {
         var initial = State()
         initial.stats.budget = max(0, budget)
         state = Locked(initial)
@@ -51,7 +51,7 @@ public final class LRUCache<Key: Hashable & Sendable, Value: Sendable>: Sendable
     /// Inlinable so that a caller in another module (the fast path's lookup of a tile) gets it specialised for
     /// its key and value, not the generic version with its metadata lookups and witness calls.
     @inlinable
-    public func value(for key: Key, countingMiss: Bool = true, countingHit: Bool = true) -> Value? {
+    package func value(for key: Key, countingMiss: Bool = true, countingHit: Bool = true) -> Value? {
         state.withLock { s in
             guard let i = s.index[key] else {
                 if countingMiss { s.stats.misses += 1 }
@@ -67,7 +67,7 @@ public final class LRUCache<Key: Hashable & Sendable, Value: Sendable>: Sendable
     /// Inserts or replaces `value`, then evicts least recently used entries until the total fits the budget;
     /// returns what was evicted (a value over the whole budget comes back itself, not kept).
     @discardableResult
-    public func insert(_ value: Value, for key: Key) -> [(Key, Value)] {
+    package func insert(_ value: Value, for key: Key) -> [(Key, Value)] {
         let cost = costOf(value)
         return state.withLock { s -> [(Key, Value)] in
             if let i = s.index[key] { Self.remove(i, &s) }
@@ -98,7 +98,7 @@ public final class LRUCache<Key: Hashable & Sendable, Value: Sendable>: Sendable
 
     /// Removes the entry for `key`; returns whether there was one.
     @discardableResult
-    public func remove(_ key: Key) -> Bool {
+    package func remove(_ key: Key) -> Bool {
         let removed = state.withLock { s in
             guard let i = s.index[key] else { return false }
             Self.remove(i, &s)
@@ -109,11 +109,11 @@ public final class LRUCache<Key: Hashable & Sendable, Value: Sendable>: Sendable
     }
 
     /// How many removals there have been (see `removalCount`), read without the lock.
-    public var removals: Int { removalCount.load(ordering: .acquiring) }
+    package var removals: Int { removalCount.load(ordering: .acquiring) }
 
     /// Removes every entry whose key matches; returns how many went.
     @discardableResult
-    public func removeAll(where predicate: (Key) -> Bool) -> Int {
+    package func removeAll(where predicate: (Key) -> Bool) -> Int {
         let count = state.withLock { s in
             let doomed = s.index.filter { predicate($0.key) }.map(\.value)
             for i in doomed { Self.remove(i, &s) }
@@ -136,7 +136,7 @@ public final class LRUCache<Key: Hashable & Sendable, Value: Sendable>: Sendable
         }
     }
 
-    public var statistics: CacheStatistics { state.withLock { $0.stats } }
+    package var statistics: CacheStatistics { state.withLock { $0.stats } }
 
     private static func remove(_ i: Int, _ s: inout State) {
         unlink(i, &s)

@@ -5,33 +5,33 @@ import Glibc
 /// Lists image files in folders, recursively, naming them by `ImageNaming`. Symbolic links are followed, but a
 /// folder already seen (by device and inode) is not entered again, so a link to an ancestor cannot loop and a
 /// folder reached twice is listed once, under the path met first.
-public enum FolderScanner {
+package enum FolderScanner {
     /// A folder's identity on disk.
-    public struct FolderIdentity: Hashable, Sendable {
+    package struct FolderIdentity: Hashable, Sendable {
         let device: UInt64
         let inode: UInt64
     }
 
     /// A folder met by a walk: its id prefix ("" at the top), path and identity.
-    public struct FolderEntry: Sendable {
-        public let id: String
-        public let path: String
-        public let identity: FolderIdentity
+    package struct FolderEntry: Sendable {
+        package let id: String
+        package let path: String
+        package let identity: FolderIdentity
     }
 
     /// What one folder holds directly.
-    public struct Listing: Sendable {
+    package struct Listing: Sendable {
         /// Image id → file path.
-        public var files: [String: String] = [:]
+        package var files: [String: String] = [:]
         /// Sub-folders: id prefix → path.
-        public var folders: [(id: String, path: String)] = []
+        package var folders: [(id: String, path: String)] = []
     }
 
     /// Folders deeper than this are not entered (a guard against pathological trees, not a real limit).
     static let maxDepth = 64
 
     /// The identity of the folder at `path` (symbolic links followed), or nil when it is not a readable folder.
-    public static func identity(of path: String) -> FolderIdentity? {
+    package static func identity(of path: String) -> FolderIdentity? {
         var sb = stat()
         guard stat(path, &sb) == 0, (sb.st_mode & S_IFMT) == S_IFDIR else { return nil }
         return FolderIdentity(device: UInt64(sb.st_dev), inode: UInt64(sb.st_ino))
@@ -39,7 +39,7 @@ public enum FolderScanner {
 
     /// The image files and sub-folders directly in `directory`, ids prefixed by `prefix` (a folder id, or "").
     /// `skip` names files to leave out (being written). Nil when the folder cannot be read.
-    public static func list(_ directory: String, prefix: String, skip: (String) -> Bool = { _ in false }) -> Listing? {
+    package static func list(_ directory: String, prefix: String, skip: (String) -> Bool = { _ in false }) -> Listing? {
         guard let dir = opendir(directory) else { return nil }
         defer { closedir(dir) }
         var files: [String] = [], folders: [String] = []
@@ -73,7 +73,7 @@ public enum FolderScanner {
 
     /// Every image below `directory` (id → path) and every folder entered, the top one included. Folders whose
     /// identity is in `visited` are not entered; those entered are added to it.
-    public static func walk(_ directory: String, prefix: String, visited: inout Set<FolderIdentity>,
+    package static func walk(_ directory: String, prefix: String, visited: inout Set<FolderIdentity>,
                             skip: (String) -> Bool = { _ in false }) -> (files: [String: String], folders: [FolderEntry]) {
         var files: [(String, String)] = [], folders: [FolderEntry] = []
         var stack: [(id: String, path: String, depth: Int)] = [(prefix, directory, 0)]

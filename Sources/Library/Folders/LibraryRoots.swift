@@ -6,27 +6,27 @@ import Glibc
 /// image named by its stem; a folder is walked recursively (`FolderScanner`), its images named by their path
 /// below it. A rescan of everything and a rescan of one folder apply the same rules, so what the watcher sees
 /// one event at a time always ends where a fresh start would.
-public struct LibraryRoots: Sendable {
-    public enum Root: Sendable, Equatable {
+package struct LibraryRoots: Sendable {
+    package enum Root: Sendable, Equatable {
         case file(String)
         case folder(String)
 
-        public var path: String {
+        package var path: String {
             switch self {
             case let .file(path), let .folder(path): path
             }
         }
     }
 
-    public let roots: [Root]
+    package let roots: [Root]
 
-    public init(_ roots: [Root]) {
+    package init(_ roots: [Root]) {
         self.roots = roots
     }
 
     /// Each path as a file or a folder, by what is there now (symbolic links followed); the first path that does
     /// not exist is the failure, with the reason.
-    public static func classify(_ paths: [String]) -> Result<LibraryRoots, RootError> {
+    package static func classify(_ paths: [String]) -> Result<LibraryRoots, RootError> {
         var roots: [Root] = []
         for path in paths {
             var sb = stat()
@@ -37,15 +37,15 @@ public struct LibraryRoots: Sendable {
         return .success(LibraryRoots(roots))
     }
 
-    public struct RootError: Swift.Error, CustomStringConvertible {
-        public let path: String
+    package struct RootError: Swift.Error, CustomStringConvertible {
+        package let path: String
         let reason: String
-        public var description: String { "\(path): \(reason)" }
+        package var description: String { "\(path): \(reason)" }
     }
 
     /// Reads every root again and makes the library match. Returns the folders entered, per root index.
     @discardableResult
-    public func scanAll(into library: ImageLibrary, skip: (String) -> Bool = { _ in false }) -> [Int: [FolderScanner.FolderEntry]] {
+    package func scanAll(into library: ImageLibrary, skip: (String) -> Bool = { _ in false }) -> [Int: [FolderScanner.FolderEntry]] {
         var entered: [Int: [FolderScanner.FolderEntry]] = [:]
         for (index, root) in roots.enumerated() {
             switch root {

@@ -9,21 +9,21 @@ import Glibc
 /// (sub-folders walked, gone ones forgotten with their images), and when to rescan everything. Whoever watches
 /// the file system (`FolderWatcher`, with inotify) only reports what happened; `step` then applies it and says
 /// which folders to start and stop watching. Not thread-safe: one thread owns it.
-public final class LibrarySync {
+package final class LibrarySync {
     /// What a step asks of the watcher.
-    public struct Step {
+    package struct Step {
         /// Folders entered: watch them.
-        public var entered: [String] = []
+        package var entered: [String] = []
         /// Folders forgotten (gone, or below a gone one): stop watching them.
-        public var forgotten: [String] = []
+        package var forgotten: [String] = []
         /// What changed in the library, for the log; nil after a full rescan.
-        public var change: ImageLibrary.Change?
+        package var change: ImageLibrary.Change?
     }
 
     private let roots: LibraryRoots
     private let library: ImageLibrary
     /// Seconds a file being written may stay quiet before it is taken in anyway (a hard link is never closed).
-    public let writeQuiet: Double
+    package let writeQuiet: Double
     /// Every folder entered, by path, with its command-line root and id prefix; kept until a listing of its parent
     /// (or a rescan) finds it gone, so a deleted folder's images always leave with it.
     private var folders: [String: (root: Int, id: String)] = [:]
@@ -34,7 +34,7 @@ public final class LibrarySync {
     private var fullRescan = false
 
     /// The library after its first scan, which entered `folders` (per root index).
-    public init(roots: LibraryRoots, library: ImageLibrary, entered: [Int: [FolderScanner.FolderEntry]], writeQuiet: Double = 3) {
+    package init(roots: LibraryRoots, library: ImageLibrary, entered: [Int: [FolderScanner.FolderEntry]], writeQuiet: Double = 3) {
         self.roots = roots
         self.library = library
         self.writeQuiet = writeQuiet
@@ -44,19 +44,19 @@ public final class LibrarySync {
     }
 
     /// Every folder held now: what to watch at start.
-    public var folderPaths: [String] { Array(folders.keys) }
+    package var folderPaths: [String] { Array(folders.keys) }
 
     // MARK: What the watcher reports
 
     /// Something in folder `path` changed (an entry added, removed or renamed, or the folder itself went).
-    public func folderChanged(_ path: String) {
+    package func folderChanged(_ path: String) {
         if dirty.isEmpty { dirtySince = MonotonicClock.seconds() }
         dirty.insert(path)
     }
 
     /// An image file appeared at `path`. A symbolic link or a hard link is complete at once; anything else is
     /// being written, and waits for `fileFinished` or `writeQuiet` seconds of silence.
-    public func fileCreated(_ path: String) {
+    package func fileCreated(_ path: String) {
         var sb = stat()
         if lstat(path, &sb) == 0 && ((sb.st_mode & S_IFMT) == S_IFLNK || sb.st_nlink > 1) {
             folderChanged(PathText.parent(of: path))
@@ -66,29 +66,29 @@ public final class LibrarySync {
     }
 
     /// An image file being written was written again.
-    public func fileWritten(_ path: String) {
+    package func fileWritten(_ path: String) {
         if writing[path] != nil { writing[path] = MonotonicClock.seconds() }
     }
 
     /// An image file was closed after writing, renamed into place, removed or had its attributes changed.
-    public func fileFinished(_ path: String) {
+    package func fileFinished(_ path: String) {
         writing[path] = nil
         folderChanged(PathText.parent(of: path))
     }
 
     /// Events were lost: everything is read again at the next step.
-    public func eventsLost() { fullRescan = true }
+    package func eventsLost() { fullRescan = true }
 
     /// Whether a folder change waits for the next `step` (the watcher then wakes sooner, gathering a burst).
-    public var hasPendingChange: Bool { !dirty.isEmpty }
+    package var hasPendingChange: Bool { !dirty.isEmpty }
     /// Seconds the oldest waiting folder change has waited (0 when none).
-    public var pendingFor: Double { dirty.isEmpty ? 0 : MonotonicClock.seconds() - dirtySince }
+    package var pendingFor: Double { dirty.isEmpty ? 0 : MonotonicClock.seconds() - dirtySince }
 
     // MARK: Applying
 
     /// Applies what was reported: a full rescan when events were lost or `rescanDue`, else a listing of each
     /// changed folder; files quiet for `writeQuiet` are taken in.
-    public func step(rescanDue: Bool) -> Step {
+    package func step(rescanDue: Bool) -> Step {
         let now = MonotonicClock.seconds()
         for (path, last) in writing where now - last > writeQuiet {
             writing[path] = nil

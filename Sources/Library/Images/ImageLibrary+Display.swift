@@ -5,18 +5,18 @@ import ImageCodecs
 /// and which files are broken and why.
 extension ImageLibrary {
     /// The name of folder `path` as written on disk ("" for the top), or nil when there is no such folder.
-    public func folderName(_ path: String) -> String? {
+    package func folderName(_ path: String) -> String? {
         state.withLock { $0.folderName(path) }
     }
 
     /// The file name of image `id` without its extension, as written on disk.
-    public func name(of id: String) -> String? {
+    package func name(of id: String) -> String? {
         stateMember(id).map { Self.displayName(ofFile: $0.path, id: id) }
     }
 
     /// The last path component of `path` without its extension; the id's last component for images without a file.
     /// What listings call an image and IIIF labels it.
-    public static func displayName(ofFile path: String, id: String) -> String {
+    package static func displayName(ofFile path: String, id: String) -> String {
         let file = PathText.lastComponent(of: path)
         guard !file.isEmpty else { return PathText.lastComponent(of: id) }
         guard let dot = file.lastIndex(of: "."), dot != file.startIndex else { return file }
@@ -47,12 +47,12 @@ extension ImageLibrary {
 
     /// Calls `hook` with the id and error of each image found broken (once per version of its file): the server
     /// logs them, so a file left out of the pictures is named somewhere.
-    public func onBroken(_ hook: @escaping @Sendable (String, ImageSourceError) -> Void) {
+    package func onBroken(_ hook: @escaping @Sendable (String, ImageSourceError) -> Void) {
         state.withLock { $0.broken = hook }
     }
 
     /// Why image `id` is broken: the failure recorded for the file as it is now, or nil.
-    public func failure(of id: String) -> ImageSourceError? {
+    package func failure(of id: String) -> ImageSourceError? {
         guard let member = stateMember(id), let failure = member.failure else { return nil }
         return FileStamp.of(member.path) == failure.stamp ? failure.error : nil
     }

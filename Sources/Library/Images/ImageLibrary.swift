@@ -38,31 +38,31 @@ public final class ImageLibrary: ImageDirectory {
     }
 
     /// An image as listings see it: no file opened, no pyramid object made.
-    public struct Entry: Sendable {
-        public let id: String
-        public let path: String
+    package struct Entry: Sendable {
+        package let id: String
+        package let path: String
         /// The file's name as written on disk, without its extension (`Café de Flore (1)`): what people call it.
-        public var name: String { ImageLibrary.displayName(ofFile: path, id: id) }
+        package var name: String { ImageLibrary.displayName(ofFile: path, id: id) }
     }
 
     /// A sub-folder as a folder listing shows it.
-    public struct FolderSummary: Sendable {
-        public let path: String
+    package struct FolderSummary: Sendable {
+        package let path: String
         /// Its name as written on disk (`Île de Ré — summer`); ids keep only ASCII.
-        public let name: String
+        package let name: String
         /// Images in it and below.
-        public let count: Int
+        package let count: Int
         /// Its first image (its own, else its first sub-folder's): the folder's cover.
-        public let cover: String?
+        package let cover: String?
     }
 
     /// One page of a listing.
-    public struct Page: Sendable {
-        public let images: [Entry]
+    package struct Page: Sendable {
+        package let images: [Entry]
         /// Where the next page starts; nil on the last page.
-        public let next: LibraryKey?
+        package let next: LibraryKey?
         /// The folder's sub-folders (for a folder listing only).
-        public let folders: [FolderSummary]
+        package let folders: [FolderSummary]
     }
 
     /// One image of the library. Its `PyramidImage` is made on first use (a tile, a view, a manifest); a listing
@@ -227,7 +227,7 @@ public final class ImageLibrary: ImageDirectory {
 
     /// Up to `limit` images after `after` (from the start when nil): of the whole library, or of `folder` alone
     /// with its sub-folders. Nil when `folder` does not exist.
-    public func page(folder: String? = nil, after: LibraryKey? = nil, limit: Int) -> Page? {
+    package func page(folder: String? = nil, after: LibraryKey? = nil, limit: Int) -> Page? {
         state.withLock { state in
             let keys: [LibraryKey]
             var folders: [FolderSummary] = []

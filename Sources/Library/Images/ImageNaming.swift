@@ -9,7 +9,7 @@ import ImageCodecs
 ///   (`photo.png`). Whatever still clashes gets `-2`, `-3`, … in name order; folders that clash likewise.
 /// - Hidden names (a leading dot: editors' and rsync's temporaries, `.DS_Store`) and files without a
 ///   `.jpg`, `.jpeg` or `.png` extension (downloads in progress: `.part`, `.crdownload`, `.tmp`) are not images.
-public enum ImageNaming {
+package enum ImageNaming {
     /// One path component, cleaned.
     static func component(_ raw: some StringProtocol) -> String {
         let cleaned = String(raw.unicodeScalars.map { scalar -> Character in
@@ -22,13 +22,13 @@ public enum ImageNaming {
     }
 
     /// The file name without its directory and extension, cleaned: the id of a file named on the command line.
-    public static func stem(of path: String) -> String {
+    package static func stem(of path: String) -> String {
         let file = path.split(separator: "/").last.map(String.init) ?? path
         return component(file.lastIndex(of: ".").map { file[..<$0] } ?? file[...])
     }
 
     /// The format a file name's extension promises, or nil for names that are not images (hidden ones too).
-    public static func imageFormat(of name: String) -> SourceFormat? {
+    package static func imageFormat(of name: String) -> SourceFormat? {
         guard !name.hasPrefix("."), let dot = name.lastIndex(of: "."), dot != name.startIndex else { return nil }
         return SourceFormat(fileExtension: name[name.index(after: dot)...])
     }

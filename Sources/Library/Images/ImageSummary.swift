@@ -4,17 +4,17 @@ import Pyramid
 
 /// What a listing says of an image: its size and version, read from the header alone. A few dozen bytes, kept
 /// per listed image, so the header is read once per version of the file, not once per listing.
-public struct ImageSummary: Sendable, Equatable {
-    public let width: Int
-    public let height: Int
+package struct ImageSummary: Sendable, Equatable {
+    package let width: Int
+    package let height: Int
     /// `SourceVersion` of the file, as versioned URLs carry it.
-    public let version: String
+    package let version: String
     /// The source's kind (`jpeg`, `png`, `procedural`).
-    public let kind: String
+    package let kind: String
     /// The file's size and modification time when the header was read.
     let stamp: FileStamp
 
-    public init(_ snapshot: PyramidImage.Snapshot) {
+    package init(_ snapshot: PyramidImage.Snapshot) {
         width = snapshot.geometry.width
         height = snapshot.geometry.height
         version = snapshot.version
@@ -37,7 +37,7 @@ public struct ImageSummary: Sendable, Equatable {
 extension ImageLibrary {
     /// The summary of image `id`: from its pyramid object when it has one, else from the header, read again only
     /// when a `stat` (at most once per change-check interval, or after the watcher saw the file) finds it changed.
-    public func summary(_ id: String) throws -> ImageSummary {
+    package func summary(_ id: String) throws -> ImageSummary {
         guard let member = stateMember(id) else { throw TileServiceError.unknownImage(id) }
         if let image = member.image { return ImageSummary(try image.current()) }
         let now = MonotonicClock.nanoseconds()

@@ -2,7 +2,7 @@
 enum BuildError: Swift.Error, Sendable, CustomStringConvertible {
     case output(path: String, reason: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case let .output(path, reason): "cannot write \(path): \(reason)"
         }

@@ -1,23 +1,23 @@
 import ImageCodecs
 /// How `tileserver build` lays out and encodes a prebuilt pyramid.
-public struct BuildOptions: Sendable, Hashable {
-    public enum Layout: String, Sendable, CaseIterable {
+package struct BuildOptions: Sendable, Hashable {
+    package enum Layout: String, Sendable, CaseIterable {
         /// `NAME.dzi` plus `NAME_files/L/x_y.EXT`, as `vips dzsave` writes it.
         case dzi
         /// `L/x/y.EXT` directly under the output directory, for XYZ clients.
         case xyz
     }
 
-    public var layout: Layout
-    public var tileSize: Int
+    package var layout: Layout
+    package var tileSize: Int
     var overlap: Int
-    public var format: ImageFormat
-    public var quality: Int
+    package var format: ImageFormat
+    package var quality: Int
     var pngLevel: Int
     /// Encoder threads; the decode runs on one more.
     var threads: Int
 
-    public init(layout: Layout = .dzi, tileSize: Int = 256, overlap: Int = 0, format: ImageFormat = .jpeg,
+    package init(layout: Layout = .dzi, tileSize: Int = 256, overlap: Int = 0, format: ImageFormat = .jpeg,
                 quality: Int = 85, pngLevel: Int = 3, threads: Int = 2) {
         self.layout = layout
         self.tileSize = tileSize

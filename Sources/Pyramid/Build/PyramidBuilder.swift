@@ -3,12 +3,12 @@ import TileGeometry
 /// Writes every tile of every level of an image in one streaming pass, the way `vips dzsave` does: rows are
 /// decoded once, top to bottom; each level keeps only the rows its next tile row needs and passes 2 × 2
 /// averages down; cut tiles are encoded and written by a few threads while decoding goes on.
-public struct PyramidBuilder: Sendable {
-    public let source: any ImageSource
-    public let options: BuildOptions
-    public let geometry: PyramidGeometry
+package struct PyramidBuilder: Sendable {
+    package let source: any ImageSource
+    package let options: BuildOptions
+    package let geometry: PyramidGeometry
 
-    public init(source: any ImageSource, options: BuildOptions) {
+    package init(source: any ImageSource, options: BuildOptions) {
         self.source = source
         self.options = options
         geometry = PyramidGeometry(width: source.info.width, height: source.info.height,
@@ -23,7 +23,7 @@ public struct PyramidBuilder: Sendable {
 
     /// Builds into a staging directory and moves it into place under `output` as `name`. `progress` is
     /// called now and then with tiles written and the total.
-    public func build(into output: String, name: String, progress: (@Sendable (Int, Int) -> Void)? = nil) throws {
+    package func build(into output: String, name: String, progress: (@Sendable (Int, Int) -> Void)? = nil) throws {
         let out = try OutputDirectory(root: output, name: name, layout: options.layout)
         do {
             try out.makeDirectories(geometry)

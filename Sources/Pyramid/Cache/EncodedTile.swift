@@ -4,11 +4,11 @@ public struct EncodedTile: Sendable, Equatable {
     public let bytes: [UInt8]
     public let format: ImageFormat
     /// The `SourceVersion` of the image the tile was cut from (empty when unknown).
-    public let version: String
+    package let version: String
     /// Quoted strong entity tag: the version, then FNV-1a 64 over the bytes taken as 64-bit words.
     public let etag: String
 
-    public init(bytes: [UInt8], format: ImageFormat, version: String = "") {
+    package init(bytes: [UInt8], format: ImageFormat, version: String = "") {
         self.bytes = bytes
         self.format = format
         self.version = version

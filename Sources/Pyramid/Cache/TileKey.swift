@@ -2,13 +2,13 @@ import ImageCodecs
 import TileGeometry
 /// Identifies one encoded tile in the caches. `generation` changes whenever the source file does, so tiles of
 /// an old version are never served for a new one.
-public struct TileKey: Hashable, Sendable {
-    public var image: String
-    public var generation: Int
-    public var tile: TileCoordinate
-    public var format: ImageFormat
+package struct TileKey: Hashable, Sendable {
+    package var image: String
+    package var generation: Int
+    package var tile: TileCoordinate
+    package var format: ImageFormat
 
-    public init(image: String, generation: Int, tile: TileCoordinate, format: ImageFormat) {
+    package init(image: String, generation: Int, tile: TileCoordinate, format: ImageFormat) {
         self.image = image
         self.generation = generation
         self.tile = tile
@@ -18,7 +18,7 @@ public struct TileKey: Hashable, Sendable {
     /// Hashes all but the image's id: generations are unique across images and versions (`PyramidImage`), so
     /// the id adds nothing to the hash but the cost of hashing a string on every cache look. Equality still
     /// compares it.
-    public func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         hasher.combine(generation)
         hasher.combine(tile)
         hasher.combine(format)

@@ -3,10 +3,10 @@ import TileGeometry
 /// decode at 1/8 (libjpeg's DCT scaling: the whole photo on screen for the cost of a scaled decode, "small
 /// first"); the three levels above from one decode at full resolution. An image under 8 levels deep has one
 /// full-resolution pass for all of them.
-public struct PassPlan: Sendable, Hashable {
+package struct PassPlan: Sendable, Hashable {
     /// The decode's shrink: 8 or 1.
-    public let shrink: Int
-    public let levels: ClosedRange<Int>
+    package let shrink: Int
+    package let levels: ClosedRange<Int>
 
     /// The passes that together make every level of `geometry`, small first.
     static func plans(for geometry: PyramidGeometry) -> [PassPlan] {
@@ -28,5 +28,5 @@ public struct PassPlan: Sendable, Hashable {
     }
 
     /// What the metrics call this pass.
-    public var name: String { shrink == 1 ? "full" : "1/\(shrink)" }
+    package var name: String { shrink == 1 ? "full" : "1/\(shrink)" }
 }

@@ -2,7 +2,7 @@ import POSIXSupport
 
 /// An encoded region or view image: in memory, or spooled to an unnamed file (never visible, gone when the
 /// descriptor closes) when it was made in bands, for the server to send with `sendfile`.
-public enum EncodedOutput: Sendable {
+package enum EncodedOutput: Sendable {
     case bytes([UInt8])
     case file(FileDescriptor, length: Int)
 

@@ -1,22 +1,22 @@
 import ImageCodecs
 /// What is done to a region's pixels after resampling, in IIIF order: mirror, then turn, then quality.
-public struct PixelTransform: Sendable, Equatable {
-    public enum Tone: Sendable, Equatable { case color, gray, bitonal }
+package struct PixelTransform: Sendable, Equatable {
+    package enum Tone: Sendable, Equatable { case color, gray, bitonal }
 
-    public var mirror: Bool
+    package var mirror: Bool
     /// Clockwise quarter turns, 0 to 3.
-    public var quarterTurns: Int
+    package var quarterTurns: Int
     var tone: Tone
 
-    public init(mirror: Bool = false, quarterTurns: Int = 0, tone: Tone = .color) {
+    package init(mirror: Bool = false, quarterTurns: Int = 0, tone: Tone = .color) {
         self.mirror = mirror
         self.quarterTurns = ((quarterTurns % 4) + 4) % 4
         self.tone = tone
     }
 
-    public static let none = PixelTransform()
+    package static let none = PixelTransform()
 
-    public func apply(_ pixels: PixelBuffer) -> PixelBuffer {
+    package func apply(_ pixels: PixelBuffer) -> PixelBuffer {
         var out = mirror ? pixels.mirrored() : pixels
         out = out.rotated(quarterTurns: quarterTurns)
         switch tone {
@@ -27,5 +27,5 @@ public struct PixelTransform: Sendable, Equatable {
     }
 
     /// Channels of the result for a source with `channels`.
-    public func channels(from channels: Int) -> Int { tone == .color ? channels : 1 }
+    package func channels(from channels: Int) -> Int { tone == .color ? channels : 1 }
 }

@@ -4,18 +4,18 @@ import TileGeometry
 /// pyramid level that still has at least the requested resolution, then resampled. Any rectangle of the
 /// output can be made alone (`TileService.region(_:columns:rows:…)`), bit for bit as in the whole, so an
 /// output larger than memory is made in bands.
-public struct RegionPlan: Sendable, Equatable {
-    public let rect: PixelRect
+package struct RegionPlan: Sendable, Equatable {
+    package let rect: PixelRect
     let outWidth: Int
     let outHeight: Int
-    public let level: Int
-    public let channels: Int
+    package let level: Int
+    package let channels: Int
     let shrink: Int
     let levelWidth: Int
     let levelHeight: Int
     let tileSize: Int
 
-    public init(rect: PixelRect, outWidth: Int, outHeight: Int, geometry: PyramidGeometry, channels: Int) {
+    package init(rect: PixelRect, outWidth: Int, outHeight: Int, geometry: PyramidGeometry, channels: Int) {
         var shrink = 1
         while shrink * 2 <= 1 << geometry.maxLevel,
               Double(rect.width) / Double(shrink * 2) >= Double(outWidth),
@@ -47,7 +47,7 @@ public struct RegionPlan: Sendable, Equatable {
     /// Pixel memory that making `columns × rows` of the output takes at its peak: the level pixels under
     /// it, the float rows of the horizontal pass, the output and one transformed copy, and the tiles being
     /// decoded.
-    public func bytes(columns: Int, rows: Int) -> Int {
+    package func bytes(columns: Int, rows: Int) -> Int {
         let scaleX = Double(rect.width) / Double(shrink) / Double(outWidth)
         let scaleY = Double(rect.height) / Double(shrink) / Double(outHeight)
         let levelColumns = min(levelWidth, Int((Double(columns) * scaleX).rounded(.up)) + 2)

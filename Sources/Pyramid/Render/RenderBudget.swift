@@ -5,7 +5,7 @@ import POSIXSupport
 /// not fit waits, first come first served, in a queue of at most `queueLimit`; a full queue or a wait past
 /// `maxWait` seconds is `RenderBudgetError.busy` (the server's 503), and a request larger than the whole
 /// budget is `tooLarge` (callers band such work so it fits, and refuse only what cannot be banded).
-public final class RenderBudget: @unchecked Sendable {
+package final class RenderBudget: @unchecked Sendable {
     let capacity: Int
     let queueLimit: Int
     let maxWait: Double
@@ -18,7 +18,7 @@ public final class RenderBudget: @unchecked Sendable {
     private var queue: [UInt64] = []
     private var nextTicket: UInt64 = 0
 
-    public init(capacity: Int, queueLimit: Int = 64, maxWait: Double = 10) {
+    package init(capacity: Int, queueLimit: Int = 64, maxWait: Double = 10) {
         self.capacity = capacity
         self.queueLimit = queueLimit
         self.maxWait = maxWait
@@ -26,7 +26,7 @@ public final class RenderBudget: @unchecked Sendable {
 
     /// Pixel memory a lease holds until it is released or dropped.
     final class Lease: @unchecked Sendable {
-        public let bytes: Int
+        package let bytes: Int
         private weak var budget: RenderBudget?
         private var released = false
 
@@ -45,11 +45,11 @@ public final class RenderBudget: @unchecked Sendable {
     }
 
     /// A snapshot for `/metrics`.
-    public struct Usage: Sendable {
-        public let inUse: Int
-        public let peak: Int
-        public let waiting: Int
-        public let refusals: Int
+    package struct Usage: Sendable {
+        package let inUse: Int
+        package let peak: Int
+        package let waiting: Int
+        package let refusals: Int
     }
 
     var usage: Usage {
@@ -110,13 +110,13 @@ public final class RenderBudget: @unchecked Sendable {
 }
 
 /// Why pixel memory was not given.
-public enum RenderBudgetError: Swift.Error, Sendable, Equatable, CustomStringConvertible {
+package enum RenderBudgetError: Swift.Error, Sendable, Equatable, CustomStringConvertible {
     /// Every byte is taken and the queue is full, or the wait timed out: try again later.
     case busy(waiting: Int, retryAfter: Int)
     /// More than the whole budget, in one piece.
     case tooLarge(bytes: Int, capacity: Int)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case let .busy(waiting, retryAfter):
             "the server is busy rendering large images (\(waiting) waiting); retry in \(retryAfter) s"

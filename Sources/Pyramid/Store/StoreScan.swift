@@ -6,14 +6,14 @@ import Glibc
 #endif
 
 /// A pass whose markers a store holds: one version of one image's tiles made by a decode at `shrink`.
-public struct StoredPass: Sendable, Equatable {
+package struct StoredPass: Sendable, Equatable {
     /// The image id.
-    public let image: String
+    package let image: String
     /// The source version the tiles were cut from.
-    public let version: String
+    package let version: String
     /// The tile folder (`TileStore.folder(image:version:options:)`).
-    public let folder: String
-    public let shrink: Int
+    package let folder: String
+    package let shrink: Int
 
     /// The marker written when the pass starts.
     static func startedMarker(folder: String, shrink: Int) -> String { folder + "/pass-\(shrink).started" }

@@ -20,12 +20,12 @@ import TileGeometry
 public final class TileStore: Sendable {
     /// What the store counts, read together: its tiles as a cache counts them (hits and misses are reads of
     /// the store), and the tiles written.
-    public struct Statistics: Sendable, Equatable {
-        public var tiles: CacheStatistics
-        public var writes: Int
+    package struct Statistics: Sendable, Equatable {
+        package var tiles: CacheStatistics
+        package var writes: Int
     }
 
-    public let directory: String
+    package let directory: String
     private let index: LRUCache<String, Int>
     private let hits = Atomic<Int>(0)
     private let misses = Atomic<Int>(0)
@@ -48,7 +48,7 @@ public final class TileStore: Sendable {
     /// Scans the directory on a background thread: counts every tile into the budget (evicting the oldest
     /// beyond it), removes temporary files of writers no longer running, and hands `interrupted` the passes
     /// that started but never finished (a crash or a kill), so they can be run again.
-    public func startScan(interrupted: @escaping @Sendable ([StoredPass]) -> Void = { _ in }) {
+    package func startScan(interrupted: @escaping @Sendable ([StoredPass]) -> Void = { _ in }) {
         startDetachedThread { [self] in
             lowerCurrentThreadPriority()
             let found = StoreScan(directory: directory).run()
@@ -61,11 +61,11 @@ public final class TileStore: Sendable {
     }
 
     /// Blocks until the start-up scan has finished (tests, and tools that need exact figures).
-    public func waitUntilScanned() {
+    package func waitUntilScanned() {
         while !scanned.load(ordering: .acquiring) { usleep(2000) }
     }
 
-    public var statistics: Statistics {
+    package var statistics: Statistics {
         var tiles = index.statistics
         tiles.hits = hits.load(ordering: .relaxed)
         tiles.misses = misses.load(ordering: .relaxed)
@@ -73,24 +73,24 @@ public final class TileStore: Sendable {
     }
 
     /// The folder of one version of an image's tiles under one setting.
-    public static func folder(image: String, version: String, options: TileOptions) -> String {
+    package static func folder(image: String, version: String, options: TileOptions) -> String {
         "\(folder(image: image))/\(version)-t\(options.tileSize)o\(options.overlap)q\(options.quality)"
     }
 
     /// The folder of all of an image's tiles: its id with `/` written `%2F`, so `a` and `a/b` never nest (ids
     /// hold no `%`).
-    public static func folder(image: String) -> String {
+    package static func folder(image: String) -> String {
         image.split(separator: "/", omittingEmptySubsequences: false).joined(separator: "%2F")
     }
 
     /// The relative path of a tile.
-    public static func name(folder: String, tile: TileCoordinate, format: ImageFormat) -> String {
+    package static func name(folder: String, tile: TileCoordinate, format: ImageFormat) -> String {
         folder + "/\(tile.level)/\(tile.x)_\(tile.y).\(format.fileExtension)"
     }
 
     /// The tile stored as `name`, or nil. A file that does not end the way its format ends (cut short) is
     /// deleted and counts as a miss.
-    public func read(_ name: String, format: ImageFormat, version: String = "") -> EncodedTile? {
+    package func read(_ name: String, format: ImageFormat, version: String = "") -> EncodedTile? {
         guard let bytes = Self.contents(directory + "/" + name) else {
             misses.add(1, ordering: .relaxed)
             index.remove(name)
@@ -109,17 +109,17 @@ public final class TileStore: Sendable {
 
     /// Writes the tile under a temporary name, renames it into place, then evicts over the budget. A store that
     /// cannot write is only a slower store: failures are dropped.
-    public func write(_ tile: EncodedTile, as name: String) {
+    package func write(_ tile: EncodedTile, as name: String) {
         guard (try? writeFile(tile.bytes, as: name)) != nil else { return }
         writes.add(1, ordering: .relaxed)
         evict(index.insert(tile.bytes.count, for: name))
     }
 
     /// Whether `name` (a marker, not a tile) exists.
-    public func has(_ name: String) -> Bool { Self.exists(directory + "/" + name) }
+    package func has(_ name: String) -> Bool { Self.exists(directory + "/" + name) }
 
     /// Writes an empty marker file `name` (crash-safe like a tile); markers take no budget.
-    public func mark(_ name: String) {
+    package func mark(_ name: String) {
         _ = try? writeFile([], as: name)
     }
 
@@ -181,10 +181,10 @@ public final class TileStore: Sendable {
 }
 
 /// Why the tile store cannot be used.
-public enum TileStoreError: Swift.Error, Sendable, CustomStringConvertible {
+package enum TileStoreError: Swift.Error, Sendable, CustomStringConvertible {
     case cannotCreate(directory: String, reason: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case let .cannotCreate(directory, reason):
             "cannot use the tile store directory \(directory): \(reason); choose another with --store-dir, or --store-dir off"

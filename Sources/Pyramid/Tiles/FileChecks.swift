@@ -5,24 +5,22 @@ import Synchronization
 /// tile path on an event loop): an image whose last look is due is queued here, and its `current()` runs the
 /// `stat` (and reopens a changed file) while the answers go on from the version in hand. Queuing allocates
 /// nothing: the queue's buffers are made once, and an image is queued at most once at a time.
-public final class FileChecks: @unchecked Sendable {
-    /// The one thread for the process, started on first use.
-    public static let shared = FileChecks()
-
+final class FileChecks: @unchecked Sendable {
     private static let capacity = 1024
     private let lock = ConditionLock()
     private var queue: [PyramidImage] = []
     private var spare: [PyramidImage] = []
     private let started = Atomic<Bool>(false)
 
-    private init() {
+    /// Its thread starts on the first request.
+    init() {
         queue.reserveCapacity(Self.capacity)
         spare.reserveCapacity(Self.capacity)
     }
 
     /// Queues a look at `image`'s file unless one is queued already (or the queue is full: a later answer asks
     /// again). Returns at once.
-    public func request(_ image: PyramidImage) {
+    func request(_ image: PyramidImage) {
         guard image.checkQueued.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
         if !started.load(ordering: .acquiring), started.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged {
             startDetachedThread { [self] in run() }

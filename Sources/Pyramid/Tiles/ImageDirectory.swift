@@ -8,6 +8,11 @@ public protocol ImageDirectory: AnyObject, Sendable {
     func image(_ id: String) -> PyramidImage?
     /// The images held.
     var count: Int { get }
+    /// The first image in order: what `/tiles/{z}/{x}/{y}` serves.
+    var firstID: String? { get }
+    /// Bumped by every change that adds, removes or replaces an image; read without a lock on every cached tile,
+    /// so a lookup kept beside the number it was made at knows at once when to look again.
+    var generation: Int { get }
     /// How many of them are known not to decode (their file unchanged since).
     var brokenCount: Int { get }
     /// `id`'s file did not decode: listings show it as broken until the file changes.

@@ -14,6 +14,8 @@ public final class ImageList: ImageDirectory {
 
     public func image(_ id: String) -> PyramidImage? { images.first { $0.id == id } }
     public var count: Int { images.count }
+    public var firstID: String? { images.first?.id }
+    public var generation: Int { 0 }
     public var brokenCount: Int { failures.withLock { $0.count } }
     public func recordFailure(_ id: String, _ error: ImageSourceError) { failures.withLock { $0[id] = error } }
     public func attach(_ changes: any ImageChanges) { images.forEach(changes.imageMade) }

@@ -14,12 +14,12 @@ import TileGeometry
 /// starts them and stores what they cut. A changed file cancels the passes of the old version.
 public final class PyramidImage: @unchecked Sendable {
     /// What a request works with: one version of the file, never mixed with another.
-    public struct Snapshot: Sendable {
-        public let source: any ImageSource
-        public let geometry: PyramidGeometry
-        public let generation: Int
+    package struct Snapshot: Sendable {
+        package let source: any ImageSource
+        package let geometry: PyramidGeometry
+        package let generation: Int
         /// The source's fingerprint (`SourceVersion`): what versioned URLs carry.
-        public let version: String
+        package let version: String
 
         /// Whether tiles of `level` are read straight from the file (`ImageSource.isRandomAccess(atShrink:)`).
         func readsDirectly(_ level: Int) -> Bool {
@@ -28,7 +28,7 @@ public final class PyramidImage: @unchecked Sendable {
     }
 
     public let id: String
-    public let path: String
+    package let path: String
     private let options: TileOptions
     private let lock = ConditionLock()
     /// Nil until the header is first needed: a library of 100,000 files starts without reading any.
@@ -69,7 +69,7 @@ public final class PyramidImage: @unchecked Sendable {
     }
 
     /// An image of the file at `path` whose header is read when first needed (`current()`).
-    public init(id: String, lazilyAt path: String, options: TileOptions) {
+    package init(id: String, lazilyAt path: String, options: TileOptions) {
         self.id = id
         self.path = path
         self.options = options
@@ -104,7 +104,7 @@ public final class PyramidImage: @unchecked Sendable {
     /// The current version. At most once per `changeCheckInterval` a `stat(2)` of the path; a new size or
     /// modification time reopens the file and drops every raster of the old one. In between, the hot path makes
     /// no system call.
-    public func current() throws -> Snapshot {
+    package func current() throws -> Snapshot {
         if let known = try known() { return known }
         lastCheck.store(MonotonicClock.nanoseconds(), ordering: .relaxed)
         let stamp = FileStamp.of(path)
@@ -131,7 +131,7 @@ public final class PyramidImage: @unchecked Sendable {
     /// What `current()` answers when it needs no system call: the snapshot (or the failure) while the last
     /// look at the file is recent enough; nil when answering needs the file. Event loops use this and leave
     /// the rest to a pool.
-    public func known() throws -> Snapshot? {
+    package func known() throws -> Snapshot? {
         guard look == .recent else { return nil }
         let known: Result<Snapshot, any Swift.Error>? = lock.withLock {
             if let snapshot { return .success(snapshot) }
@@ -142,16 +142,16 @@ public final class PyramidImage: @unchecked Sendable {
 
     /// The generation and version of the version in hand, for the fast tile path (one lock, nothing else
     /// copied); nil before the first look and for a file that failed. Check `look` first.
-    public func knownVersion() -> (generation: Int, version: String)? {
+    func knownVersion() -> (generation: Int, version: String)? {
         lock.withLock { snapshot.map { ($0.generation, $0.version) } }
     }
 
     /// The generation of the version in hand (0: none), read without a lock: the fast tile path keeps the
     /// version beside it and asks `knownVersion()` again only when this moves.
-    public var publishedGeneration: Int { published.load(ordering: .acquiring) }
+    var publishedGeneration: Int { published.load(ordering: .acquiring) }
 
     /// How recent the last look at the file is, for answers that may not look themselves.
-    public enum Look: Sendable {
+    enum Look: Sendable {
         /// Within the change-check interval (or nothing to look at).
         case recent
         /// Due: have `FileChecks` take it, and answer from the version in hand meanwhile.
@@ -160,7 +160,7 @@ public final class PyramidImage: @unchecked Sendable {
         case overdue
     }
 
-    public var look: Look {
+    var look: Look {
         let age = checkAge
         return age < 1 ? .recent : age < 2 ? .due : .overdue
     }
@@ -179,7 +179,7 @@ public final class PyramidImage: @unchecked Sendable {
 
     /// What the file of `snapshot` says about itself (`MetadataReader`): read from its header on first use, then
     /// kept for that version. Synthetic sources have none.
-    public func metadata(for snapshot: Snapshot) throws -> PhotoMetadata {
+    package func metadata(for snapshot: Snapshot) throws -> PhotoMetadata {
         guard watchesFile else { return PhotoMetadata() }
         if let known = lock.withLock({ metadata }), known.generation == snapshot.generation { return known.value }
         let value = try MetadataReader.read(path: path)
@@ -256,7 +256,7 @@ public final class PyramidImage: @unchecked Sendable {
     /// pass's shrink (a crop and a skip: only the rows above and inside it are read), halved down to the
     /// level as the pass cascades. Random-access sources, and with `scaled` any source, are decoded at the
     /// level's shrink directly (a JPEG's DCT scaling, as region passes do: a quarter of the work at 1/2).
-    public func render(_ tile: TileCoordinate, in snapshot: Snapshot, scaled: Bool = false) throws -> PixelBuffer {
+    package func render(_ tile: TileCoordinate, in snapshot: Snapshot, scaled: Bool = false) throws -> PixelBuffer {
         let geometry = snapshot.geometry
         let rect = try geometry.rect(of: tile)
         let shrink = geometry.shrink(ofLevel: tile.level)

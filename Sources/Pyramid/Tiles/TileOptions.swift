@@ -18,13 +18,13 @@ public struct TileOptions: Sendable, Hashable {
     var passes: Int
     /// Encoder threads of each running pass.
     var passEncoders: Int
-    public var limits: ImageLimits
+    package var limits: ImageLimits
     /// Pixel memory all region renders, view images and whole-image decodes together may hold.
     var renderBytes: Int
     /// Requests that may wait for render memory; more get `RenderBudgetError.busy`.
-    public var renderQueue: Int
+    package var renderQueue: Int
     /// Seconds a request waits for render memory before it gets `RenderBudgetError.busy`.
-    public var renderWait: Double
+    package var renderWait: Double
     /// Seconds between two `stat`s of a source file for changes; a replaced file is seen within this time.
     package var changeCheckInterval: Double
 

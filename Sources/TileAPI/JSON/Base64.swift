@@ -1,7 +1,7 @@
 /// Base64 (RFC 4648): the URL-safe alphabet without padding for cursors in URLs (§5), the standard alphabet with
 /// padding for `data:` URLs (§4), which browsers decode with the standard alphabet only.
-public enum Base64 {
-    public enum Alphabet: Sendable {
+enum Base64 {
+    enum Alphabet: Sendable {
         case standard, url
     }
 
@@ -12,7 +12,7 @@ public enum Base64 {
         alphabet == .standard ? standardDigits : urlDigits
     }
 
-    public static func encode(_ bytes: [UInt8], _ alphabet: Alphabet) -> String {
+    static func encode(_ bytes: [UInt8], _ alphabet: Alphabet) -> String {
         let digits = digits(alphabet)
         var out: [UInt8] = []
         out.reserveCapacity((bytes.count + 2) / 3 * 4)
@@ -31,7 +31,7 @@ public enum Base64 {
 
     /// The bytes of `text`, or nil when it holds a character outside `alphabet` or a dangling digit. Padding
     /// (`=`) is accepted at the end of standard text only.
-    public static func decode(_ text: String, _ alphabet: Alphabet) -> [UInt8]? {
+    static func decode(_ text: String, _ alphabet: Alphabet) -> [UInt8]? {
         let digits = digits(alphabet)
         var value: UInt32 = 0, bits = 0
         var out: [UInt8] = []

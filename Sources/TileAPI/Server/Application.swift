@@ -63,7 +63,7 @@ public final class Application: HTTPResponder {
 
     /// Each event loop's answerer of cached tiles from their bytes (`CachedTileResponder`).
     public func makeFastResponder() -> (any FastResponder)? {
-        CachedTileResponder(tiles: tiles, library: library, metrics: metrics, accessLog: accessLog, cacheControl: tileCacheControl)
+        CachedTileResponder(tiles: tiles, metrics: metrics, accessLog: accessLog, cacheControl: tileCacheControl)
     }
 
     public func report(_ problem: String) {

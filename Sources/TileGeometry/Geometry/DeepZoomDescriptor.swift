@@ -1,7 +1,7 @@
 import ImageCodecs
 /// The DeepZoom `.dzi` document, formatted as `vips dzsave` writes it (the builder and the server share it).
-public enum DeepZoomDescriptor {
-    public static func xml(width: Int, height: Int, tileSize: Int, overlap: Int, format: ImageFormat) -> String {
+package enum DeepZoomDescriptor {
+    package static func xml(width: Int, height: Int, tileSize: Int, overlap: Int, format: ImageFormat) -> String {
         """
         <?xml version="1.0" encoding="UTF-8"?>
         <Image xmlns="http://schemas.microsoft.com/deepzoom/2008"

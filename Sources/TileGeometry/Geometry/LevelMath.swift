@@ -1,7 +1,7 @@
 /// DeepZoom level arithmetic shared by the geometry types.
-public enum LevelMath {
+package enum LevelMath {
     /// `ceil(log2(max(width, height)))`: the full-resolution level; 0 for a 1 × 1 image.
-    public static func maxLevel(width: Int, height: Int) -> Int {
+    package static func maxLevel(width: Int, height: Int) -> Int {
         let longest = max(width, height)
         guard longest > 1 else { return 0 }
         return Int.bitWidth - (longest - 1).leadingZeroBitCount

@@ -4,7 +4,7 @@ extension PyramidGeometry {
     /// `outWidth × outHeight` (give or take `slack` pixels, for a size the client let the server derive, such
     /// as IIIF's `w,`, which may round differently from the pyramid's halving), or nil. This is how IIIF viewers ask for tiles (OpenSeadragon, Mirador, Leaflet-IIIF): answering them
     /// with the tile itself makes every protocol share one cache entry. Only overlap-free pyramids qualify.
-    public func tile(exactly region: PixelRect, outWidth: Int, outHeight: Int, slack: Int = 0) -> TileCoordinate? {
+    package func tile(exactly region: PixelRect, outWidth: Int, outHeight: Int, slack: Int = 0) -> TileCoordinate? {
         guard let block = tileBlock(exactly: region, outWidth: outWidth, outHeight: outHeight, slack: slack),
               block.columns.count == 1, block.rows.count == 1 else { return nil }
         return TileCoordinate(level: block.level, x: block.columns.lowerBound, y: block.rows.lowerBound)
@@ -15,7 +15,7 @@ extension PyramidGeometry {
     /// The block of whole tiles of one level whose full-resolution cells together are exactly `region`, at that
     /// level's own pixels (give or take `slack`, as for `tile(exactly:…)`), or nil: how the Universal Viewer's
     /// 512 px tiles fall on a 256 px pyramid. Such a region can be answered by joining its tiles' encodings.
-    public func tileBlock(exactly region: PixelRect, outWidth: Int, outHeight: Int, slack: Int = 0) -> TileBlock? {
+    package func tileBlock(exactly region: PixelRect, outWidth: Int, outHeight: Int, slack: Int = 0) -> TileBlock? {
         guard overlap == 0, region.x >= 0, region.y >= 0, region.width > 0, region.height > 0,
               region.x + region.width <= width, region.y + region.height <= height else { return nil }
         for level in stride(from: maxLevel, through: 0, by: -1) {
@@ -37,15 +37,15 @@ extension PyramidGeometry {
 }
 
 /// Whole tiles `columns × rows` of `level`, which together are `width × height` level pixels.
-public struct TileBlock: Sendable, Equatable {
-    public let level: Int
-    public let columns: Range<Int>
-    public let rows: Range<Int>
-    public let width: Int
-    public let height: Int
+package struct TileBlock: Sendable, Equatable {
+    package let level: Int
+    package let columns: Range<Int>
+    package let rows: Range<Int>
+    package let width: Int
+    package let height: Int
 
     /// The tiles in row order.
-    public var tiles: [TileCoordinate] {
+    package var tiles: [TileCoordinate] {
         rows.flatMap { y in columns.map { x in TileCoordinate(level: level, x: x, y: y) } }
     }
 }

@@ -62,7 +62,7 @@ public struct PyramidGeometry: Hashable, Sendable {
     }
 
     /// Every tile of `level` whose (overlap-free) cell meets `rect`, given in that level's pixels.
-    public func tiles(atLevel level: Int, covering rect: PixelRect) -> [TileCoordinate] {
+    package func tiles(atLevel level: Int, covering rect: PixelRect) -> [TileCoordinate] {
         let (columns, rows) = tileCount(level)
         guard !rect.isEmpty else { return [] }
         let c0 = max(0, rect.x / tileSize), c1 = min(columns - 1, (rect.maxX - 1) / tileSize)
@@ -75,7 +75,7 @@ public struct PyramidGeometry: Hashable, Sendable {
     }
 
     /// Tiles in every level, for a full build.
-    public var totalTiles: Int {
+    package var totalTiles: Int {
         (0 ... maxLevel).reduce(0) { sum, level in
             let (c, r) = tileCount(level)
             return sum + c * r
@@ -83,7 +83,7 @@ public struct PyramidGeometry: Hashable, Sendable {
     }
 
     /// The largest level whose whole image is one tile: the pyramid's own thumbnail.
-    public var thumbnailLevel: Int {
+    package var thumbnailLevel: Int {
         var level = maxLevel
         while level > 0, max(levelSize(level).width, levelSize(level).height) > tileSize { level -= 1 }
         return level

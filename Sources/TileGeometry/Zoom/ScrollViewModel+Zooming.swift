@@ -6,9 +6,9 @@ public struct ZoomResult: Hashable, Sendable {
         case rect
     }
 
-    public var mode: Mode
+    package var mode: Mode
     /// The zoom before the gesture; nil for zoom-to-rectangle.
-    public var fromZoom: Double?
+    package var fromZoom: Double?
     public var zoom: Double
     /// `viewWidth / zoom × viewHeight / zoom` centred on the target point, unclamped (as the seed computes it).
     public var rect: ViewRect

@@ -4,7 +4,7 @@
 /// mobile toolkits zoom photos with (UIScrollView's zoomScale, contentInset and zoom(to:)), whose behaviour
 /// this reproduces, so readers who know one recognise the other.
 public struct ScrollViewModel: Hashable, Sendable {
-    public let geometry: PyramidGeometry
+    package let geometry: PyramidGeometry
     public let viewWidth: Double
     public let viewHeight: Double
     /// `min(viewWidth / W, viewHeight / H)`.
@@ -13,9 +13,9 @@ public struct ScrollViewModel: Hashable, Sendable {
     public let maxZoom: Double
     /// Device pixels per view (CSS) pixel: tiles are chosen for `zoom × pixelRatio`, so a phone at ratio 3 gets
     /// sharp tiles, while zooms (and `maxZoom`, native size in view pixels) stay in view pixels.
-    public let pixelRatio: Double
+    package let pixelRatio: Double
     /// The pixel ratios a client may name: below 1 would pick blurry tiles, above 4 no screen has.
-    public static let pixelRatios: ClosedRange<Double> = 1 ... 4
+    package static let pixelRatios: ClosedRange<Double> = 1 ... 4
     /// Zooms this close to `minZoom` (relative) are fit: a fit zoom written with six decimals and read back lands
     /// a hair off, and must still mean "at fit".
     static let fitTolerance = 1e-5
@@ -55,7 +55,7 @@ public struct ScrollViewModel: Hashable, Sendable {
     }
 
     /// Whether `zoom` (as `clamp` returns it) is the fit view.
-    public func isFit(_ zoom: Double) -> Bool { zoom == minZoom }
+    package func isFit(_ zoom: Double) -> Bool { zoom == minZoom }
 
     /// Half the leftover space on each side when the scaled image is narrower or shorter than the view.
     func insets(zoom: Double) -> EdgeInsets {

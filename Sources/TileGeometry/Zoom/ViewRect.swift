@@ -25,13 +25,13 @@ public struct ViewRect: Hashable, Sendable {
 }
 
 /// Space around the content when it is smaller than the view (UIScrollView's contentInset), in screen pixels.
-public struct EdgeInsets: Hashable, Sendable {
-    public var top: Double
-    public var left: Double
-    public var bottom: Double
-    public var right: Double
+package struct EdgeInsets: Hashable, Sendable {
+    package var top: Double
+    package var left: Double
+    package var bottom: Double
+    package var right: Double
 
-    public init(top: Double, left: Double, bottom: Double, right: Double) {
+    package init(top: Double, left: Double, bottom: Double, right: Double) {
         self.top = top
         self.left = left
         self.bottom = bottom

@@ -7,28 +7,28 @@ public struct VisibleTile: Hashable, Sendable {
 /// Everything a client needs to draw one view: the clamped zoom, its level, what is visible, where, and
 /// which tiles to fetch now and next.
 public struct ViewportLayout: Hashable, Sendable {
-    public var zoom: Double
+    package var zoom: Double
     /// True when `zoom` is the fit zoom exactly: the state clients compare, never the float.
-    public var isFit: Bool
-    public var minZoom: Double
-    public var maxZoom: Double
-    public var level: Int
-    public var levelScale: Double
-    public var tileSize: Int
+    package var isFit: Bool
+    package var minZoom: Double
+    package var maxZoom: Double
+    package var level: Int
+    package var levelScale: Double
+    package var tileSize: Int
     /// Visible part of the image, in image pixels.
-    public var visible: ViewRect
-    public var inset: EdgeInsets
+    package var visible: ViewRect
+    package var inset: EdgeInsets
     public var tiles: [VisibleTile]
     /// One ring of tiles around the visible ones at the same level, then the visible area one level up.
-    public var prefetch: [TileCoordinate]
+    package var prefetch: [TileCoordinate]
 
     /// Centre of the visible rectangle, in image pixels (after clamping at the edges).
-    public var center: (x: Double, y: Double) { (visible.midX, visible.midY) }
+    package var center: (x: Double, y: Double) { (visible.midX, visible.midY) }
 }
 
 extension ScrollViewModel {
     /// The view at `request` centred on (cx, cy) (default: the image centre).
-    public func layout(zoom request: ZoomRequest, centerX: Double? = nil, centerY: Double? = nil) -> ViewportLayout {
+    package func layout(zoom request: ZoomRequest, centerX: Double? = nil, centerY: Double? = nil) -> ViewportLayout {
         layout(zoom: zoom(for: request), centerX: centerX ?? imageCenter.x, centerY: centerY ?? imageCenter.y)
     }
 

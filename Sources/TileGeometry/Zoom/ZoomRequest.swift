@@ -5,7 +5,7 @@ public enum ZoomRequest: Hashable, Sendable {
     case value(Double)
 
     /// Parses `fit`, `max` or a positive finite number.
-    public init?(_ text: String) {
+    package init?(_ text: String) {
         switch text {
         case "fit", "min": self = .fit
         case "max": self = .max

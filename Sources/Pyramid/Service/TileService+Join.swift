@@ -12,7 +12,7 @@ extension TileService {
     /// the level's halving), the image has alpha, the join would take more memory than a whole output may, or
     /// the tiles were not coded alike (a file's own JPEG tiles beside re-encoded edge tiles): the region is then
     /// made the ordinary way.
-    public func joinedRegion(_ region: PixelRect, outWidth: Int, outHeight: Int, of image: PyramidImage,
+    package func joinedRegion(_ region: PixelRect, outWidth: Int, outHeight: Int, of image: PyramidImage,
                              in snapshot: PyramidImage.Snapshot) throws -> [UInt8]? {
         guard !snapshot.source.info.hasAlpha,
               let block = snapshot.geometry.tileBlock(exactly: region, outWidth: outWidth, outHeight: outHeight)

@@ -1,17 +1,17 @@
 import ImageCodecs
 /// One reading of everything the tile service counts, for `/metrics`: taken at once, so the page never
 /// reaches into the caches and budgets themselves.
-public struct TileStatistics: Sendable {
-    public let cache: CacheStatistics
+package struct TileStatistics: Sendable {
+    package let cache: CacheStatistics
     /// Tiles rendered since start (the misses that did the work).
-    public let tilesRendered: Int
-    public let renderMemory: RenderBudget.Usage
-    public let renderBudget: Int
+    package let tilesRendered: Int
+    package let renderMemory: RenderBudget.Usage
+    package let renderBudget: Int
     /// Images in the library now.
-    public let images: Int
+    package let images: Int
     /// Images whose file was found damaged or unreadable (and has not changed since).
-    public let brokenImages: Int
+    package let brokenImages: Int
     /// The persistent tile store's counters; nil when there is none.
-    public let store: TileStore.Statistics?
-    public let passes: PassStatistics
+    package let store: TileStore.Statistics?
+    package let passes: PassStatistics
 }

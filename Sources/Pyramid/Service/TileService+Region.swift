@@ -31,7 +31,7 @@ extension TileService {
     /// the cached tiles of the smallest pyramid level that still has at least the requested resolution (only
     /// missing tiles are rendered), then cropped and resampled. A small output never decodes the full image.
     /// Takes no memory from the render budget: `encodedRegion` is the budgeted way.
-    public func region(_ rect: PixelRect, outWidth: Int, outHeight: Int, of image: PyramidImage,
+    package func region(_ rect: PixelRect, outWidth: Int, outHeight: Int, of image: PyramidImage,
                        in snapshot: PyramidImage.Snapshot) throws -> PixelBuffer {
         let plan = RegionPlan(rect: rect, outWidth: outWidth, outHeight: outHeight, geometry: snapshot.geometry,
                               channels: snapshot.source.info.channels)
@@ -40,7 +40,7 @@ extension TileService {
 
     /// Output columns `columns` × rows `rows` of `plan`, from only the level pixels they read: the same
     /// pixels those columns and rows have in the whole output.
-    public func region(_ plan: RegionPlan, columns: Range<Int>, rows: Range<Int>, of image: PyramidImage,
+    package func region(_ plan: RegionPlan, columns: Range<Int>, rows: Range<Int>, of image: PyramidImage,
                        in snapshot: PyramidImage.Snapshot) throws -> PixelBuffer {
         let columnTaps = plan.columns(columns), rowTaps = plan.rows(rows)
         let window = PixelRect(x: columnTaps.lower, y: rowTaps.lower, width: columnTaps.upper - columnTaps.lower,

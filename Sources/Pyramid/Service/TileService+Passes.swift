@@ -22,7 +22,7 @@ extension TileService {
     /// A missed tile that costs no decode pass: from the store, or read from a tiled file's own level. Nil
     /// when only a pass could make it; nothing is started then. For answers that must not wait on a pass (the
     /// viewer's page, which writes in a thumbnail only when it is at hand). Reads a file: not on an event loop.
-    public func atHand(_ miss: TileMiss) -> EncodedTile? {
+    package func atHand(_ miss: TileMiss) -> EncodedTile? {
         if miss.snapshot.readsDirectly(miss.key.tile.level) { return try? render(miss).tile }
         guard store != nil else { return nil }
         return stored(miss)
@@ -30,7 +30,7 @@ extension TileService {
 
     /// The format a pass stores tiles in: the tile format setting, PNG instead of JPEG for images with alpha
     /// (regions of those read PNG or WebP tiles, which keep it).
-    public func passFormat(_ snapshot: PyramidImage.Snapshot) -> ImageFormat {
+    package func passFormat(_ snapshot: PyramidImage.Snapshot) -> ImageFormat {
         snapshot.source.info.hasAlpha && !options.format.keepsAlpha ? .png : options.format
     }
 

@@ -12,7 +12,7 @@ extension TileService {
 
     /// `plan`'s output, transformed and encoded as `format`. Bands are rows of the output, or columns of the
     /// unturned region when the transform turns it a quarter.
-    public func encodedRegion(_ plan: RegionPlan, transform: PixelTransform, format: ImageFormat,
+    package func encodedRegion(_ plan: RegionPlan, transform: PixelTransform, format: ImageFormat,
                               of image: PyramidImage, in snapshot: PyramidImage.Snapshot) throws -> EncodedOutput {
         let W = plan.outWidth, H = plan.outHeight
         let channels = transform.channels(from: plan.channels)
@@ -40,7 +40,7 @@ extension TileService {
     }
 
     /// The view image `layout` describes, encoded; bands are rows.
-    public func encodedView(_ layout: ViewportLayout, of image: PyramidImage, in snapshot: PyramidImage.Snapshot,
+    package func encodedView(_ layout: ViewportLayout, of image: PyramidImage, in snapshot: PyramidImage.Snapshot,
                             width: Int, height: Int, background: UInt8, format: ImageFormat) throws -> EncodedOutput {
         let tiles = 2 * options.tileSize * options.tileSize * 4 // the tiles being painted
         let raw = width * height * 3

@@ -30,8 +30,8 @@ public final class TileService: ImageChanges {
         var result: Result<Produced, any Swift.Error>?
     }
 
-    public let options: TileOptions
-    public let cache: LRUCache<TileKey, EncodedTile>
+    package let options: TileOptions
+    package let cache: LRUCache<TileKey, EncodedTile>
     /// Where every tile a pass cuts is kept across restarts; nil: tiles live in the memory cache only.
     let store: TileStore?
     let scheduler: PassScheduler
@@ -39,9 +39,11 @@ public final class TileService: ImageChanges {
     /// The passes this process started and finished (`folder/shrink`, and `folder/shrink.done`): what counts a
     /// repeat and a completed pyramid, kept apart from the counters `/metrics` copies.
     let passHistory = Locked<Set<String>>([])
-    public let renderBudget: RenderBudget
+    package let renderBudget: RenderBudget
+    /// The thread that looks at image files for answers that must not (`CachedTileReader` on an event loop).
+    let fileChecks = FileChecks()
     /// The images served.
-    public let images: any ImageDirectory
+    package let images: any ImageDirectory
     private let pending = Locked<[TileKey: Pending]>([:])
     private let renderCounter = Atomic<Int>(0)
 
@@ -85,7 +87,7 @@ public final class TileService: ImageChanges {
     var tilesRendered: Int { renderCounter.load(ordering: .relaxed) }
 
     /// What the service counts, read now.
-    public func statistics() -> TileStatistics {
+    package func statistics() -> TileStatistics {
         var passes = passCounters.withLock { $0 }
         (passes.running, passes.queued) = scheduler.counts
         passes.jpegExtracts = JPEGEntryIndex.extractsMade.withLock { $0 }
@@ -96,13 +98,13 @@ public final class TileService: ImageChanges {
 
     /// The one look at the cache a tile request makes: the hit, or a miss that carries the key and snapshot on
     /// to `render(_:)`, so nothing is looked up, `stat`ed or validated twice. Counts one hit or one miss.
-    public func lookup(image id: String, tile: TileCoordinate, format: ImageFormat) throws -> TileLookup {
+    package func lookup(image id: String, tile: TileCoordinate, format: ImageFormat) throws -> TileLookup {
         guard let image = images.image(id) else { throw TileServiceError.unknownImage(id) }
         return try lookup(image, snapshot: image.current(), tile: tile, format: format)
     }
 
     /// The same for an image and version already in hand (regions and view images use many tiles of one).
-    public func lookup(_ image: PyramidImage, snapshot: PyramidImage.Snapshot, tile: TileCoordinate,
+    package func lookup(_ image: PyramidImage, snapshot: PyramidImage.Snapshot, tile: TileCoordinate,
                        format: ImageFormat, countingMiss: Bool = true) throws -> TileLookup {
         try snapshot.geometry.validate(tile)
         let key = TileKey(image: image.id, generation: snapshot.generation, tile: tile, format: format)
@@ -120,7 +122,7 @@ public final class TileService: ImageChanges {
 
     /// Produces a missed tile: from the disk cache, or rendered, encoded and cached; coalesced with every
     /// concurrent request for the same key.
-    public func render(_ miss: TileMiss) throws -> Answer {
+    package func render(_ miss: TileMiss) throws -> Answer {
         let produced = try produce(miss)
         return Answer(tile: produced.tile, origin: produced.origin)
     }
@@ -203,25 +205,25 @@ public final class TileService: ImageChanges {
 }
 
 /// The outcome of one cache look: the tile, or what its render needs.
-public enum TileLookup: Sendable {
+package enum TileLookup: Sendable {
     case hit(EncodedTile)
     case miss(TileMiss)
 }
 
 /// A tile the cache did not have: its key with the image and the version the lookup validated it against.
-public struct TileMiss: Sendable {
-    public let key: TileKey
+package struct TileMiss: Sendable {
+    package let key: TileKey
     let image: PyramidImage
     let snapshot: PyramidImage.Snapshot
     /// The source version the tile will be cut from.
-    public var version: String { snapshot.version }
+    package var version: String { snapshot.version }
 }
 
 /// Errors of the tile service itself.
-public enum TileServiceError: Swift.Error, Sendable, Equatable, CustomStringConvertible {
+package enum TileServiceError: Swift.Error, Sendable, Equatable, CustomStringConvertible {
     case unknownImage(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case let .unknownImage(id): "no image with id '\(id)'"
         }

@@ -1,4 +1,4 @@
-import Pyramid
+import ImageCodecs
 
 /// One event loop's own copies of the tiles it answered last, so a hot tile is answered without the shared
 /// cache's lock (which both loops would take for every answer, and wait on): a direct-mapped table of 256

@@ -1,0 +1,108 @@
+import ImageCodecs
+import TileGeometry
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One event loop's way to the cached tiles, for answers made on the loop itself (the fast tile path): the one
+/// call `cachedTile` finds the image by the id's bytes in a small table of this loop's own, checks that its
+/// version is the one asked for and that the last look at its file is recent enough (handing a due look to
+/// `FileChecks`), and takes the tile from this loop's recent copies or the memory cache. It reads no file, takes
+/// no lock on a hit in the loop's copies, and allocates nothing once the image is in its table. Not `Sendable`:
+/// one per event loop, never shared.
+package final class CachedTileReader {
+    /// A tile found, and whether it came from this loop's own copies (no shared lock taken).
+    package struct Found {
+        package let tile: EncodedTile
+        package let fromLoopCopy: Bool
+    }
+
+    /// An image this loop looked up, with the generation and version it had when last asked.
+    private struct Known {
+        let id: [UInt8]
+        let image: PyramidImage
+        var generation = 0
+        var version = ""
+    }
+
+    private let service: TileService
+    /// Images this loop looked up by id, valid while the directory's generation is `known`.
+    private var images: [Known] = []
+    private var defaultImage: Known?
+    private var known = -1
+    private var recent = RecentTiles()
+    private static let remembered = 64
+
+    package init(_ service: TileService) {
+        self.service = service
+        images.reserveCapacity(Self.remembered)
+    }
+
+    /// Tile `tile` of the image whose id is `id` (the directory's first image when nil), as `format` (the tile
+    /// format setting when nil), if the memory cache holds it for the image's current version and `version`, when
+    /// given, names that version. Nil when the general path must answer: no such image or tile cached, another
+    /// version, or a look at the file that is overdue.
+    package func cachedTile(id: UnsafeRawBufferPointer?, tile: TileCoordinate, format: ImageFormat?,
+                            version asked: UnsafeRawBufferPointer?) -> Found? {
+        guard let (image, generation, version) = image(id) else { return nil }
+        if let asked, !Self.same(asked, version) { return nil }
+        let key = TileKey(image: image.id, generation: generation, tile: tile, format: format ?? service.options.format)
+        if let copy = recent.tile(key, removals: service.cache.removals) { return Found(tile: copy, fromLoopCopy: true) }
+        guard let found = service.cache.value(for: key, countingMiss: false) else { return nil }
+        recent.keep(found, for: key)
+        return Found(tile: found, fromLoopCopy: false)
+    }
+
+    /// The image the id names and the generation and version it has now, from this loop's table: looked up in the
+    /// directory (and remembered) the first time and after the directory changed, its version asked again when
+    /// its generation moved.
+    private func image(_ id: UnsafeRawBufferPointer?) -> (PyramidImage, Int, String)? {
+        let directory = service.images
+        let generation = directory.generation
+        if generation != known {
+            images.removeAll(keepingCapacity: true)
+            defaultImage = nil
+            known = generation
+        }
+        guard let id else {
+            if defaultImage == nil {
+                guard let first = directory.firstID, let image = directory.image(first) else { return nil }
+                defaultImage = Known(id: [], image: image)
+            }
+            return Self.current(&defaultImage!, checks: service.fileChecks)
+        }
+        for k in images.indices where images[k].id.count == id.count {
+            if images[k].id.withUnsafeBytes({ memcmp($0.baseAddress!, id.baseAddress!, id.count) == 0 }) {
+                return Self.current(&images[k], checks: service.fileChecks)
+            }
+        }
+        guard let image = directory.image(String(decoding: id, as: UTF8.self)) else { return nil }
+        if images.count == Self.remembered { images.removeAll(keepingCapacity: true) }
+        images.append(Known(id: Array(id), image: image))
+        return Self.current(&images[images.count - 1], checks: service.fileChecks)
+    }
+
+    /// `known`'s image, generation and version, refreshed if its generation moved; a due look at its file is
+    /// handed to `checks`.
+    private static func current(_ known: inout Known, checks: FileChecks) -> (PyramidImage, Int, String)? {
+        let image = known.image
+        switch image.look {
+        case .overdue: return nil
+        case .due: checks.request(image)
+        case .recent: break
+        }
+        if image.publishedGeneration != known.generation || known.generation == 0 {
+            guard let (generation, version) = image.knownVersion() else { return nil }
+            known.generation = generation
+            known.version = version
+        }
+        return (image, known.generation, known.version)
+    }
+
+    /// Whether `bytes` are `text`'s UTF-8.
+    private static func same(_ bytes: UnsafeRawBufferPointer, _ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { $0.count == bytes.count && ($0.isEmpty || memcmp($0.baseAddress!, bytes.baseAddress!, $0.count) == 0) }
+    }
+}
