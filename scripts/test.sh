@@ -16,6 +16,7 @@ VENV=.build-venv
 "$VENV/bin/python" scripts/make-iiif-image.py .build-fixtures/iiif/67352ccc-d1b0-11e1-89ae-279075081939.png
 swift build --build-tests
 scripts/check-system-libraries.py .build/debug/tileserver
+scripts/check-c-calls.py >/dev/null
 swift test --skip-build
 scripts/scaleout-test.sh
 scripts/soak.sh 60

@@ -269,7 +269,9 @@ int tsio_jpeg_start(tsio_jpeg *j, int scale_denom, uint32_t crop_x, uint32_t cro
     return 0;
 }
 
-int64_t tsio_jpeg_skip(tsio_jpeg *j, uint32_t rows, tsio_status *st) {
+/* What every call on a started decoder does first: `st` cleared and kept for the error handlers; 0, or -1 with `st`
+ * set when the decoder was not started. */
+static int begin_call(tsio_jpeg *j, tsio_status *st) {
     tsio_status_clear(st);
     j->st = st;
     st->file_size = j->file_size;
@@ -277,6 +279,11 @@ int64_t tsio_jpeg_skip(tsio_jpeg *j, uint32_t rows, tsio_status *st) {
         tsio_status_fail(st, TSIO_ERR_ARGUMENT, "decoder not started");
         return -1;
     }
+    return 0;
+}
+
+int64_t tsio_jpeg_skip(tsio_jpeg *j, uint32_t rows, tsio_status *st) {
+    if (begin_call(j, st) != 0) return -1;
     if (setjmp(j->jump)) return -1;
     if (rows == 0) return 0;
     return (int64_t)jpeg_skip_scanlines(&j->cinfo, rows);
@@ -296,13 +303,7 @@ static void cmyk_to_rgb(const uint8_t *src, uint8_t *dst, uint32_t width, int in
 }
 
 int64_t tsio_jpeg_read(tsio_jpeg *j, uint8_t *dst, size_t stride, uint32_t rows, tsio_status *st) {
-    tsio_status_clear(st);
-    j->st = st;
-    st->file_size = j->file_size;
-    if (!j->started) {
-        tsio_status_fail(st, TSIO_ERR_ARGUMENT, "decoder not started");
-        return -1;
-    }
+    if (begin_call(j, st) != 0) return -1;
     struct jpeg_decompress_struct *c = &j->cinfo;
     volatile uint32_t done = 0;
     if (setjmp(j->jump)) {

@@ -94,7 +94,8 @@ static int decode_ac(jidx_bits *b, const jidx_huff *ac, int16_t *coef) {
     return 0;
 }
 
-int jidx_eighth_mcu(tsio_jidx *x, jidx_bits *b, uint32_t column) {
+/* One MCU of the 1/8 decode: its symbols decoded, each block's samples at 1/8 written to the planes. */
+static int eighth_mcu(tsio_jidx *x, jidx_bits *b, uint32_t column) {
     jidx_eighth *e = x->eighth;
     for (int k = 0; k < x->blocks; k++) {
         int ci = x->block_comp[k];
@@ -117,7 +118,7 @@ int jidx_eighth_mcu(tsio_jidx *x, jidx_bits *b, uint32_t column) {
     return 0;
 }
 
-void jidx_eighth_free(jidx_eighth *e) {
+static void eighth_free(jidx_eighth *e) {
     if (e == NULL) return;
     for (int i = 0; i < JIDX_MAX_COMPONENTS; i++) free(e->plane[i]);
     free(e);
@@ -145,13 +146,13 @@ int tsio_jidx_eighth_begin(tsio_jidx *x, int ycc, tsio_status *st) {
         e->hx[i] = e->hmax / (c->h * s);
         e->vy[i] = e->vmax / (c->v * s);
         if (s > 2 || !x->qt_defined[c->q] || e->hx[i] * c->h * s != e->hmax || e->vy[i] * c->v * s != e->vmax) {
-            jidx_eighth_free(e);
+            eighth_free(e);
             return 0;
         }
         e->plane_w[i] = x->mcu_cols * (uint32_t)(c->h * s);
         e->plane[i] = malloc((size_t)e->plane_w[i] * (size_t)(c->v * s));
         if (e->plane[i] == NULL) {
-            jidx_eighth_free(e);
+            eighth_free(e);
             tsio_status_fail(st, TSIO_ERR_NOMEM, "out of memory for a 1/8 decode");
             return -1;
         }
@@ -170,6 +171,8 @@ int tsio_jidx_eighth_begin(tsio_jidx *x, int ycc, tsio_status *st) {
         e->block_at[k] = (size_t)(n / h * s) * e->plane_w[ci];
     }
     x->eighth = e;
+    x->eighth_mcu = eighth_mcu;
+    x->eighth_free = eighth_free;
     return e->vmax;
 }
 

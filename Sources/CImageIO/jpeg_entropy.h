@@ -2,18 +2,15 @@
 #define TSIO_JPEG_ENTROPY_H
 
 /*
- * Internal: the pieces of a baseline JPEG entropy decoder the entry index needs (jpeg_index.c,
- * jpeg_extract.c). It decodes Huffman symbols only (no coefficients, no IDCT), reads the file with pread(2)
- * through a window so it can start at any recorded bit, and knows the file offset of every bit it has not yet
- * used.
+ * Internal: the pieces of a baseline JPEG entropy decoder the entry index needs (jpeg_index.c, jpeg_eighth.c,
+ * jpeg_extract.c): Huffman tables and symbols only (no coefficients, no IDCT), over the bit reader of jpeg_bits.h.
  */
 
 #include "CImageIO.h"
+#include "jpeg_bits.h"
 
 #include <sys/types.h>
 
-#define JIDX_WINDOW 65536
-#define JIDX_MEM_WINDOW 4096
 #define JIDX_MAX_COMPONENTS 4
 #define JIDX_MAX_BLOCKS 10    /* blocks in one MCU, as the standard limits it */
 #ifndef JIDX_SKIP_BITS
@@ -39,26 +36,6 @@ typedef struct jidx_huff {
     uint8_t enc_len[16];
 } jidx_huff;
 
-/* Reads entropy-coded bits, unstuffing 0xFF00, stopping at a marker (then feeding zeros, as libjpeg does). From a
- * file through a window (`fd`), or from a stream in memory (`mem`: offsets are the stream's, copied into the window a
- * few KB at a time, since a join reads a few rows of a tile at each place). */
-typedef struct jidx_bits {
-    int fd;
-    const uint8_t *mem;       /* NULL: read from fd */
-    uint64_t mem_size;
-    uint64_t win_off;         /* file offset of win[0] */
-    uint32_t win_len;
-    uint32_t pos;             /* next raw byte in win */
-    uint64_t buf;             /* unread bits are the low `left` bits */
-    int left;
-    uint64_t ring[8];         /* file offsets of the last 8 data bytes loaded (UINT64_MAX: a fill zero) */
-    uint64_t loaded;
-    int zeros;                /* fill zeros loaded after a marker or the end of the file */
-    int marker;               /* the marker code met (0xD0..0xD7, ...), -1 at the end of the file, 0 none */
-    uint64_t marker_off;      /* file offset of the marker's 0xFF */
-    int io_error;
-    uint8_t win[JIDX_WINDOW];
-} jidx_bits;
 
 /* One component of the scan: its tables and its blocks in an MCU. */
 typedef struct jidx_comp {
@@ -78,59 +55,10 @@ typedef struct jidx_entry {
 extern const uint8_t jidx_natural_order[64 + 16];
 
 int jidx_build_huff(jidx_huff *t, const uint8_t counts[16], const uint8_t *vals, int nvals);
-void jidx_bits_seek(jidx_bits *b, uint64_t bit);
-/* Loads bytes until more than 56 bits are unread, byte by byte (markers, the window's end). */
-void jidx_bits_fill(jidx_bits *b);
-uint64_t jidx_bits_position(const jidx_bits *b);
-/* At a restart boundary: drops the partial byte, checks for RSTn (n = `expected` & 7) and steps past it. */
-int jidx_bits_restart(jidx_bits *b, int expected);
 /* The longest code's symbol, after the lookahead missed. -1 on a bad code. */
 int jidx_decode_slow(jidx_bits *b, const jidx_huff *t, uint32_t *code, int *len);
 
-/* Reads up to `n` (at most JIDX_WINDOW) bytes of the file at `off` into the window, retrying EINTR (in memory: up to
- * JIDX_MEM_WINDOW of them); the bytes read, 0 at the end of the data, -1 on an error (kept in io_error). The window's
- * bookkeeping is the caller's. */
-ssize_t jidx_bits_load(jidx_bits *b, uint64_t off, size_t n);
 
-/* The 8 bytes at `p` as one big-endian number. */
-static inline uint64_t jidx_load_be64(const uint8_t *p) {
-    uint64_t v = 0;
-    for (int i = 0; i < 8; i++) v = (v << 8) | p[i];
-    return v;
-}
-
-/* Flags (at least) the bytes of `v` that are 0xFF: zero when none is. */
-static inline uint64_t jidx_ff_bytes(uint64_t v) {
-    uint64_t inverted = ~v;
-    return (inverted - 0x0101010101010101ull) & ~inverted & 0x8080808080808080ull;
-}
-
-/* jidx_bits_fill, all the bytes that fit at once while none of them is 0xFF (the usual case inside entropy
- * data). */
-static inline __attribute__((always_inline)) void jidx_fill(jidx_bits *b) {
-    if (b->left <= 56 && !b->marker && b->win_len - b->pos >= 8) {
-        uint64_t v = jidx_load_be64(b->win + b->pos);
-        int n = (64 - b->left) >> 3;
-        uint64_t wanted = n == 8 ? ~0ull : ~(~0ull >> (8 * n));
-        if ((jidx_ff_bytes(v) & wanted) == 0) {
-            uint64_t off = b->win_off + b->pos;
-            for (int i = 0; i < n; i++) b->ring[(b->loaded + (uint64_t)i) & 7] = off + (uint64_t)i;
-            b->loaded += (uint64_t)n;
-            b->buf = n == 8 ? v : (b->buf << (8 * n)) | (v >> (64 - 8 * n));
-            b->left += 8 * n;
-            b->pos += (uint32_t)n;
-            return;
-        }
-    }
-    if (b->left <= 56) jidx_bits_fill(b);
-}
-
-static inline __attribute__((always_inline)) uint32_t jidx_get(jidx_bits *b, int n) {
-    if (n == 0) return 0;
-    if (b->left < n) jidx_fill(b);
-    b->left -= n;
-    return (uint32_t)(b->buf >> b->left) & ((1u << n) - 1);
-}
 
 /* Decodes one symbol; its code and length are returned too (for copying). -1 on a bad code. */
 static inline __attribute__((always_inline)) int jidx_decode(jidx_bits *b, const jidx_huff *t, uint32_t *code, int *len) {
@@ -162,17 +90,20 @@ static inline int32_t jidx_dc(jidx_bits *b, const jidx_huff *t, int32_t *pred) {
 }
 
 /* The AC symbols of one block, passed over: the scan's inner loop, kept lean. The bit buffer stays in registers
- * for the loop, since each symbol's lookup waits on the last one's length. */
-static inline int jidx_skip_ac(jidx_bits *b, const jidx_huff *ac) {
+ * for the loop, since each symbol's lookup waits on the last one's length. With `copy`, the bits passed over (codes
+ * and values, unchanged) are also written to it, in runs of up to 64 at each refill instead of symbol by symbol: an
+ * extract's rows. Always inlined, so the scan's calls (`copy` NULL) keep no trace of the copying. */
+static inline __attribute__((always_inline)) int jidx_pass_ac(jidx_bits *b, const jidx_huff *ac, jidx_writer *copy) {
     uint64_t buf = b->buf;
-    int left = b->left;
+    int left = b->left, mark = left;
     for (int i = 1; i < 64;) {
         if (left < 32) {
+            if (copy) jidx_put_consumed(copy, buf, mark, left);
             b->buf = buf;
             b->left = left;
             jidx_fill(b);
             buf = b->buf;
-            left = b->left;
+            left = mark = b->left;
         }
         uint32_t e = ac->skip[(uint32_t)(buf >> (left - JIDX_SKIP_BITS)) & ((1u << JIDX_SKIP_BITS) - 1)];
         if (e) {
@@ -201,11 +132,12 @@ static inline int jidx_skip_ac(jidx_bits *b, const jidx_huff *ac) {
             i += 16;
         }
     }
+    if (copy) jidx_put_consumed(copy, buf, mark, left);
     b->left = left;
     return 0;
 }
 
-/* True when bits past the end of the data (fill zeros) have been used. */
-static inline int jidx_overran(const jidx_bits *b) { return b->zeros * 8 > b->left; }
+static inline int jidx_skip_ac(jidx_bits *b, const jidx_huff *ac) { return jidx_pass_ac(b, ac, NULL); }
+
 
 #endif

@@ -22,56 +22,7 @@ static const uint8_t DC_VALUES[12] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
 static const uint16_t DC_CODE[12] = {0x0, 0x2, 0x3, 0x4, 0x5, 0x6, 0xE, 0x1E, 0x3E, 0x7E, 0xFE, 0x1FE};
 static const uint8_t DC_LEN[12] = {2, 3, 3, 3, 3, 3, 4, 5, 6, 7, 8, 9};
 
-/* Bits `left` up to `mark` of the bit buffer (consumed since the last flush), copied to the extract. */
-static inline void put_consumed(jidx_writer *w, uint64_t buf, int mark, int left) {
-    int n = mark - left;
-    uint64_t bits = buf >> left;
-    if (n > 32) {
-        jidx_put_bits(w, bits >> 32, n - 32);
-        n = 32;
-    }
-    jidx_put_bits(w, bits, n);
-}
 
-/* The AC symbols of one block passed over as jidx_skip_ac does, their bits (codes and values, unchanged)
- * copied to the extract in runs of up to 64 instead of symbol by symbol. */
-static int copy_ac(jidx_bits *b, const jidx_huff *ac, jidx_writer *w) {
-    uint64_t buf = b->buf;
-    int left = b->left, mark = left;
-    for (int i = 1; i < 64;) {
-        if (left < 32) {
-            put_consumed(w, buf, mark, left);
-            b->buf = buf;
-            b->left = left;
-            jidx_fill(b);
-            buf = b->buf;
-            left = mark = b->left;
-        }
-        uint32_t e = ac->skip[(uint32_t)(buf >> (left - JIDX_SKIP_BITS)) & ((1u << JIDX_SKIP_BITS) - 1)];
-        if (e) {
-            left -= e & 31;
-            i += (int)((e >> 5) & 127);
-            continue;
-        }
-        uint32_t code;
-        int len;
-        b->left = left;
-        int sym = jidx_decode(b, ac, &code, &len);
-        if (sym < 0) return -1;
-        left = b->left;
-        int r = sym >> 4, n = sym & 15;
-        if (n) {
-            i += r + 1;
-            left -= n;
-        } else {
-            if (r != 15) break;
-            i += 16;
-        }
-    }
-    put_consumed(w, buf, mark, left);
-    b->left = left;
-    return 0;
-}
 
 int jidx_mcu(const tsio_jidx *x, jidx_bits *b, int32_t *pred, jidx_writer *copy, int32_t *out_pred, int own_dc) {
     for (int k = 0; k < x->blocks; k++) {
@@ -92,7 +43,7 @@ int jidx_mcu(const tsio_jidx *x, jidx_bits *b, int32_t *pred, jidx_writer *copy,
         if (own_dc) jidx_put_bits(copy, x->dc[comp->dc].enc_code[cat], x->dc[comp->dc].enc_len[cat]);
         else jidx_put_bits(copy, DC_CODE[cat], DC_LEN[cat]);
         jidx_put_bits(copy, (uint32_t)(diff < 0 ? diff - 1 : diff), cat);
-        if (copy_ac(b, ac, copy) != 0) return -1;
+        if (jidx_pass_ac(b, ac, copy) != 0) return -1;
     }
     return 0;
 }
@@ -106,42 +57,6 @@ int jidx_own_dc_tables(const tsio_jidx *x) {
     return 1;
 }
 
-int jidx_copy_bits(jidx_bits *b, jidx_writer *w, uint64_t from, uint64_t to) {
-    if (to < from) return -1;
-    uint64_t off = from >> 3, end = to >> 3;
-    int used = (int)(from & 7), tail = (int)(to & 7);
-    int after_ff = 0;
-    while (off <= end) {
-        if (off == end && tail <= used) return tail == used && !after_ff ? 0 : -1;
-        ssize_t got = jidx_bits_load(b, off, end - off + 1 < JIDX_WINDOW ? (size_t)(end - off + 1) : JIDX_WINDOW);
-        if (got <= 0) return -1;
-        for (ssize_t i = 0; i < got; i++, off++) {
-            /* Eight whole bytes short of the end with no 0xFF among them (the usual case): 64 bits at once. */
-            if (!after_ff && used == 0 && end - off > 8 && got - i >= 8) {
-                uint64_t v8 = jidx_load_be64(b->win + i);
-                if (jidx_ff_bytes(v8) == 0) {
-                    jidx_put_bits(w, v8 >> 32, 32);
-                    jidx_put_bits(w, v8, 32);
-                    i += 7;
-                    off += 7;
-                    continue;
-                }
-            }
-            uint8_t v = b->win[i];
-            if (after_ff) {
-                after_ff = 0;
-                if (v != 0) return -1;
-                continue;
-            }
-            int first = used, last = off == end ? tail : 8;
-            used = 0;
-            if (last > first) jidx_put_bits(w, (uint64_t)(v >> (8 - last)), last - first);
-            if (off == end) return w->failed ? -1 : 0;
-            after_ff = v == 0xFF;
-        }
-    }
-    return -1;
-}
 
 static void put_header(jidx_writer *w, const tsio_jidx *x, uint32_t width, uint32_t height, int own_dc) {
     static const uint8_t soi[2] = {0xFF, 0xD8};

@@ -265,7 +265,7 @@ int jidx_scan_row(tsio_jidx *x) {
                 e->dc[i] = (int16_t)x->pred[i];
             }
         }
-        int bad = x->eighth ? jidx_eighth_mcu(x, b, c) : skip_mcu(x, b, x->pred);
+        int bad = x->eighth ? x->eighth_mcu(x, b, c) : skip_mcu(x, b, x->pred);
         if (bad) x->stopped = 1;
     }
     if (b->io_error) return -1;
@@ -282,7 +282,7 @@ int64_t tsio_jidx_scan(tsio_jidx *x, int fd, uint32_t rows, tsio_status *st) {
     jidx_bits *b = &x->bits;
     b->fd = fd;
     /* A 1/8 decode left unfinished: the scan goes on without it. */
-    jidx_eighth_free(x->eighth);
+    if (x->eighth) x->eighth_free(x->eighth);
     x->eighth = NULL;
     if (!x->started) {
         jidx_bits_seek(b, x->data_start * 8);
@@ -307,6 +307,6 @@ void tsio_jidx_close(tsio_jidx *x) {
     if (x == NULL) return;
     free(x->header);
     free(x->entries);
-    jidx_eighth_free(x->eighth);
+    if (x->eighth) x->eighth_free(x->eighth);
     free(x);
 }

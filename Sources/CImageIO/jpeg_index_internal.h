@@ -41,6 +41,10 @@ struct tsio_jidx {
     int32_t pred[JIDX_MAX_COMPONENTS];
     uint32_t restarts;
     struct jidx_eighth *eighth;         /* the 1/8 decode riding on the scan, when asked for */
+    /* Set with `eighth` by jpeg_eighth.c, whose functions the scan calls through them: the scan (jpeg_index.c)
+     * drives the 1/8 decode (jpeg_eighth.c), which drives the scan, without the two files calling each other. */
+    int (*eighth_mcu)(struct tsio_jidx *x, jidx_bits *b, uint32_t column);
+    void (*eighth_free)(struct jidx_eighth *e);
     jidx_bits bits;
 };
 
@@ -52,68 +56,10 @@ tsio_jidx *jidx_open_mem(const uint8_t *data, size_t size, tsio_status *st);
 static inline uint32_t jidx_entry_column(const struct tsio_jidx *x, uint32_t k) { return k == 0 ? 0 : k * x->span - 1; }
 static inline uint32_t jidx_entry_before(const struct tsio_jidx *x, uint32_t c) { return (c + 1) / x->span; }
 
-/* A JPEG being written (an extract, a join): bytes in a growing buffer and entropy-coded bits waiting for a byte. */
-typedef struct jidx_writer {
-    uint8_t *data;
-    size_t len, cap;
-    uint64_t acc;
-    int nbits;
-    int failed;
-} jidx_writer;
-
-static inline void jidx_put_byte(jidx_writer *w, uint8_t byte) {
-    if (w->len == w->cap) {
-        size_t cap = w->cap ? w->cap * 2 : 65536;
-        uint8_t *grown = realloc(w->data, cap);
-        if (grown == NULL) {
-            w->failed = 1;
-            return;
-        }
-        w->data = grown;
-        w->cap = cap;
-    }
-    w->data[w->len++] = byte;
-}
-
-static inline void jidx_put_raw(jidx_writer *w, const uint8_t *p, size_t n) {
-    for (size_t i = 0; i < n && !w->failed; i++) jidx_put_byte(w, p[i]);
-}
-
-/* Appends the low `n` bits of `value` (n <= 32), stuffing a zero after every 0xFF byte: four bytes at once while
- * none of them is 0xFF (the usual case inside entropy data), else a byte at a time. */
-static inline void jidx_put_bits(jidx_writer *w, uint64_t value, int n) {
-    if (n == 0) return;
-    w->acc = (w->acc << n) | (value & ((1ull << n) - 1));
-    w->nbits += n;
-    while (w->nbits >= 32 && w->len + 4 <= w->cap) {
-        uint32_t word = (uint32_t)(w->acc >> (w->nbits - 32));
-        if (jidx_ff_bytes(word) != 0) break; /* a 0xFF among them (the zero high bytes are not) */
-        w->data[w->len] = (uint8_t)(word >> 24);
-        w->data[w->len + 1] = (uint8_t)(word >> 16);
-        w->data[w->len + 2] = (uint8_t)(word >> 8);
-        w->data[w->len + 3] = (uint8_t)word;
-        w->len += 4;
-        w->nbits -= 32;
-    }
-    while (w->nbits >= 8) {
-        uint8_t byte = (uint8_t)(w->acc >> (w->nbits - 8));
-        w->nbits -= 8;
-        if (w->len + 2 <= w->cap) {
-            w->data[w->len++] = byte;
-            if (byte == 0xFF) w->data[w->len++] = 0;
-            continue;
-        }
-        jidx_put_byte(w, byte);
-        if (byte == 0xFF) jidx_put_byte(w, 0);
-    }
-}
 
 /* The source's frame header with the size `width × height`, then its scan header. */
 void jidx_put_frame(jidx_writer *w, const struct tsio_jidx *x, uint32_t width, uint32_t height);
 
-/* The entropy-coded bits of the source `b` reads from bit `from` up to `to` (positions as jidx_bits_position gives
- * them), unstuffed and written as they are. -1 when a marker or the data's end is met on the way. */
-int jidx_copy_bits(jidx_bits *b, jidx_writer *w, uint64_t from, uint64_t to);
 
 /* Decodes one MCU's symbols, adding DC differences to `pred`; with `copy`, also writes them to the extract, each
  * DC difference taken again from `out_pred` and coded with the source's tables (`own_dc`) or Annex K's. */
@@ -127,8 +73,5 @@ int jidx_own_dc_tables(const struct tsio_jidx *x);
  * the data stops making sense there (`stopped` is set). A read error is left in the bits' io_error. */
 int jidx_scan_row(struct tsio_jidx *x);
 
-/* One MCU of the 1/8 decode: its symbols decoded, each block's samples at 1/8 written to the planes. */
-int jidx_eighth_mcu(struct tsio_jidx *x, jidx_bits *b, uint32_t column);
-void jidx_eighth_free(struct jidx_eighth *e);
 
 #endif

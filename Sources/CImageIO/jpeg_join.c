@@ -6,6 +6,7 @@
  */
 #include "CImageIO.h"
 #include "status.h"
+#include "jpeg_join_bits.h"
 
 #include <setjmp.h>
 #include <stdio.h>
@@ -59,11 +60,6 @@ static int read_coding(const struct jpeg_decompress_struct *s, struct coding *c)
     return 1;
 }
 
-int tsio_join_shape_ok(uint32_t columns, uint32_t rows, uint32_t tile_size, uint32_t width, uint32_t height) {
-    return columns > 0 && rows > 0 && columns <= 64 && rows <= 64 && tile_size > 0 &&
-           width > (columns - 1) * tile_size && width <= columns * tile_size &&
-           height > (rows - 1) * tile_size && height <= rows * tile_size;
-}
 
 int tsio_jpeg_join_coefficients(const uint8_t *const *tiles, const size_t *sizes, uint32_t columns, uint32_t rows,
                                 uint32_t tile_size, uint32_t width, uint32_t height, const uint8_t *icc, size_t icc_size,

@@ -9,6 +9,7 @@
  */
 #include "jpeg_index_internal.h"
 #include "status.h"
+#include "jpeg_join_bits.h"
 
 #include <string.h>
 
@@ -40,6 +41,12 @@ static int put_icc(jidx_writer *w, const uint8_t *icc, size_t n) {
         jidx_put_raw(w, icc + k * most, part);
     }
     return 0;
+}
+
+int tsio_join_shape_ok(uint32_t columns, uint32_t rows, uint32_t tile_size, uint32_t width, uint32_t height) {
+    return columns > 0 && rows > 0 && columns <= 64 && rows <= 64 && tile_size > 0 &&
+           width > (columns - 1) * tile_size && width <= columns * tile_size &&
+           height > (rows - 1) * tile_size && height <= rows * tile_size;
 }
 
 int tsio_jpeg_join_bits(const uint8_t *const *tiles, const size_t *sizes, uint32_t columns, uint32_t rows,

@@ -2,6 +2,7 @@
 #define TSIO_STATUS_H
 
 #include "CImageIO.h"
+#include "CImageIOTesting.h"
 
 /* Internal helpers shared by the decoders and encoders. */
 
@@ -13,9 +14,10 @@ void tsio_status_warn(tsio_status *st, const char *message);
 /* read(2) retrying EINTR: bytes read, 0 at end of file, -1 with errno set. */
 long tsio_read_fd(int fd, uint8_t *buf, size_t cap);
 
-/* Whether `columns × rows` tiles of `tile_size` (but the last column and row) make up `width × height`, with at most
- * 64 of them each way: what both JPEG joins accept. */
-int tsio_join_shape_ok(uint32_t columns, uint32_t rows, uint32_t tile_size, uint32_t width, uint32_t height);
+/* The EXIF parses the decoders share (exif.c). */
+/* 1 when a TIFF/EXIF block marks Adobe RGB (1998) the DCF way: ColorSpace "uncalibrated" and the interoperability
+ * index "R03" (cameras set in Adobe RGB mode write no ICC profile). */
+int tsio_exif_adobe_rgb(const uint8_t *data, size_t size);
 
 /* fstat(2) size of `fd`, or 0 when unknown. */
 uint64_t tsio_fd_size(int fd);

@@ -1,4 +1,5 @@
 import CImageIO
+import CImageIO.Testing
 import Glibc
 import XCTest
 

@@ -2,16 +2,20 @@
 #define CIMAGEIO_H
 
 /*
- * A tiny, prefixed ABI over libjpeg-turbo, libpng, lcms2, libtiff, OpenJPEG and libwebp.
+ * The prefixed ABI over libjpeg-turbo, libpng, lcms2, libtiff, OpenJPEG and libwebp, and our own JPEG entry index,
+ * extracts and joins: what the Swift side calls, nothing else (test hooks are in CImageIOTesting.h; helpers the C
+ * files share, in the internal headers beside them).
  *
  * Every function here sets up its own setjmp point before it calls into the
  * libraries, so a library error never exits, aborts or prints: it comes back
  * as a non-zero code with a readable message in `tsio_status`. Warnings are
  * counted and the first one is kept, never printed.
  *
- * Decoders read from a file descriptor the caller owns, through a 64 KiB
- * buffer, so the encoded file is never mapped or held whole in memory and
- * the byte offset of a truncation is known.
+ * Decoders of files read from a file descriptor the caller owns, through a
+ * 64 KiB buffer, so the encoded file is never mapped or held whole in memory
+ * and the byte offset of a truncation is known. The `*_open_mem` decoders
+ * read a buffer the caller already holds: an encoded tile, a TIFF's JPEG
+ * tile, an entry-index extract, each small.
  */
 
 #include <stddef.h>
@@ -188,8 +192,6 @@ typedef struct tsio_icc tsio_icc;
 tsio_icc *tsio_icc_open(const uint8_t *profile, size_t size, int layout, tsio_status *st);
 /* Converts `pixels` pixels; `in` and `out` may be the same buffer when the layouts have the same size. */
 void tsio_icc_apply(const tsio_icc *t, const uint8_t *in, uint8_t *out, size_t pixels);
-/* 1 when `t` takes the matrix/TRC fast path. */
-int tsio_icc_is_fast(const tsio_icc *t);
 void tsio_icc_close(tsio_icc *t);
 
 /* Adobe RGB (1998) as an ICC profile made by lcms2, in a malloc'd buffer (tsio_free); 0 on failure. */
@@ -254,21 +256,12 @@ int tsio_jpeg_encode(const uint8_t *pixels, uint32_t width, uint32_t height, siz
  * width and height. `icc` (NULL: none) is embedded. 1 with the JPEG in `*out` (tsio_free); 0 when the tiles were not
  * coded alike (components, sampling, colour space, quantisation tables) or not at those sizes, and the caller makes
  * the image another way; -1 when a tile is damaged (`st` says how).
- * tsio_jpeg_join joins the tiles' bits where it can (tsio_jpeg_join_bits), else their DCT coefficients
- * (tsio_jpeg_join_coefficients, as jpegtran does).
+ * It joins the tiles' bits where it can, else their DCT coefficients (as jpegtran does); each way alone is in
+ * CImageIOTesting.h.
  */
 int tsio_jpeg_join(const uint8_t *const *tiles, const size_t *sizes, uint32_t columns, uint32_t rows,
                    uint32_t tile_size, uint32_t width, uint32_t height, const uint8_t *icc, size_t icc_size,
                    uint8_t **out, size_t *out_size, tsio_status *st);
-/* The bits put side by side, each MCU row's first MCU's DC differences coded again: 0 also when the tiles' headers
- * differ but for their size, or their DC tables lack a category, or they have restart markers. */
-int tsio_jpeg_join_bits(const uint8_t *const *tiles, const size_t *sizes, uint32_t columns, uint32_t rows,
-                        uint32_t tile_size, uint32_t width, uint32_t height, const uint8_t *icc, size_t icc_size,
-                        uint8_t **out, size_t *out_size, tsio_status *st);
-/* The coefficients read, placed in one array and entropy-coded again with libjpeg's standard tables. */
-int tsio_jpeg_join_coefficients(const uint8_t *const *tiles, const size_t *sizes, uint32_t columns, uint32_t rows,
-                                uint32_t tile_size, uint32_t width, uint32_t height, const uint8_t *icc, size_t icc_size,
-                                uint8_t **out, size_t *out_size, tsio_status *st);
 
 /*
  * png_write_* into a malloc'd buffer. `channels` 1..4 (gray, gray+alpha,
@@ -307,12 +300,6 @@ int tsio_writer_rows(tsio_writer *w, const uint8_t *pixels, size_t stride, uint3
 int tsio_writer_finish(tsio_writer *w, tsio_status *st);
 void tsio_writer_abort(tsio_writer *w);
 
-/* Parses a TIFF/EXIF block (starting at "II" or "MM") for tag 0x0112. */
-int tsio_exif_orientation(const uint8_t *data, size_t size);
-
-/* 1 when a TIFF/EXIF block marks Adobe RGB (1998) the DCF way: ColorSpace "uncalibrated" and the interoperability
- * index "R03" (cameras set in Adobe RGB mode write no ICC profile). */
-int tsio_exif_adobe_rgb(const uint8_t *data, size_t size);
 
 /* ---- JPEG 2000 --------------------------------------------------------- */
 

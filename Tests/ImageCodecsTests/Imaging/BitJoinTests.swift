@@ -1,4 +1,5 @@
 import CImageIO
+import CImageIO.Testing
 import Foundation
 import XCTest
 @testable import ImageCodecs
