@@ -192,8 +192,12 @@ static int jp2_profile(int fd, uint64_t size, uint8_t **profile, size_t *profile
     return 0;
 }
 
-int tsio_jp2_open(int fd, tsio_jp2_header *h, uint8_t **profile, size_t *profile_size, tsio_status *st) {
-    tsio_status_clear(st);
+struct tsio_jp2 {
+    int fd;
+};
+
+/* What tsio_jp2_open reads when asked for the header. */
+static int read_header(int fd, tsio_jp2_header *h, uint8_t **profile, size_t *profile_size, tsio_status *st) {
     memset(h, 0, sizeof *h);
     if (profile) *profile = NULL;
     jp2_reader r;
@@ -239,6 +243,24 @@ int tsio_jp2_open(int fd, tsio_jp2_header *h, uint8_t **profile, size_t *profile
     return rc;
 }
 
+tsio_jp2 *tsio_jp2_open(int fd, tsio_jp2_header *h, uint8_t **profile, size_t *profile_size, tsio_status *st) {
+    tsio_status_clear(st);
+    if (h != NULL && read_header(fd, h, profile, profile_size, st) != 0) return NULL;
+    tsio_jp2 *j = malloc(sizeof *j);
+    if (j == NULL) {
+        if (profile && *profile) {
+            free(*profile);
+            *profile = NULL;
+        }
+        tsio_status_fail(st, TSIO_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    j->fd = fd;
+    return j;
+}
+
+void tsio_jp2_close(tsio_jp2 *j) { free(j); }
+
 static inline int to8(int32_t v, const opj_image_comp_t *comp) {
     if (comp->sgnd) v += 1 << (comp->prec - 1);
     int max = (1 << comp->prec) - 1;
@@ -249,11 +271,11 @@ static inline int to8(int32_t v, const opj_image_comp_t *comp) {
 
 static inline uint8_t clamp8(int v) { return (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v); }
 
-int tsio_jp2_read(int fd, uint32_t reduce, uint32_t x, uint32_t y, uint32_t w, uint32_t h, uint8_t *dst, size_t stride,
-                  int channels, tsio_status *st) {
+int tsio_jp2_read(const tsio_jp2 *j, uint32_t reduce, uint32_t x, uint32_t y, uint32_t w, uint32_t h, uint8_t *dst,
+                  size_t stride, int channels, tsio_status *st) {
     tsio_status_clear(st);
     jp2_reader r;
-    if (reader_open(&r, fd, reduce, st) != 0) { reader_close(&r); return -1; }
+    if (reader_open(&r, j->fd, reduce, st) != 0) { reader_close(&r); return -1; }
     opj_image_t *im = r.image;
     uint64_t scale = (uint64_t)1 << reduce;
     uint64_t rw = ((uint64_t)(im->x1 - im->x0) + scale - 1) / scale, rh = ((uint64_t)(im->y1 - im->y0) + scale - 1) / scale;

@@ -89,32 +89,87 @@ int tsio_webp_encode(const uint8_t *pixels, uint32_t width, uint32_t height, siz
     return 0;
 }
 
-int tsio_webp_info(const uint8_t *data, size_t size, tsio_info *info, tsio_status *st) {
+struct tsio_webp {
+    const uint8_t *data;
+    size_t size;
+    uint32_t width, height, next;
+    int channels;
+    uint8_t *pixels;          /* the whole picture, for reads of part of it */
+};
+
+tsio_webp *tsio_webp_open_mem(const uint8_t *data, size_t size, tsio_info *info, tsio_status *st) {
     tsio_status_clear(st);
     memset(info, 0, sizeof *info);
     WebPBitstreamFeatures features;
-    if (WebPGetFeatures(data, size, &features) != VP8_STATUS_OK) {
+    if (WebPGetFeatures(data, size, &features) != VP8_STATUS_OK || features.width <= 0 || features.height <= 0) {
         tsio_status_fail(st, TSIO_ERR_CORRUPT, "not a WebP image libwebp can read");
-        return -1;
+        return NULL;
     }
-    info->width = (uint32_t)features.width;
-    info->height = (uint32_t)features.height;
-    info->channels = features.has_alpha ? 4 : 3;
+    tsio_webp *w = calloc(1, sizeof *w);
+    if (w == NULL) {
+        tsio_status_fail(st, TSIO_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    w->data = data;
+    w->size = size;
+    w->width = (uint32_t)features.width;
+    w->height = (uint32_t)features.height;
+    w->channels = features.has_alpha ? 4 : 3;
+    info->width = w->width;
+    info->height = w->height;
+    info->channels = w->channels;
     info->components = info->channels;
     info->color_space = features.has_alpha ? TSIO_COLOR_RGBA : TSIO_COLOR_RGB;
     info->bit_depth = 8;
     info->orientation = 1;
-    return 0;
+    return w;
 }
 
-int tsio_webp_decode(const uint8_t *data, size_t size, uint8_t *dst, size_t stride, uint32_t height, int channels,
-                     tsio_status *st) {
-    tsio_status_clear(st);
-    uint8_t *done = channels == 4 ? WebPDecodeRGBAInto(data, size, dst, stride * height, (int)stride)
-                                  : WebPDecodeRGBInto(data, size, dst, stride * height, (int)stride);
+/* The picture decoded into `dst` (`stride` bytes a row); 0, or -1 with `st` set. */
+static int decode_into(const tsio_webp *w, uint8_t *dst, size_t stride, tsio_status *st) {
+    size_t bytes = stride * w->height;
+    uint8_t *done = w->channels == 4 ? WebPDecodeRGBAInto(w->data, w->size, dst, bytes, (int)stride)
+                                     : WebPDecodeRGBInto(w->data, w->size, dst, bytes, (int)stride);
     if (!done) {
         tsio_status_fail(st, TSIO_ERR_CORRUPT, "the WebP data cannot be decoded");
         return -1;
     }
     return 0;
+}
+
+int64_t tsio_webp_read(tsio_webp *w, uint8_t *dst, size_t stride, uint32_t rows, tsio_status *st) {
+    tsio_status_clear(st);
+    size_t row_bytes = (size_t)w->width * (size_t)w->channels;
+    if (stride < row_bytes) {
+        tsio_status_fail(st, TSIO_ERR_ARGUMENT, "a stride of %zu bytes is short of a row's %zu", stride, row_bytes);
+        return -1;
+    }
+    if (rows > w->height - w->next) rows = w->height - w->next;
+    if (rows == 0) return 0;
+    if (w->next == 0 && rows == w->height && w->pixels == NULL) {
+        if (decode_into(w, dst, stride, st) != 0) return -1;
+        w->next = w->height;
+        return rows;
+    }
+    if (w->pixels == NULL) {
+        w->pixels = malloc(row_bytes * w->height);
+        if (w->pixels == NULL) {
+            tsio_status_fail(st, TSIO_ERR_NOMEM, "out of memory for a %u x %u WebP", w->width, w->height);
+            return -1;
+        }
+        if (decode_into(w, w->pixels, row_bytes, st) != 0) {
+            free(w->pixels);
+            w->pixels = NULL;
+            return -1;
+        }
+    }
+    for (uint32_t k = 0; k < rows; k++) memcpy(dst + (size_t)k * stride, w->pixels + (size_t)(w->next + k) * row_bytes, row_bytes);
+    w->next += rows;
+    return rows;
+}
+
+void tsio_webp_close(tsio_webp *w) {
+    if (w == NULL) return;
+    free(w->pixels);
+    free(w);
 }

@@ -278,11 +278,17 @@ int tsio_png_encode(const uint8_t *pixels, uint32_t width, uint32_t height, size
  */
 int tsio_webp_encode(const uint8_t *pixels, uint32_t width, uint32_t height, size_t stride, int channels, float quality,
                      int method, const uint8_t *icc, size_t icc_size, uint8_t **out, size_t *out_size, tsio_status *st);
-/* The size and alpha of the WebP image in `data` (`channels` 3 or 4). */
-int tsio_webp_info(const uint8_t *data, size_t size, tsio_info *info, tsio_status *st);
-/* Decodes it into `dst`: `height` rows of `stride` bytes, RGB or RGBA as `channels` says. */
-int tsio_webp_decode(const uint8_t *data, size_t size, uint8_t *dst, size_t stride, uint32_t height, int channels,
-                     tsio_status *st);
+/*
+ * A WebP image in memory (an encoded tile), read as the other decoders read: tsio_webp_open_mem fills `info` (its
+ * size; `channels` 3, or 4 with alpha) or returns NULL with `st` set; tsio_webp_read delivers the next `rows` rows
+ * (RGB or RGBA as `info` says) and returns how many it delivered, -1 on an error. libwebp decodes the picture whole
+ * on the first read: straight into `dst` when all rows are asked for at once, else into a buffer the rows are copied
+ * from. `data` must stay valid until tsio_webp_close.
+ */
+typedef struct tsio_webp tsio_webp;
+tsio_webp *tsio_webp_open_mem(const uint8_t *data, size_t size, tsio_info *info, tsio_status *st);
+int64_t tsio_webp_read(tsio_webp *w, uint8_t *dst, size_t stride, uint32_t rows, tsio_status *st);
+void tsio_webp_close(tsio_webp *w);
 
 void tsio_free(void *p);
 
@@ -322,16 +328,22 @@ typedef struct tsio_jp2_header {
     int progression;          /* 0 LRCP, 1 RLCP, 2 RPCL, 3 PCRL, 4 CPRL */
 } tsio_jp2_header;
 
-/* Reads the header of the JPEG 2000 file or code-stream at `fd` (pread(2): the fd's offset is not used), and with
- * `profile` (may be NULL) its ICC profile into a malloc'd buffer (tsio_free; NULL when it has none). */
-int tsio_jp2_open(int fd, tsio_jp2_header *h, uint8_t **profile, size_t *profile_size, tsio_status *st);
+/*
+ * The JPEG 2000 file or code-stream at `fd`, which stays the caller's and open until tsio_jp2_close (read with
+ * pread(2): its offset is not used). With `h`, its header is read now, and with `profile` (may be NULL) its ICC
+ * profile into a malloc'd buffer (tsio_free; NULL when it has none); with `h` NULL nothing is read yet (a decode
+ * that knows the header already). NULL with `st` set when the header cannot be read.
+ */
+typedef struct tsio_jp2 tsio_jp2;
+tsio_jp2 *tsio_jp2_open(int fd, tsio_jp2_header *h, uint8_t **profile, size_t *profile_size, tsio_status *st);
 /*
  * Pixels [x, x + w) × [y, y + h) of the image reduced by 2^`reduce` (OpenJPEG's cp_reduce: its size is
  * ceil(width / 2^reduce) × ceil(height / 2^reduce)), only the code-blocks under them decoded, as 8-bit RGB or RGBA
- * (`channels`) into `dst`. Safe on several threads at once: every call has a codec of its own.
+ * (`channels`) into `dst`. Safe on several threads at once, on one handle too: every call has a codec of its own.
  */
-int tsio_jp2_read(int fd, uint32_t reduce, uint32_t x, uint32_t y, uint32_t w, uint32_t h, uint8_t *dst, size_t stride,
-                  int channels, tsio_status *st);
+int tsio_jp2_read(const tsio_jp2 *j, uint32_t reduce, uint32_t x, uint32_t y, uint32_t w, uint32_t h, uint8_t *dst,
+                  size_t stride, int channels, tsio_status *st);
+void tsio_jp2_close(tsio_jp2 *j);
 
 /* ---- TIFF and BigTIFF ---------------------------------------------------- */
 

@@ -39,16 +39,18 @@ package enum ImageDecoder {
                     tsio_png_read(decoder, dst, stride, rows, &st)
                 }
             case .webp:
-                guard tsio_webp_info(data.baseAddress, data.count, &info, &st) == 0 else {
+                guard let decoder = tsio_webp_open_mem(data.baseAddress, data.count, &info, &st) else {
                     throw ImageSourceError.decodeFailed(path: name, format: .webp, message: st.messageText)
                 }
+                defer { tsio_webp_close(decoder) }
                 try checkSize(info, name: name)
                 var buffer = PixelBuffer(width: Int(info.width), height: Int(info.height), channels: Int(info.channels))
                 let rowBytes = buffer.rowBytes
-                guard buffer.bytes.withUnsafeMutableBufferPointer({
-                    tsio_webp_decode(data.baseAddress, data.count, $0.baseAddress, rowBytes, info.height, info.channels, &st)
-                }) == 0 else {
-                    throw ImageSourceError.decodeFailed(path: name, format: .webp, message: st.messageText)
+                let rows = buffer.bytes.withUnsafeMutableBufferPointer { tsio_webp_read(decoder, $0.baseAddress, rowBytes, info.height, &st) }
+                // Fewer rows than the picture has is an error, never a partly filled tile.
+                guard rows == Int64(info.height) else {
+                    throw ImageSourceError.decodeFailed(path: name, format: .webp, message: rows < 0 ? st.messageText
+                        : "\(rows) of \(info.height) rows decoded")
                 }
                 return buffer
             }

@@ -18,8 +18,10 @@ struct JP2Source: StoredImageSource {
         var header = tsio_jp2_header()
         var opened: Int32 = -1
         let profile = ColourTransform.profile { bytes, size in
-            opened = tsio_jp2_open(fd.rawValue, &header, &bytes, &size, &st)
-            return opened == 0 && bytes != nil ? 1 : 0
+            let handle = tsio_jp2_open(fd.rawValue, &header, &bytes, &size, &st)
+            tsio_jp2_close(handle)
+            opened = handle != nil ? 0 : -1
+            return handle != nil && bytes != nil ? 1 : 0
         }
         guard opened == 0 else { throw st.error(path: path, format: .jp2, rows: 0) }
         let w = Int(header.width), h = Int(header.height)
@@ -55,6 +57,11 @@ struct JP2Source: StoredImageSource {
                       into body: (PixelBand) throws -> Void) throws -> DecodeWarnings {
         let (reduce, rest) = reduction(for: shrink)
         let fd = try FileDescriptor.image(path)
+        var opening = tsio_status()
+        guard let handle = tsio_jp2_open(fd.rawValue, nil, nil, nil, &opening) else {
+            throw opening.error(path: path, format: .jp2, rows: 0)
+        }
+        defer { tsio_jp2_close(handle) }
         let scale = 1 << reduce
         let reducedW = (info.width + scale - 1) / scale, reducedH = (info.height + scale - 1) / scale
         let channels = info.channels
@@ -75,10 +82,10 @@ struct JP2Source: StoredImageSource {
             var reduced = direct ? [] : [UInt8](repeating: 0, count: rw * rh * channels)
             var st = tsio_status()
             let rc = direct
-                ? tsio_jp2_read(fd.rawValue, UInt32(reduce), UInt32(rx), UInt32(ry), UInt32(rw), UInt32(rh), into.baseAddress,
+                ? tsio_jp2_read(handle, UInt32(reduce), UInt32(rx), UInt32(ry), UInt32(rw), UInt32(rh), into.baseAddress,
                                 rw * channels, Int32(channels), &st)
                 : reduced.withUnsafeMutableBufferPointer {
-                    tsio_jp2_read(fd.rawValue, UInt32(reduce), UInt32(rx), UInt32(ry), UInt32(rw), UInt32(rh), $0.baseAddress,
+                    tsio_jp2_read(handle, UInt32(reduce), UInt32(rx), UInt32(ry), UInt32(rw), UInt32(rh), $0.baseAddress,
                                   rw * channels, Int32(channels), &st)
                 }
             guard rc == 0 else { throw st.error(path: path, format: .jp2, rows: reducedH) }
