@@ -15,6 +15,9 @@ public struct ImageLimits: Sendable, Hashable {
     /// Not a ceiling but the one other choice decoders make: convert an RGB file's embedded profile to sRGB
     /// (the default), or keep its colours and hand the profile to the encoders to embed (`--colour keep`).
     package var keepsColourProfiles: Bool
+    /// Where the entry indexes of sources opened with these limits are kept: one store per server (its budget is
+    /// `--index-memory-mb`). Limits compare equal only with the same store.
+    package var indexes: EntryIndexes
 
     public static let defaultMaxPixels = 2_000_000_000
     /// 40 gigapixels: a 200,000 × 200,000 pyramid.
@@ -25,6 +28,13 @@ public struct ImageLimits: Sendable, Hashable {
     public init(maxPixels: Int = ImageLimits.defaultMaxPixels, maxPyramidPixels: Int = ImageLimits.defaultMaxPyramidPixels,
                 maxDecoderMemory: Int = ImageLimits.defaultMaxDecoderMemory,
                 entryIndexPixels: Int = ImageLimits.defaultEntryIndexPixels, keepsColourProfiles: Bool = false) {
+        self.init(maxPixels: maxPixels, maxPyramidPixels: maxPyramidPixels, maxDecoderMemory: maxDecoderMemory,
+                  entryIndexPixels: entryIndexPixels, keepsColourProfiles: keepsColourProfiles, indexes: EntryIndexes())
+    }
+
+    package init(maxPixels: Int, maxPyramidPixels: Int, maxDecoderMemory: Int, entryIndexPixels: Int,
+                 keepsColourProfiles: Bool, indexes: EntryIndexes) {
+        self.indexes = indexes
         self.keepsColourProfiles = keepsColourProfiles
         self.maxPixels = maxPixels
         self.maxPyramidPixels = maxPyramidPixels
@@ -42,5 +52,19 @@ public struct ImageLimits: Sendable, Hashable {
         if w.multipliedReportingOverflow(by: h).partialValue > limit {
             throw ImageSourceError.tooLarge(path: path, width: w, height: h, limit: limit, pyramid: pyramid)
         }
+    }
+
+    public static func == (a: ImageLimits, b: ImageLimits) -> Bool {
+        a.maxPixels == b.maxPixels && a.maxPyramidPixels == b.maxPyramidPixels && a.maxDecoderMemory == b.maxDecoderMemory
+            && a.entryIndexPixels == b.entryIndexPixels && a.keepsColourProfiles == b.keepsColourProfiles && a.indexes === b.indexes
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(maxPixels)
+        hasher.combine(maxPyramidPixels)
+        hasher.combine(maxDecoderMemory)
+        hasher.combine(entryIndexPixels)
+        hasher.combine(keepsColourProfiles)
+        hasher.combine(ObjectIdentifier(indexes))
     }
 }

@@ -17,7 +17,7 @@ package final class JPEGEntryIndex: @unchecked Sendable {
     let mcuHeight: Int
     let columns: Int
     let rows: Int
-    /// Memory held, for the shared cache's budget.
+    /// Memory held, for the store's budget.
     let bytes: Int
     /// Rows indexed so far, whether the data stopped making sense below them, and whether a 1/8 pass holds the
     /// scan (a region below it does not wait for a background pass: it is decoded the usual way).
@@ -25,26 +25,13 @@ package final class JPEGEntryIndex: @unchecked Sendable {
     /// One scan at a time; extracts of indexed rows do not wait for it.
     private let scanning = Locked(())
 
-    /// Indexes of the JPEGs regions were decoded from, least recently used dropped first. The 640-megapixel 4:4:4
-    /// master of `bench/make-collection.sh` has an index of 5.1 MB (measured; by arithmetic half that at
-    /// 4:2:0), so the budget holds a dozen such masters; a dropped one is scanned again.
-    private static let shared = LRUCache<String, Entry>(budget: 64 << 20, cost: { $0.index?.bytes ?? 64 })
-    private static let creating = Locked(())
-    /// Extracts made since the process started (for `/metrics` and tests).
-    package static let extractsMade = Locked(0)
-    /// Rows of extracts whose bits were copied whole between two entries, no symbol decoded (tests).
-    static let rowsCopiedWhole = Locked(0)
-    /// Decodes at 1/8 made by an index's scan (`whileDecodingEighth`) since the process started.
-    package static let eighthsScanned = Locked(0)
+    /// The store this index is kept in, whose counts its extracts and scans add to (weak: the store holds it).
+    private weak var owner: EntryIndexes?
 
-    /// A cache entry: the index, or nil for a file the index cannot enter (progressive, arithmetic, …).
-    private struct Entry: Sendable {
-        let index: JPEGEntryIndex?
-    }
-
-    private init(handle: OpaquePointer, path: String) {
+    init(handle: OpaquePointer, path: String, owner: EntryIndexes) {
         self.handle = handle
         self.path = path
+        self.owner = owner
         var fw: UInt32 = 0, fh: UInt32 = 0, w: UInt32 = 0, h: UInt32 = 0, c: UInt32 = 0, r: UInt32 = 0
         tsio_jidx_geometry(handle, &fw, &fh, &w, &h, &c, &r)
         frameWidth = Int(fw)
@@ -59,31 +46,6 @@ package final class JPEGEntryIndex: @unchecked Sendable {
     deinit {
         tsio_jidx_close(handle)
     }
-
-    /// The index of the file `info` describes, from the shared cache or made now (its header read); nil when
-    /// the file is not one it can enter.
-    static func of(_ path: String, _ info: ImageInfo) -> JPEGEntryIndex? {
-        let key = key(path, info)
-        if let entry = shared.value(for: key) { return entry.index }
-        return creating.withLock { _ -> JPEGEntryIndex? in
-            if let entry = shared.value(for: key, countingMiss: false) { return entry.index }
-            var st = tsio_status()
-            let handle = (try? FileDescriptor.image(path)).flatMap { tsio_jidx_open($0.rawValue, &st) }
-            // A header the index reads otherwise than libjpeg (bytes between markers, which libjpeg steps over and
-            // the index takes for a segment) describes another frame: such a file is not entered.
-            let index = handle.map { JPEGEntryIndex(handle: $0, path: path) }
-                .flatMap { $0.frameWidth == info.storedWidth && $0.frameHeight == info.storedHeight ? $0 : nil }
-            shared.insert(Entry(index: index), for: key)
-            return index
-        }
-    }
-
-    /// The index of the file `info` describes if one is made already (nothing is read, nothing counted).
-    static func existing(_ path: String, _ info: ImageInfo) -> JPEGEntryIndex? {
-        shared.value(for: key(path, info), countingMiss: false, countingHit: false)?.index
-    }
-
-    private static func key(_ path: String, _ info: ImageInfo) -> String { "\(info.fileSize)/\(info.modified)/\(path)" }
 
     /// Makes sure MCU rows `0 ..< upTo` are indexed, scanning on from where the index stands; false when the
     /// data stops making sense above `upTo`, or while a 1/8 pass (at background priority) has not reached them
@@ -120,8 +82,10 @@ package final class JPEGEntryIndex: @unchecked Sendable {
               let out else {
             throw st.error(path: path, format: .jpeg, rows: rows)
         }
-        Self.extractsMade.withLock { $0 += 1 }
-        Self.rowsCopiedWhole.withLock { $0 += Int(copied) }
+        owner?.counted {
+            $0.extracts += 1
+            $0.rowsCopiedWhole += Int(copied)
+        }
         return (out, size)
     }
 
@@ -137,7 +101,7 @@ package final class JPEGEntryIndex: @unchecked Sendable {
             let perRow = tsio_jidx_eighth_begin(handle, ycc ? 1 : 0, &st)
             guard perRow >= 0 else { throw st.error(path: path, format: .jpeg, rows: 0) }
             guard perRow > 0 else { return nil }
-            Self.eighthsScanned.withLock { $0 += 1 }
+            owner?.counted { $0.eighthsScanned += 1 }
             indexed.withLock { $0.eighth = true }
             defer { indexed.withLock { $0.eighth = false } }
             let fd = try FileDescriptor.image(path)

@@ -16,7 +16,7 @@ extension JPEGSource {
     /// Regions (up to the largest extract) are cheap once the file's index reaches its foot: the scan that made
     /// its 1/8 pass does that, or regions asked far enough down.
     var regionsAreCheap: Bool {
-        guard entersAnywhere, let index = JPEGEntryIndex.existing(path, info) else { return false }
+        guard entersAnywhere, let index = limits.indexes.existing(path, info) else { return false }
         return index.indexedRows == index.rows
     }
 
@@ -30,7 +30,7 @@ extension JPEGSource {
         guard entersAnywhere else { return nil }
         let x0 = rect.x * shrink, y0 = rect.y * shrink
         let x1 = min(rect.maxX * shrink, width), y1 = min(rect.maxY * shrink, height)
-        guard y0 > 0 || x0 > 0 || x1 < width, let index = JPEGEntryIndex.of(path, info) else { return nil }
+        guard y0 > 0 || x0 > 0 || x1 < width, let index = limits.indexes.of(path, info) else { return nil }
         let mw = index.mcuWidth, mh = index.mcuHeight
         // The extract's origin must stay on the shrink's grid, so a box filter beyond 1/8 averages the same pixels.
         var c0 = max(0, x0 / mw - 1), r0 = max(0, y0 / mh - 1)
@@ -53,7 +53,7 @@ extension JPEGSource {
     /// Nil when that does not apply: another shrink, a file the index does not enter, a scan already made.
     func decodeEighthThroughScan(_ rect: PixelRect, shrink: Int, bandRows: Int,
                                  into body: (PixelBand) throws -> Void) throws -> DecodeWarnings? {
-        guard shrink == 8, entersAnywhere, let ycc = scanYCC, let index = JPEGEntryIndex.of(path, info) else { return nil }
+        guard shrink == 8, entersAnywhere, let ycc = scanYCC, let index = limits.indexes.of(path, info) else { return nil }
         let width = (info.storedWidth + 7) / 8, height = (info.storedHeight + 7) / 8
         return try index.whileDecodingEighth(ycc: ycc) { perCall, rows in try withoutActuallyEscaping(rows) { next in
             let reader = JPEGEighthReader(path: path, width: width, wantedOffset: rect.x, rowsPerCall: perCall, colour: colour,

@@ -90,10 +90,12 @@ public final class TileService: ImageChanges {
     package func statistics() -> TileStatistics {
         var passes = passCounters.withLock { $0 }
         (passes.running, passes.queued) = scheduler.counts
-        passes.jpegExtracts = JPEGEntryIndex.extractsMade.withLock { $0 }
-        passes.jpegEighthsScanned = JPEGEntryIndex.eighthsScanned.withLock { $0 }
+        let indexes = options.limits.indexes.statistics()
+        passes.jpegExtracts = indexes.extracts
+        passes.jpegEighthsScanned = indexes.eighthsScanned
         return TileStatistics(cache: cache.statistics, tilesRendered: tilesRendered, renderMemory: renderBudget.usage,
-                              renderBudget: renderBudget.capacity, images: images.count, brokenImages: images.brokenCount, store: store?.statistics, passes: passes)
+                              renderBudget: renderBudget.capacity, images: images.count, brokenImages: images.brokenCount, store: store?.statistics, passes: passes,
+                              entryIndexes: indexes)
     }
 
     /// The one look at the cache a tile request makes: the hit, or a miss that carries the key and snapshot on

@@ -14,4 +14,6 @@ package struct TileStatistics: Sendable {
     /// The persistent tile store's counters; nil when there is none.
     package let store: TileStore.Statistics?
     package let passes: PassStatistics
+    /// The JPEG entry indexes' memory and budget (their counts are in `passes`).
+    package let entryIndexes: EntryIndexes.Statistics
 }

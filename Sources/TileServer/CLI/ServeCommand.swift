@@ -64,10 +64,12 @@ struct ServeCommand: ParsableCommand {
                 return handler
             }
             let logger = Logger(label: "tileserver")
-            let loaded = try LibraryLoader.load(paths, options: config.tileOptions, logger: logger)
+            // Made once: its limits carry the server's one store of JPEG entry indexes.
+            let tileOptions = config.tileOptions
+            let loaded = try LibraryLoader.load(paths, options: tileOptions, logger: logger)
             let library = loaded.library
             let store = try config.storeDirectory.map { try TileStore(directory: $0, budget: config.storeMB << 20) }
-            let tiles = TileService(directory: library, options: config.tileOptions, store: store)
+            let tiles = TileService(directory: library, options: tileOptions, store: store)
             let app = Application(options: config.api, tiles: tiles, library: library, logger: logger,
                                   viewer: try ViewerFiles.locate(config.publicDir, embedded: EmbeddedFiles(EmbeddedViewer.files)))
             let server = try HTTPServer(options: config.transport, responder: app, pools: app.pools, gauge: app.connections)

@@ -34,6 +34,7 @@ struct ServerConfiguration: Sendable {
     var keepColourProfiles = false
     var rasterDir = "/var/tmp"
     var renderMemoryMB = 512
+    var indexMemoryMB = EntryIndexes.defaultBudget >> 20
     var renderQueue = 64
     var renderWait = 10.0
     /// Watch served folders with inotify.
@@ -46,7 +47,7 @@ struct ServerConfiguration: Sendable {
         .text("host", \.transport.host, "Address to listen on."),
         .integer("port", \.transport.port, 0 ... 65535, "Port (0 picks a free one)."),
         .integer("tile-size", \.tileSize, 16 ... 4096, "Tile edge in pixels."),
-        .integer("quality", \.quality, 1 ... 100, "Quality of JPEG tiles and images; WebP's is mapped to look the same (see the README)."),
+        .integer("quality", \.quality, 1 ... 100, "Quality of JPEG tiles and images; WebP's is mapped to look the same (WebPQuality)."),
         .format("tile-format", \.tileFormat,
                 "jpeg, webp or png: what the tile store keeps, DeepZoom descriptors name and tile URLs without an extension get (images with alpha are stored as PNG instead of JPEG). Requests naming another format are made from the image."),
         .integer("cache-mb", \.cacheMB, 0 ... 1 << 20, "In-memory tile cache budget in MiB."),
@@ -76,6 +77,8 @@ struct ServerConfiguration: Sendable {
         .text("raster-dir", \.rasterDir, "Directory for scratch files (outputs too large for memory are spooled there, unlinked)."),
         .integer("render-memory-mb", \.renderMemoryMB, 16 ... 1 << 20,
                  "Pixel memory in MiB for region, view and IIIF images and whole decodes together; larger outputs are made in bands."),
+        .integer("index-memory-mb", \.indexMemoryMB, 1 ... 1 << 20,
+                 "Memory in MiB for the entry indexes that let regions of large baseline JPEGs be decoded without the rows above them; least recently used go first."),
         .integer("render-queue", \.renderQueue, 0 ... 100_000, "Requests that may wait for render memory; more get 503."),
         .number("render-wait", \.renderWait, 0.1 ... 3600, "Seconds a request waits for render memory before 503."),
         .switch("watch", \.watch, "Follow files added, removed or replaced in served folders as they happen (inotify): on or off."),
@@ -86,7 +89,8 @@ struct ServerConfiguration: Sendable {
     var tileOptions: TileOptions {
         TileOptions(tileSize: tileSize, quality: quality, format: tileFormat, cacheBytes: cacheMB << 20, rasterDirectory: rasterDir,
                     passes: api.workers, passEncoders: min(2, api.workers), limits: ImageLimits(maxPixels: maxPixels, maxPyramidPixels: maxPyramidPixels,
-                                                                                                   keepsColourProfiles: keepColourProfiles),
+                    maxDecoderMemory: ImageLimits.defaultMaxDecoderMemory, entryIndexPixels: ImageLimits.defaultEntryIndexPixels,
+                    keepsColourProfiles: keepColourProfiles, indexes: EntryIndexes(budget: indexMemoryMB << 20)),
                     renderBytes: renderMemoryMB << 20, renderQueue: renderQueue, renderWait: renderWait)
     }
 

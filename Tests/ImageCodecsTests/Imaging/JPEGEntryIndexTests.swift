@@ -15,7 +15,7 @@ final class JPEGEntryIndexTests: XCTestCase {
         let path = try Fixtures.temporary(try Fixtures.bytes("restart-422.jpg"), name: "threads.jpg")
         let whole = try ImageOpener.open(path).decodeAll()
         let source = try ImageOpener.open(path, limits: indexEverything)
-        let before = JPEGEntryIndex.extractsMade.withLock { $0 }
+        let before = indexEverything.indexes.statistics().extracts
         let failures = Locked([String]())
         DispatchQueue.concurrentPerform(iterations: 8) { i in
             for k in 0 ..< 4 {
@@ -29,7 +29,7 @@ final class JPEGEntryIndexTests: XCTestCase {
             }
         }
         XCTAssertEqual(failures.withLock { $0 }, [])
-        XCTAssertEqual(JPEGEntryIndex.extractsMade.withLock { $0 } - before, 32)
+        XCTAssertEqual(indexEverything.indexes.statistics().extracts - before, 32)
     }
 
     /// A file rewritten in place (same size in pixels, other sampling and quality) gets an index of its own: regions show the

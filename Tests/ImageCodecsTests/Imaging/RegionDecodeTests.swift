@@ -58,12 +58,12 @@ final class RegionDecodeTests: XCTestCase {
     /// and restart-marked ones have every symbol decoded and coded again.
     func testJPEGRegionsThroughTheEntryIndexAreExactCrops() throws {
         let everyFile = ImageLimits(entryIndexPixels: 0)
-        let before = JPEGEntryIndex.extractsMade.withLock { $0 }
-        let copiedBefore = JPEGEntryIndex.rowsCopiedWhole.withLock { $0 }
+        let before = everyFile.indexes.statistics().extracts
+        let copiedBefore = everyFile.indexes.statistics().rowsCopiedWhole
         for name in ["optimized.jpg", "restart.jpg", "restart-422.jpg"] {
             try checkRegions(name, shrinks: [1, 4], limits: everyFile)
         }
-        XCTAssertEqual(JPEGEntryIndex.rowsCopiedWhole.withLock { $0 }, copiedBefore,
+        XCTAssertEqual(everyFile.indexes.statistics().rowsCopiedWhole, copiedBefore,
                        "an optimised DC table or restart markers must not be copied whole")
         for name in ["baseline.jpg", "optimized.jpg", "restart.jpg", "restart-422.jpg", "q100-444.jpg", "gray.jpg",
                      "cmyk.jpg", "orient-6.jpg", "wide-9024x3.jpg"] {
@@ -71,8 +71,8 @@ final class RegionDecodeTests: XCTestCase {
         }
         try checkRegions("progressive.jpg", shrinks: [1], limits: everyFile)
         // 9 files × 5 shrinks × the 6 rectangles not at the top-left corner, less those that do not fit.
-        XCTAssertGreaterThan(JPEGEntryIndex.extractsMade.withLock { $0 } - before, 200)
-        XCTAssertGreaterThan(JPEGEntryIndex.rowsCopiedWhole.withLock { $0 } - copiedBefore, 100)
+        XCTAssertGreaterThan(everyFile.indexes.statistics().extracts - before, 200)
+        XCTAssertGreaterThan(everyFile.indexes.statistics().rowsCopiedWhole - copiedBefore, 100)
     }
 
     func testPNGShrinkIsTheBoxAverage() throws {

@@ -15,9 +15,9 @@ final class ScannedEighthTests: XCTestCase {
         let plain = try Fixtures.temporary(data, name: "plain-\(name)")
         let fresh = try Fixtures.temporary(data, name: "scanned-\(UUID().uuidString)-\(name)")
         let libjpeg = Result { try ImageOpener.open(plain).decodeAll(shrink: 8) }
-        let before = JPEGEntryIndex.eighthsScanned.withLock { $0 }
+        let before = indexEverything.indexes.statistics().eighthsScanned
         let scan = Result { try ImageOpener.open(fresh, limits: indexEverything).decodeAll(shrink: 8) }
-        return (libjpeg, scan, JPEGEntryIndex.eighthsScanned.withLock { $0 } > before)
+        return (libjpeg, scan, indexEverything.indexes.statistics().eighthsScanned > before)
     }
 
     func testEverySamplingIsLibjpegsEighthToTheBit() throws {
@@ -40,10 +40,10 @@ final class ScannedEighthTests: XCTestCase {
             let whole = try ImageOpener.open(Fixtures.path(name)).decodeAll(shrink: 8)
             let source = try ImageOpener.open(path, limits: indexEverything)
             let (w, h) = source.size(shrink: 8)
-            let before = JPEGEntryIndex.eighthsScanned.withLock { $0 }
+            let before = indexEverything.indexes.statistics().eighthsScanned
             let upper = PixelRect(x: w / 3, y: h / 4, width: w / 3, height: h / 4)
             XCTAssert(try source.decode(upper, shrink: 8) == whole.cropped(to: upper), name)
-            XCTAssertEqual(JPEGEntryIndex.eighthsScanned.withLock { $0 }, before + 1, name)
+            XCTAssertEqual(indexEverything.indexes.statistics().eighthsScanned, before + 1, name)
             let lower = PixelRect(x: 5, y: h * 3 / 4, width: w / 2, height: h - h * 3 / 4)
             XCTAssert(try source.decode(lower, shrink: 8) == whole.cropped(to: lower), name)
         }
@@ -64,7 +64,7 @@ final class ScannedEighthTests: XCTestCase {
         let source = try ImageOpener.open(path, limits: indexEverything)
         _ = try source.decodeAll(shrink: 8)
         let info = try XCTUnwrap(source as? JPEGSource).info
-        let index = try XCTUnwrap(JPEGEntryIndex.of(path, info))
+        let index = try XCTUnwrap(indexEverything.indexes.of(path, info))
         XCTAssertEqual(index.indexedRows, index.rows)
         let rect = PixelRect(x: 400, y: 380, width: 120, height: 60)
         XCTAssert(try source.decode(rect) == ImageOpener.open(path).decodeAll().cropped(to: rect))

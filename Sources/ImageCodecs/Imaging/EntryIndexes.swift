@@ -1,0 +1,72 @@
+import CImageIO
+import POSIXSupport
+
+/// The JPEG entry indexes one server keeps (`JPEGEntryIndex`), least recently used dropped first within `budget`
+/// bytes, and what they did. Owned by whoever makes the `ImageLimits` its sources are opened with (the server
+/// declares the budget beside its other memory budgets, `--index-memory-mb`), so its memory and counts are read
+/// with the tile service's statistics, not from process-wide state. The 640-megapixel 4:4:4 master of
+/// `bench/make-collection.sh` has an index of 5.1 MB (measured; by arithmetic half that at 4:2:0), so the default
+/// budget of 64 MiB holds a dozen such masters; a dropped one is scanned again.
+package final class EntryIndexes: Sendable {
+    /// What the indexes hold and have done, read together.
+    package struct Statistics: Sendable, Equatable {
+        package var bytes = 0
+        package var budget = 0
+        package var entries = 0
+        /// Extracts made (regions cut out of a file as small JPEGs).
+        package var extracts = 0
+        /// Rows of extracts whose bits were copied whole between two entries, no symbol decoded.
+        package var rowsCopiedWhole = 0
+        /// Decodes at 1/8 made by an index's scan.
+        package var eighthsScanned = 0
+    }
+
+    /// A cache entry: the index, or nil for a file the index cannot enter (progressive, arithmetic, …).
+    private struct Entry: Sendable {
+        let index: JPEGEntryIndex?
+    }
+
+    package static let defaultBudget = 64 << 20
+    private let cache: LRUCache<String, Entry>
+    private let creating = Locked(())
+    private let counts = Locked(Statistics())
+
+    package init(budget: Int = EntryIndexes.defaultBudget) {
+        cache = LRUCache(budget: budget, cost: { $0.index?.bytes ?? 64 })
+    }
+
+    /// The index of the file `info` describes, from the cache or made now (its header read); nil when the file is
+    /// not one it can enter.
+    func of(_ path: String, _ info: ImageInfo) -> JPEGEntryIndex? {
+        let key = Self.key(path, info)
+        if let entry = cache.value(for: key) { return entry.index }
+        return creating.withLock { _ -> JPEGEntryIndex? in
+            if let entry = cache.value(for: key, countingMiss: false) { return entry.index }
+            var st = tsio_status()
+            let handle = (try? FileDescriptor.image(path)).flatMap { tsio_jidx_open($0.rawValue, &st) }
+            // A header the index reads otherwise than libjpeg (bytes between markers, which libjpeg steps over and
+            // the index takes for a segment) describes another frame: such a file is not entered.
+            let index = handle.map { JPEGEntryIndex(handle: $0, path: path, owner: self) }
+                .flatMap { $0.frameWidth == info.storedWidth && $0.frameHeight == info.storedHeight ? $0 : nil }
+            cache.insert(Entry(index: index), for: key)
+            return index
+        }
+    }
+
+    /// The index of the file `info` describes if one is made already (nothing is read, nothing counted).
+    func existing(_ path: String, _ info: ImageInfo) -> JPEGEntryIndex? {
+        cache.value(for: Self.key(path, info), countingMiss: false, countingHit: false)?.index
+    }
+
+    private static func key(_ path: String, _ info: ImageInfo) -> String { "\(info.fileSize)/\(info.modified)/\(path)" }
+
+    func counted(_ change: (inout Statistics) -> Void) { counts.withLock(change) }
+
+    /// The memory held and the counts, now.
+    package func statistics() -> Statistics {
+        var now = counts.withLock { $0 }
+        let held = cache.statistics
+        (now.bytes, now.budget, now.entries) = (held.bytes, held.budget, held.entries)
+        return now
+    }
+}

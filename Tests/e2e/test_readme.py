@@ -1,0 +1,56 @@
+"""The README stays a front door that tells the truth: at most 200 lines; its "What is here" names every folder of
+Sources/ and every target of Package.swift, and every path it names exists; its options table is exactly what
+`tileserver serve --help` lists; and each figure in its prose also stands in docs/, where figures live."""
+import re
+import subprocess
+from pathlib import Path
+
+from conftest import ROOT, binary
+
+README = (ROOT / "README.md").read_text()
+
+
+def section(title):
+    match = re.search(r"^## " + re.escape(title) + r"\n(.*?)(?=^## |\Z)", README, re.M | re.S)
+    assert match, title
+    return match.group(1)
+
+
+def test_the_readme_is_short():
+    assert len(README.splitlines()) <= 200
+
+
+def test_what_is_here_matches_the_tree_and_the_package():
+    table = section("What is here")
+    named = [cell for row in re.findall(r"^\| (.+?) \|", table, re.M) for cell in re.findall(r"`([^`]+)`", row)]
+    assert named
+    for path in named:
+        assert list(ROOT.glob(path.rstrip("/"))), f"What is here names {path}, which does not exist"
+    covered = set()
+    for path in named:
+        covered |= {p.name for p in ROOT.glob(path.rstrip("/")) if p.parent == ROOT / "Sources"}
+    folders = {p.name for p in (ROOT / "Sources").iterdir() if p.is_dir()}
+    assert folders - covered == set(), f"Sources folders What is here leaves out: {folders - covered}"
+    manifest = (ROOT / "Package.swift").read_text()
+    targets = set(re.findall(r'\.(?:target|executableTarget|systemLibrary|plugin)\(\s*name: "(\w+)"', manifest))
+    mentioned = set(re.findall(r"\w+", table))
+    unnamed = {t for t in targets if t not in covered and t not in mentioned}
+    assert unnamed == set(), f"targets What is here does not name: {unnamed}"
+
+
+def test_the_options_table_is_what_serve_help_lists():
+    table = section("Options of `tileserver serve`")
+    documented = re.findall(r"^\| `(--[a-z-]+)` \| `(TILESERVER_[A-Z_]+)` \|", table, re.M)
+    help_text = subprocess.run([binary(), "serve", "--help"], capture_output=True, text=True, check=True).stdout
+    listed = re.findall(r"^\s+(--[a-z-]+) \((TILESERVER_[A-Z_]+)\)", help_text, re.M)
+    assert listed and sorted(documented) == sorted(listed)
+
+
+def test_figures_in_the_readme_stand_in_docs():
+    prose = re.sub(r"```.*?```", "", README, flags=re.S)
+    prose = prose.replace(section("Options of `tileserver serve`"), "")  # settings and their defaults, not figures
+    docs = "\n".join(p.read_text() for p in (ROOT / "docs").glob("*.md"))
+    figures = {f for f in re.findall(r"(?<![\w.])\d[\d,.]*\d(?![\w.])", prose) if len(f.replace(",", "")) >= 3}
+    assert figures, "the check found no figure to check"
+    missing = {f for f in figures if f not in docs}
+    assert missing == set(), f"figures in the README that docs/ does not hold: {sorted(missing)}"
