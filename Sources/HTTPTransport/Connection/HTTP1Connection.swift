@@ -8,7 +8,8 @@ import Glibc
 /// One client's HTTP/1.1 conversation, owned by one event loop thread: bytes received and not yet parsed,
 /// answers in request order (a pipelined request waits while the one before it is with a pool), keep-alive,
 /// HEAD, the header and idle timeouts, and the lingering close. The loop tells it when its socket is readable
-/// or writable; it tells the loop what to watch for and when it is done. It knows nothing of epoll.
+/// or writable; it tells the loop what to watch for (as epoll's event bits: input, output, peer hang-up) and when
+/// it is done. Registering, waiting and dispatching are the loop's.
 final class HTTP1Connection {
     let id: UInt64
     let fd: CInt
