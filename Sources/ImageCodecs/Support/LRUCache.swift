@@ -36,8 +36,8 @@ package final class LRUCache<Key: Hashable & Sendable, Value: Sendable>: Sendabl
     @usableFromInline let state: Locked<State>
     /// Bumped by every `remove` and `removeAll` that took something out (not by evictions): a copy of some
     /// entries kept elsewhere (an event loop's own) is still right while this has not moved.
-    private let removalCount = Atomic<Int>(0)
-    private let costOf: @Sendable (Value) -> Int
+    @usableFromInline let removalCount = Atomic<Int>(0)
+    @usableFromInline let costOf: @Sendable (Value) -> Int
 
     package init(budget: Int, cost: @escaping @Sendable (Value) -> Int) {
         var initial = State()
@@ -65,8 +65,9 @@ package final class LRUCache<Key: Hashable & Sendable, Value: Sendable>: Sendabl
     }
 
     /// Inserts or replaces `value`, then evicts least recently used entries until the total fits the budget;
-    /// returns what was evicted (a value over the whole budget comes back itself, not kept).
-    @discardableResult
+    /// returns what was evicted (a value over the whole budget comes back itself, not kept). Inlinable, as the
+    /// removals are, so the tile service in another module gets them specialised for its keys.
+    @inlinable @discardableResult
     package func insert(_ value: Value, for key: Key) -> [(Key, Value)] {
         let cost = costOf(value)
         return state.withLock { s -> [(Key, Value)] in
@@ -97,7 +98,7 @@ package final class LRUCache<Key: Hashable & Sendable, Value: Sendable>: Sendabl
     }
 
     /// Removes the entry for `key`; returns whether there was one.
-    @discardableResult
+    @inlinable @discardableResult
     package func remove(_ key: Key) -> Bool {
         let removed = state.withLock { s in
             guard let i = s.index[key] else { return false }
@@ -112,7 +113,7 @@ package final class LRUCache<Key: Hashable & Sendable, Value: Sendable>: Sendabl
     package var removals: Int { removalCount.load(ordering: .acquiring) }
 
     /// Removes every entry whose key matches; returns how many went.
-    @discardableResult
+    @inlinable @discardableResult
     package func removeAll(where predicate: (Key) -> Bool) -> Int {
         let count = state.withLock { s in
             let doomed = s.index.filter { predicate($0.key) }.map(\.value)
@@ -138,7 +139,8 @@ package final class LRUCache<Key: Hashable & Sendable, Value: Sendable>: Sendabl
 
     package var statistics: CacheStatistics { state.withLock { $0.stats } }
 
-    private static func remove(_ i: Int, _ s: inout State) {
+    @inlinable
+    static func remove(_ i: Int, _ s: inout State) {
         unlink(i, &s)
         guard let entry = s.entries[i].take() else { return }
         s.index[entry.key] = nil
