@@ -5,6 +5,8 @@ import subprocess
 
 import pytest
 
+from conftest import FIXTURES, Server
+
 
 APPROX = dict(rel=1e-9, abs=1e-9)
 
@@ -36,8 +38,20 @@ def test_health_and_metrics(server):
     for name in ["tileserver_requests_total{route=\"tile\",status=\"200\"}", "tileserver_request_duration_seconds_bucket",
                  "tileserver_tile_cache_hits_total", "tileserver_tile_cache_misses_total", "tileserver_tile_cache_evictions_total",
                  "tileserver_tile_cache_bytes", "tileserver_tile_cache_budget_bytes", "tileserver_tiles_rendered_total",
-                 "tileserver_tile_render_seconds_bucket", "tileserver_open_connections"]:
+                 "tileserver_tile_render_seconds_bucket", "tileserver_open_connections", "tileserver_entry_index_bytes"]:
         assert name in text, name
+    assert "\ntileserver_entry_index_budget_bytes 67108864\n" in text, "the default --index-memory-mb, 64"
+
+
+def test_the_entry_index_budget_is_the_servers_setting():
+    """--index-memory-mb reaches the one store of entry indexes the server's images are opened with."""
+    server = Server([str(FIXTURES / "baseline.jpg"), "--index-memory-mb", "3"])
+    try:
+        assert server.get("/tiles/10/1/1")[0].status == 200
+        text = server.get("/metrics")[1].decode()
+        assert "\ntileserver_entry_index_budget_bytes 3145728\n" in text
+    finally:
+        server.stop()
 
 
 def test_image_list_and_one_image(server):

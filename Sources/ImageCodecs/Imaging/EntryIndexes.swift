@@ -10,9 +10,8 @@ import POSIXSupport
 package final class EntryIndexes: Sendable {
     /// What the indexes hold and have done, read together.
     package struct Statistics: Sendable, Equatable {
-        package var bytes = 0
-        package var budget = 0
-        package var entries = 0
+        /// The indexes' memory, budget and lookups.
+        package var held = CacheStatistics()
         /// Extracts made (regions cut out of a file as small JPEGs).
         package var extracts = 0
         /// Rows of extracts whose bits were copied whole between two entries, no symbol decoded.
@@ -65,8 +64,7 @@ package final class EntryIndexes: Sendable {
     /// The memory held and the counts, now.
     package func statistics() -> Statistics {
         var now = counts.withLock { $0 }
-        let held = cache.statistics
-        (now.bytes, now.budget, now.entries) = (held.bytes, held.budget, held.entries)
+        now.held = cache.statistics
         return now
     }
 }

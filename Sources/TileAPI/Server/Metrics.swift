@@ -122,8 +122,8 @@ final class Metrics: Sendable {
             out += "# HELP tileserver_broken_images Images whose file is damaged or unreadable (named in the log and in listings).\n"
             out += "# TYPE tileserver_broken_images gauge\ntileserver_broken_images \(tiles.brokenImages)\n"
             out += "# HELP tileserver_entry_index_bytes Memory held by JPEG entry indexes (--index-memory-mb).\n"
-            out += "# TYPE tileserver_entry_index_bytes gauge\ntileserver_entry_index_bytes \(tiles.entryIndexes.bytes)\n"
-            out += "# TYPE tileserver_entry_index_budget_bytes gauge\ntileserver_entry_index_budget_bytes \(tiles.entryIndexes.budget)\n"
+            out += "# TYPE tileserver_entry_index_bytes gauge\ntileserver_entry_index_bytes \(tiles.entryIndexes.held.bytes)\n"
+            out += "# TYPE tileserver_entry_index_budget_bytes gauge\ntileserver_entry_index_budget_bytes \(tiles.entryIndexes.held.budget)\n"
             out += Self.render(tiles.store)
             out += Self.render(tiles.passes)
             out += "# TYPE tileserver_open_connections gauge\ntileserver_open_connections \(openConnections)\n"
