@@ -59,8 +59,7 @@ public final class TileService: ImageChanges {
         self.store = store
         self.options = options
         self.images = directory
-        let cache = LRUCache<TileKey, EncodedTile>(budget: options.cacheBytes, cost: { $0.cost })
-        self.cache = cache
+        cache = LRUCache(budget: options.cacheBytes, cost: { $0.cost })
         renderBudget = RenderBudget(capacity: options.renderBytes, queueLimit: options.renderQueue, maxWait: options.renderWait)
         scheduler = PassScheduler(slots: options.passes)
         directory.attach(self)

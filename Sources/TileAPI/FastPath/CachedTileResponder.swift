@@ -1,11 +1,6 @@
 import HTTPTransport
 import POSIXSupport
-import Library
 import Pyramid
-
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Answers a GET or HEAD of a tile that is in the memory cache straight from the request's bytes, on its event
 /// loop, allocating nothing: the URL read in place (`TileTarget`), the tile found by the pyramid's one call for
