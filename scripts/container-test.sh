@@ -102,9 +102,13 @@ echo "== run"
 started=$(now); run
 echo "run to first served tile: $(first_tile "$started") s"
 [ "$(head -c 2 "$WORK/tile.jpg" | od -An -tx1 | tr -d ' ')" = ffd8 ] || fail "tile is not a JPEG"
-curl -sf "http://127.0.0.1:$PORT/api/images" | grep -q '"id":"large"' || fail "/api/images does not list the photo"
+# Answers are fetched whole, then searched: with pipefail, `curl | grep -q` fails whenever grep leaves at its match
+# before curl has written the rest (the page carries the first picture, up to 64 KB).
+curl -sf -o "$WORK/images.json" "http://127.0.0.1:$PORT/api/images" && grep -q '"id":"large"' "$WORK/images.json" \
+  || fail "/api/images does not list the photo"
 [ "$(curl -sf "http://127.0.0.1:$PORT/healthz")" = ok ] || fail "/healthz"
-curl -sf "http://127.0.0.1:$PORT/" | grep -qi '<!doctype html>' || fail "the viewer is not served"
+curl -sf -o "$WORK/page.html" "http://127.0.0.1:$PORT/" && grep -qi '<!doctype html>' "$WORK/page.html" \
+  || fail "the viewer is not served"
 [ "$($ENGINE exec "$NAME" id -u)" != 0 ] || fail "runs as root"
 if [ "$ENGINE" = podman ]; then
   podman healthcheck run "$NAME" || fail "health check"
