@@ -16,6 +16,8 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        // HMAC-SHA256 of share links and secure random bytes (secrets, session ids).
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
     ],
     targets: [
         .systemLibrary(
@@ -47,6 +49,11 @@ let package = Package(
             name: "COpenJPEG",
             pkgConfig: "libopenjp2",
             providers: [.apt(["libopenjp2-7-dev"])]
+        ),
+        .systemLibrary(
+            name: "CArgon2",
+            pkgConfig: "libargon2",
+            providers: [.apt(["libargon2-dev"])]
         ),
         .systemLibrary(name: "CEpoll"),
         .target(
@@ -86,6 +93,8 @@ let package = Package(
             name: "TileAPI",
             dependencies: [
                 "HTTPTransport",
+                "CArgon2",
+                .product(name: "Crypto", package: "swift-crypto"),
                 "Library",
                 "Pyramid",
                 "TileGeometry",

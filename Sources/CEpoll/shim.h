@@ -4,7 +4,12 @@
 #include <signal.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
+#include <arpa/inet.h>
 
 /* accept4(2) is declared only under _GNU_SOURCE, which Glibc's module is not built with. */
 extern int accept4(int sockfd, struct sockaddr *addr, socklen_t *addrlen, int flags);
-static inline int cepoll_accept4(int fd, int flags) { return accept4(fd, 0, 0, flags); }
+/* accept4 that also gives the peer's address. */
+static inline int cepoll_accept4_peer(int fd, int flags, struct sockaddr_storage *peer) {
+    socklen_t length = sizeof *peer;
+    return accept4(fd, (struct sockaddr *)peer, &length, flags);
+}

@@ -6,7 +6,8 @@ struct TileServerCommand: ParsableCommand {
         commandName: "tileserver",
         abstract: "A tile server for huge photos (JPEG, PNG, TIFF, JPEG 2000): DeepZoom, IIIF and XYZ tiles made on demand.",
         version: TileServerVersion.text,
-        subcommands: [ServeCommand.self, InfoCommand.self, BuildCommand.self, DecodeCommand.self, FirstViewCommand.self, HealthCheckCommand.self]
+        subcommands: [ServeCommand.self, InfoCommand.self, BuildCommand.self, DecodeCommand.self, FirstViewCommand.self, HealthCheckCommand.self,
+                      UserCommand.self, ShareCommand.self]
     )
 }
 

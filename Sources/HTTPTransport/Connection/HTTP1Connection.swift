@@ -13,6 +13,8 @@ import Glibc
 final class HTTP1Connection {
     let id: UInt64
     let fd: CInt
+    /// The client's address (`Socket.address`), handed to each request.
+    let peer: String
     /// Refused for the connection cap: answered 503, never counted among open connections.
     let refused: Bool
     private unowned let loop: EventLoop
@@ -32,9 +34,10 @@ final class HTTP1Connection {
     /// Set by the loop when it closed the socket; nothing more is done after that.
     var isClosed = false
 
-    init(id: UInt64, fd: CInt, now: Double, refused: Bool, loop: EventLoop) {
+    init(id: UInt64, fd: CInt, peer: String, now: Double, refused: Bool, loop: EventLoop) {
         self.id = id
         self.fd = fd
+        self.peer = peer
         self.refused = refused
         self.loop = loop
         lastActivity = now
@@ -153,7 +156,9 @@ final class HTTP1Connection {
                             return .request(nil, consumed: head.length)
                         }
                     }
-                    return .request(HTTPRequest(head, in: bytes), consumed: head.length)
+                    var request = HTTPRequest(head, in: bytes)
+                    request.peer = peer
+                    return .request(request, consumed: head.length)
                 }
             }
             switch step {

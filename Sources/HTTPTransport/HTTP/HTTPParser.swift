@@ -19,7 +19,7 @@ public struct HTTPParser: Sendable {
     public var maxHeaderBytes = 16 * 1024
     public var maxHeaderCount = 100
     /// Bodies up to this many bytes are read and ignored; larger ones are refused with 413.
-    public var maxBody = 1024
+    public var maxBody = 4096
 
     public init() {}
 
@@ -117,7 +117,8 @@ public struct HTTPParser: Sendable {
         guard count >= position + bodyLength else { return .incomplete }
         let keepAlive = minor >= 1 ? !fields.close : fields.keepAlive
         return .head(RequestHead(method: 0 ..< firstSpace, target: target, versionMinor: minor, fields: fieldsStart ..< fieldsEnd,
-                                 ifNoneMatch: fields.ifNoneMatch, keepAlive: keepAlive, length: position + bodyLength))
+                                 ifNoneMatch: fields.ifNoneMatch, keepAlive: keepAlive, length: position + bodyLength,
+                                 bodyStart: position))
     }
 
     /// What framing and the fast path need from the header fields, gathered as they are validated.

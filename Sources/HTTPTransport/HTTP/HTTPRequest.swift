@@ -6,13 +6,21 @@ public struct HTTPRequest: Sendable, Equatable {
     public var headers: [HTTPHeader]
     /// Whether the connection stays open after the response (HTTP/1.1 default, `Connection` honoured).
     public var keepAlive: Bool
+    /// The body: a small form at most (the parser refuses more than its `maxBody`).
+    public var body: [UInt8]
+    /// The address the connection came from (`127.0.0.1`, `::1`), as the socket says, not as any header claims;
+    /// empty for requests made in process.
+    public var peer: String
 
-    public init(method: String, target: String, versionMinor: Int, headers: [HTTPHeader], keepAlive: Bool) {
+    public init(method: String, target: String, versionMinor: Int, headers: [HTTPHeader], keepAlive: Bool,
+                body: [UInt8] = [], peer: String = "") {
         self.method = method
         self.target = target
         self.versionMinor = versionMinor
         self.headers = headers
         self.keepAlive = keepAlive
+        self.body = body
+        self.peer = peer
     }
 
     /// The path part of the target, before `?`.

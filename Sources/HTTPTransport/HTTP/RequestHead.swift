@@ -11,8 +11,10 @@ public struct RequestHead: Sendable, Equatable {
     public var ifNoneMatch: Range<Int>?
     /// Whether the connection stays open after the response (HTTP/1.1 default, `Connection` honoured).
     public var keepAlive: Bool
-    /// Bytes of the head and its (ignored) body: where the next pipelined request starts.
+    /// Bytes of the head and its body: where the next pipelined request starts.
     public var length: Int
+    /// Where the body (`Content-Length` bytes, at most the parser's `maxBody`) starts; it ends at `length`.
+    public var bodyStart: Int
 }
 
 extension HTTPRequest {
@@ -34,6 +36,7 @@ extension HTTPRequest {
         }
         self.init(method: String(decoding: UnsafeRawBufferPointer(rebasing: bytes[head.method]), as: UTF8.self),
                   target: String(decoding: UnsafeRawBufferPointer(rebasing: bytes[head.target]), as: UTF8.self),
-                  versionMinor: head.versionMinor, headers: headers, keepAlive: head.keepAlive)
+                  versionMinor: head.versionMinor, headers: headers, keepAlive: head.keepAlive,
+                  body: Array(UnsafeRawBufferPointer(rebasing: bytes[head.bodyStart ..< head.length])))
     }
 }

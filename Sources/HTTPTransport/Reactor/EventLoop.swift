@@ -48,7 +48,7 @@ final class EventLoop: @unchecked Sendable {
     /// Every loop of the server, this one included; set before any starts.
     var peers: [EventLoop] = []
     /// Sockets another loop accepted for this one, and how many are waiting.
-    private let arrivals = Locked<[CInt]>([])
+    private let arrivals = Locked<[(fd: CInt, peer: String)]>([])
     private let arriving = Atomic<Int>(0)
 
     init(responder: any HTTPResponder, options: TransportOptions, pools: WorkerPools, gauge: ConnectionGauge,
@@ -116,21 +116,21 @@ final class EventLoop: @unchecked Sendable {
 
     private func acceptAll(_ now: Double) {
         while listening {
-            let fd: CInt?
-            do { fd = try Socket.accept(listener) } catch {
+            let accepted: (fd: CInt, peer: String)?
+            do { accepted = try Socket.accept(listener) } catch {
                 responder.report("accept failed: \(error)")
                 return
             }
-            guard let fd else { return }
+            guard let accepted else { return }
             let open = gauge.count.add(1, ordering: .relaxed).newValue
             let refused = open > options.maxConnections
             if refused { gauge.count.subtract(1, ordering: .relaxed) }
             let target = refused ? self : peers.min { Self.load($0) < Self.load($1) } ?? self
             target.liveConnections.add(1, ordering: .relaxed)
             if target === self {
-                register(fd, now: now, refused: refused)
+                register(accepted.fd, peer: accepted.peer, now: now, refused: refused)
             } else {
-                target.arrivals.withLock { $0.append(fd) }
+                target.arrivals.withLock { $0.append(accepted) }
                 target.arriving.add(1, ordering: .releasing)
                 target.wake.signal()
             }
@@ -141,18 +141,18 @@ final class EventLoop: @unchecked Sendable {
 
     /// Takes in the sockets other loops accepted for this one.
     private func adoptArrivals(_ now: Double) {
-        let fds = arrivals.withLock { list -> [CInt] in
+        let sockets = arrivals.withLock { list -> [(fd: CInt, peer: String)] in
             defer { list.removeAll(keepingCapacity: true) }
             return list
         }
-        arriving.subtract(fds.count, ordering: .relaxed)
-        for fd in fds { register(fd, now: now, refused: false) }
+        arriving.subtract(sockets.count, ordering: .relaxed)
+        for socket in sockets { register(socket.fd, peer: socket.peer, now: now, refused: false) }
     }
 
     /// Watches an accepted socket (counted in `liveConnections` already) as a new connection of this loop.
-    private func register(_ fd: CInt, now: Double, refused: Bool) {
+    private func register(_ fd: CInt, peer: String, now: Double, refused: Bool) {
         nextID += 1
-        let connection = HTTP1Connection(id: nextID, fd: fd, now: now, refused: refused, loop: self)
+        let connection = HTTP1Connection(id: nextID, fd: fd, peer: peer, now: now, refused: refused, loop: self)
         do { try epoll.add(fd, events: EPOLLIN.rawValue | EPOLLRDHUP.rawValue) } catch {
             Posix.close(fd)
             if !refused { gauge.count.subtract(1, ordering: .relaxed) }

@@ -60,14 +60,16 @@ enum Socket {
         }
     }
 
-    /// `accept4` with SOCK_NONBLOCK | SOCK_CLOEXEC; nil when no connection is waiting.
-    static func accept(_ listener: CInt) throws -> CInt? {
+    /// `accept4` with SOCK_NONBLOCK | SOCK_CLOEXEC, and the peer's address as text (`127.0.0.1`, `::1`; an IPv4
+    /// peer on an IPv6 socket without its `::ffff:` prefix); nil when no connection is waiting.
+    static func accept(_ listener: CInt) throws -> (fd: CInt, peer: String)? {
+        var storage = sockaddr_storage()
         while true {
-            let fd = cepoll_accept4(listener, Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue))
+            let fd = cepoll_accept4_peer(listener, Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), &storage)
             if fd >= 0 {
                 var one: CInt = 1
                 setsockopt(fd, CInt(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<CInt>.size))
-                return fd
+                return (fd, address(of: &storage))
             }
             switch errno {
             case EINTR, ECONNABORTED: continue
@@ -75,5 +77,27 @@ enum Socket {
             default: throw SyscallError(call: "accept4", errno: errno)
             }
         }
+    }
+
+    /// A socket address's host part as text.
+    static func address(of storage: inout sockaddr_storage) -> String {
+        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
+        let family = CInt(storage.ss_family)
+        let ok = withUnsafePointer(to: &storage) { pointer -> Bool in
+            if family == AF_INET6 {
+                return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { six in
+                    var address = six.pointee.sin6_addr
+                    return inet_ntop(AF_INET6, &address, &text, socklen_t(text.count)) != nil
+                }
+            }
+            guard family == AF_INET else { return false }
+            return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { four in
+                var address = four.pointee.sin_addr
+                return inet_ntop(AF_INET, &address, &text, socklen_t(text.count)) != nil
+            }
+        }
+        guard ok else { return "" }
+        let written = String(cString: text)
+        return written.hasPrefix("::ffff:") && written.contains(".") ? String(written.dropFirst(7)) : written
     }
 }

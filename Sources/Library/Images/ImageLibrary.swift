@@ -79,6 +79,8 @@ public final class ImageLibrary: ImageDirectory {
         /// Why its pixels could not be decoded, and the file's stamp then: a damaged file is listed as such
         /// until it changes.
         var failure: (error: ImageSourceError, stamp: FileStamp?)?
+        /// Its access rule under the policy of the generation given (`rule(of:in:)`).
+        var access: (generation: Int, rule: FolderRule)?
 
         init(key: LibraryKey, scanned: String, path: String, image: PyramidImage? = nil) {
             self.key = key
@@ -105,6 +107,8 @@ public final class ImageLibrary: ImageDirectory {
         var folders: [String: Folder] = ["": Folder()]
         /// The tile service serving these images, held weakly (it holds the library).
         weak var changes: (any ImageChanges)?
+        /// The served folders' real paths (symbolic links resolved), by root index: where a linked file really is.
+        var roots: [Int: String] = [:]
         var broken: (@Sendable (String, ImageSourceError) -> Void)?
     }
 

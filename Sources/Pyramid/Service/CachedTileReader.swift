@@ -24,9 +24,14 @@ package final class CachedTileReader {
         let image: PyramidImage
         var generation = 0
         var version = ""
+        /// The gate's generation when it last said whether every tile of the image is for everyone.
+        var gateGeneration = -1
+        var open = false
     }
 
     private let service: TileService
+    /// Access control, when the server has it: only images every tile of which is for everyone are answered here.
+    private let gate: (any TileGate)?
     /// Images this loop looked up by id, valid while the directory's generation is `known`.
     private var images: [Known] = []
     private var defaultImage: Known?
@@ -34,8 +39,9 @@ package final class CachedTileReader {
     private var recent = RecentTiles()
     private static let remembered = 64
 
-    package init(_ service: TileService) {
+    package init(_ service: TileService, gate: (any TileGate)? = nil) {
         self.service = service
+        self.gate = gate
         images.reserveCapacity(Self.remembered)
     }
 
@@ -70,23 +76,33 @@ package final class CachedTileReader {
                 guard let first = directory.firstID, let image = directory.image(first) else { return nil }
                 defaultImage = Known(id: [], image: image)
             }
-            return Self.current(&defaultImage!, checks: service.fileChecks)
+            return current(&defaultImage!)
         }
         for k in images.indices where images[k].id.count == id.count {
             if images[k].id.withUnsafeBytes({ memcmp($0.baseAddress!, id.baseAddress!, id.count) == 0 }) {
-                return Self.current(&images[k], checks: service.fileChecks)
+                return current(&images[k])
             }
         }
         guard let image = directory.image(String(decoding: id, as: UTF8.self)) else { return nil }
         if images.count == Self.remembered { images.removeAll(keepingCapacity: true) }
         images.append(Known(id: Array(id), image: image))
-        return Self.current(&images[images.count - 1], checks: service.fileChecks)
+        return current(&images[images.count - 1])
     }
 
     /// `known`'s image, generation and version, refreshed if its generation moved; a due look at its file is
-    /// handed to `checks`.
-    private static func current(_ known: inout Known, checks: FileChecks) -> (PyramidImage, Int, String)? {
+    /// handed to the file checks. Nil for an image the gate does not say is open to everyone.
+    private func current(_ known: inout Known) -> (PyramidImage, Int, String)? {
         let image = known.image
+        if let gate {
+            let generation = gate.generation
+            if known.gateGeneration != generation {
+                guard let open = gate.isOpen(image) else { return nil }
+                known.open = open
+                known.gateGeneration = generation
+            }
+            guard known.open else { return nil }
+        }
+        let checks = service.fileChecks
         switch image.look {
         case .overdue: return nil
         case .due: checks.request(image)

@@ -22,8 +22,8 @@ final class CachedTileResponder: FastResponder {
     private let log: AccessLog.Shard?
 
     /// `cacheControl`: the `Cache-Control` of tiles asked for without a version (`Services.tileCacheControl`).
-    init(tiles: TileService, metrics: Metrics, accessLog: AccessLog?, cacheControl: HTTPHeader) {
-        reader = CachedTileReader(tiles)
+    init(tiles: TileService, metrics: Metrics, accessLog: AccessLog?, cacheControl: HTTPHeader, gate: (any TileGate)? = nil) {
+        reader = CachedTileReader(tiles, gate: gate)
         tally = metrics.makeTally()
         log = accessLog?.makeShard()
         func lines(_ headers: [HTTPHeader]) -> UnsafeRawBufferPointer {

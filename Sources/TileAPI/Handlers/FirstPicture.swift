@@ -23,16 +23,35 @@ struct FirstPicture: Sendable {
     /// links are the page script's alone), or no query at all (the top folder's first image, which the viewer
     /// opens on a bare `/`).
     static func wanted(_ context: RequestContext) -> Bool {
-        let query = context.path.query
+        var query = context.path.query
+        query["share"] = nil
         return query.isEmpty || (query["image"] != nil && query["zoom"] == nil && query["folder"] == nil)
     }
 
     /// The image the address shows at fit, if `wanted`. Walks the top folder for a bare `/`: off the event loop.
     func imageID(_ context: RequestContext) -> String? {
-        let query = context.path.query
-        if query.isEmpty { return library.page(folder: "", limit: 1)?.images.first?.id }
-        guard Self.wanted(context), let id = query["image"], !id.isEmpty else { return nil }
-        return id
+        var query = context.path.query
+        query["share"] = nil
+        let id: String
+        if query.isEmpty {
+            guard let page = library.page(folder: "", limit: context.access == nil ? 1 : 50) else { return nil }
+            guard let first = page.images.first(where: { shows($0.id, context) }) else { return nil }
+            id = first.id
+        } else {
+            guard Self.wanted(context), let named = query["image"], !named.isEmpty else { return nil }
+            id = named
+        }
+        return shows(id, context) ? id : nil
+    }
+
+    /// Whether the identity may see image `id`'s thumbnail (one tile: 256 pixels at most).
+    private func shows(_ id: String, _ context: RequestContext) -> Bool {
+        guard let access = context.access else { return true }
+        switch access.decision(for: id) {
+        case .full?: return true
+        case let .limited(maxSize)?: return maxSize >= tiles.options.tileSize
+        default: return false
+        }
     }
 
     /// `page` with the thumbnail of `id` written in, and an entity tag naming both; nil when there is no

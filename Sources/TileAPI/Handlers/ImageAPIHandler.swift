@@ -35,20 +35,23 @@ struct ImageAPIHandler: Sendable {
             guard let key = LibraryKey(cursor: cursor) else { throw APIError.badRequest("after must be the value a next URL carries") }
             after = key
         }
-        guard let page = library.page(folder: folder, after: after, limit: limit) else {
+        guard let page = library.page(folder: folder, after: after, limit: limit), folder.map({ context.access?.sees(folder: $0) ?? true }) ?? true else {
             throw APIError.notFound("no folder '\(folder ?? "")'")
         }
+        let access = context.access
         var members: [(String, JSONValue)] = []
         if let folder {
             members.append(("folder", .string(folder)))
             members.append(("name", .string(library.folderName(folder) ?? "")))
             members.append(("trail", trail(folder)))
             members.append(("collection", .string(URLPath.collection(folder))))
-            members.append(("folders", .array(page.folders.map { sub in
-                var fields: [(String, JSONValue)] = [("path", .string(sub.path)), ("name", .string(sub.name)), ("count", .int(sub.count)),
+            members.append(("folders", .array(page.folders.filter { access?.sees(folder: $0.path) ?? true }.map { sub in
+                let count = access.map { $0.count(sub.path) } ?? sub.count
+                var fields: [(String, JSONValue)] = [("path", .string(sub.path)), ("name", .string(sub.name)), ("count", .int(count)),
                                                      ("images", .string("/api/images?folder=" + URLPath.escape(sub.path))),
                                                      ("collection", .string(URLPath.collection(sub.path)))]
-                if let cover = sub.cover, let summary = try? library.summary(cover), library.failure(of: cover) == nil {
+                if let cover = sub.cover, access?.decision(for: cover)?.showsPixels ?? true,
+                   let summary = try? library.summary(cover), library.failure(of: cover) == nil {
                     fields.append(("cover", thumbnail(cover, summary)))
                 }
                 return .object(fields)
@@ -56,7 +59,14 @@ struct ImageAPIHandler: Sendable {
         } else {
             members.append(("collection", .string(URLPath.collection(""))))
         }
-        members.append(("images", .array(page.images.map(listed))))
+        members.append(("images", .array(page.images.compactMap { image -> JSONValue? in
+            switch access?.decision(for: image.id) {
+            case .hidden?: return nil
+            case .refused?: return locked(image)
+            case let .limited(maxSize)?: return listed(image, maxSize: maxSize)
+            case .full?, nil: return listed(image)
+            }
+        })))
         if let next = page.next {
             var query = ["limit=\(limit)"]
             if let folder { query.append("folder=" + URLPath.escape(folder)) }
@@ -70,13 +80,25 @@ struct ImageAPIHandler: Sendable {
 
     /// A listed image: its entry, with `error` when its file cannot be shown (damaged, not an image, unreadable):
     /// such images are listed, not left out, so a viewer can say which files are wrong and why.
-    private func listed(_ image: ImageLibrary.Entry) -> JSONValue {
+    private func listed(_ image: ImageLibrary.Entry, maxSize: Int? = nil) -> JSONValue {
         do {
-            return .object(entry(image.id, image.name, try library.summary(image.id)))
+            return .object(entry(image.id, image.name, try library.summary(image.id)) + Self.access(maxSize: maxSize))
         } catch {
             return .object([("id", .string(image.id)), ("folder", .string(LibraryKey.folder(of: image.id))),
                             ("name", .string(image.name)), ("error", .string(APIError.message(for: error)))])
         }
+    }
+
+    /// A restricted image as those who may not see it get it: its name, with a lock, and no pixels or sizes.
+    private func locked(_ image: ImageLibrary.Entry) -> JSONValue {
+        .object([("id", .string(image.id)), ("folder", .string(LibraryKey.folder(of: image.id))), ("name", .string(image.name)),
+                 ("locked", true), ("login", .string(AuthHandler.loginPath))])
+    }
+
+    /// For a tiered image: the size this identity may see it at.
+    static func access(maxSize: Int?) -> [(String, JSONValue)] {
+        guard let maxSize else { return [] }
+        return [("maxSize", .int(maxSize)), ("login", .string(AuthHandler.loginPath))]
     }
 
     /// The folders from the top down to `folder`, each with its path and its name as written on disk.
@@ -105,7 +127,10 @@ struct ImageAPIHandler: Sendable {
         let image = try context.image(id, in: tiles)
         let snapshot = try context.snapshot(of: image)
         let metadata = try image.metadata(for: snapshot).published(location: publishLocation)
-        return .response(.json(.object(entry(id, library.name(of: id) ?? id, ImageSummary(snapshot)) + [("metadata", metadata.json)])))
+        var maxSize: Int?
+        if case let .limited(size)? = context.access?.decision { maxSize = size }
+        return .response(.json(.object(entry(id, library.name(of: id) ?? id, ImageSummary(snapshot)) + Self.access(maxSize: maxSize)
+                + [("metadata", metadata.json)])))
     }
 
     /// An image's entry: its name, size, version and every URL it is served at (relative, versioned where they can

@@ -27,11 +27,38 @@ struct StaticFileHandler: Sendable {
     func serve(_ context: RequestContext) throws -> HandlerOutcome {
         let segments = context.path.segments
         if segments.first == "api" { throw APIError.notFound(Self.unknownAPI(segments)) }
+        if segments.isEmpty, let access = context.access, context.path.query["share"] != nil {
+            return try shared(context, access)
+        }
         if segments.isEmpty, FirstPicture.wanted(context) {
             if context.onLoop { throw NeedsFile() }     // the thumbnail may be read from the store
             return try pageWithPicture(context)
         }
         return try serve(segments.joined(separator: "/"), context: context)
+    }
+
+    /// The top page opened from a share link: a clear page when the link no longer works; else the page, with
+    /// the token kept in a cookie so every request the viewer makes carries it. A link that names an image as
+    /// a folder (`tileserver share` cannot tell them apart) is sent on to the image.
+    private func shared(_ context: RequestContext, _ access: AccessView) throws -> HandlerOutcome {
+        if let failure = access.shareFailure {
+            return .response(AuthHandler.html(AuthPages.share(failure), status: failure == .invalid ? .forbidden : .gone))
+        }
+        if context.onLoop { throw NeedsFile() }
+        let query = context.path.query, token = query["share"] ?? ""
+        if let folder = query["folder"], access.control.library.folderName(folder) == nil, access.control.library.hasImage(folder) {
+            var response = HTTPResponse.text("see the image\n", status: .seeOther)
+            response.headers.append(HTTPHeader(name: "Location", value: "/?image=\(URLPath.escape(folder))&share=\(token)"))
+            return .response(response)
+        }
+        let page = try pageWithPicture(context)
+        let cookie = access.control.cookie(AccessControl.shareCookie, token, maxAge: max(0, (access.identity.share?.expires ?? 0) - Int(time(nil))),
+                                           for: context.request)
+        return page.map { response in
+            var response = response
+            response.headers.append(cookie)
+            return response
+        }
     }
 
     /// The top page with the addressed image's thumbnail written in, or the page as it is when none is at hand.

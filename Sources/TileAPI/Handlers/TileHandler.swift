@@ -41,6 +41,7 @@ struct TileHandler: Sendable {
         }
         let image = try context.image(id, in: tiles), snapshot = try context.snapshot(of: image)
         let tile = TileCoordinate(level: snapshot.geometry.thumbnailLevel, x: 0, y: 0)
+        try Self.allow(tile.level, of: snapshot.geometry, id: id, context)
         return try answer(tiles.lookup(image, snapshot: snapshot, tile: tile, format: format), context: context, unversioned: Self.revalidate)
     }
 
@@ -57,7 +58,16 @@ struct TileHandler: Sendable {
     /// The shared path for every protocol that names one tile: one cache look, then the hit or the render.
     func serve(_ context: RequestContext, image id: String, tile: TileCoordinate, format: ImageFormat) throws -> HandlerOutcome {
         let image = try context.image(id, in: tiles)
-        return try answer(tiles.lookup(image, snapshot: context.snapshot(of: image), tile: tile, format: format), context: context)
+        let snapshot = try context.snapshot(of: image)
+        try Self.allow(tile.level, of: snapshot.geometry, id: id, context)
+        return try answer(tiles.lookup(image, snapshot: snapshot, tile: tile, format: format), context: context)
+    }
+
+    /// Throws unless the identity may see level `level` (for a tiered image: one no larger than its public size).
+    static func allow(_ level: Int, of geometry: PyramidGeometry, id: String, _ context: RequestContext) throws {
+        guard let access = context.access, level >= 0, level <= geometry.maxLevel else { return }
+        let size = geometry.levelSize(level)
+        try access.allow(width: size.width, height: size.height, of: "image '\(id)'")
     }
 
     /// The response to a cache look: a hit at once, a miss from the render pool. `headers` are added to either.

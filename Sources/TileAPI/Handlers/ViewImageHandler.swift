@@ -27,13 +27,15 @@ struct ViewImageHandler: Sendable {
         let height = try context.integer("height", 1 ... Self.maxSide)
         let zoom = try ViewportHandler.zoomRequest(context, required: false)
         let (cx, cy) = (try context.number("cx"), try context.number("cy"))
-        let tiles = tiles, maxZoom = maxZoom
+        let tiles = tiles, maxZoom = maxZoom, access = context.access, id = context.capture("id")
         return .work(on: .render) {
             do {
                 let snapshot = try image.current()
                 let model = try ScrollViewModel(geometry: snapshot.geometry, viewWidth: Double(width), viewHeight: Double(height),
                                                 maxZoom: maxZoom)
                 let layout = model.layout(zoom: zoom, centerX: cx, centerY: cy)
+                try access?.allow(scale: layout.zoom, imageWidth: snapshot.geometry.width, imageHeight: snapshot.geometry.height,
+                                  of: "image '\(id)'")
                 let output = try tiles.encodedView(layout, of: image, in: snapshot, width: width, height: height,
                                                        background: Self.background, format: format)
                 return .image(output, contentType: format.mimeType, headers: [])

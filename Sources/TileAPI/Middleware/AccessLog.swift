@@ -7,7 +7,7 @@ import Glibc
 #endif
 
 /// One line per request — time, method, target, status, body bytes, microseconds, whether the tile cache
-/// answered — formatted straight into a batch, which the log's own thread writes when 64 KiB are pending, at
+/// answered, and who asked when they signed in or came by a share link — formatted straight into a batch, which the log's own thread writes when 64 KiB are pending, at
 /// least once a second, and on `flush()` at shutdown, so a line is never lost to SIGTERM and the hot path pays
 /// for an uncontended lock and a copy, never a write to the file (an event loop touches no file). Only a batch
 /// that the thread has let grow to 16 times that (a log on a stalled disk) is written by the thread recording,
@@ -48,7 +48,7 @@ public final class AccessLog: Sendable {
 
         /// The line of one request, formatted straight into the batch.
         func record(method: UnsafeRawBufferPointer, target: UnsafeRawBufferPointer, status: Int, bodyBytes: Int, seconds: Double,
-                    cache: RequestNotes.Cache) {
+                    cache: RequestNotes.Cache, user: UnsafeRawBufferPointer? = nil) {
             let full = pending.withLock { p -> [UInt8]? in
                 p.stamp.withCurrent { p.lines.append(contentsOf: $0) }
                 p.lines.append(0x20)
@@ -63,6 +63,10 @@ public final class AccessLog: Sendable {
                 Self.append(Int(seconds * 1_000_000), to: &p.lines)
                 p.lines.append(contentsOf: "us ".utf8)
                 p.lines.append(contentsOf: cache.rawValue.utf8)
+                if let user {
+                    p.lines.append(0x20)
+                    for byte in user { p.lines.append(byte <= 0x20 || byte == 0x7F ? 0x3F : byte) }
+                }
                 p.lines.append(0x0A)
                 if p.lines.count >= AccessLog.stalledBytes {
                     // The log's thread is stuck writing (it holds the spare): this thread writes behind it, and waits.
@@ -179,12 +183,16 @@ public final class AccessLog: Sendable {
         return shard
     }
 
-    func record(_ request: HTTPRequest, _ response: HTTPResponse, seconds: Double, cache: RequestNotes.Cache) {
-        var method = request.method, target = request.target
+    /// `user`: who asked (`RequestNotes.user`), written at the end of the line unless `-` (anonymous).
+    func record(_ request: HTTPRequest, _ response: HTTPResponse, seconds: Double, cache: RequestNotes.Cache, user: String = "-") {
+        var method = request.method, target = request.target, user = user
         method.withUTF8 { method in
             target.withUTF8 { target in
-                general.record(method: UnsafeRawBufferPointer(method), target: UnsafeRawBufferPointer(target), status: response.status.code,
-                               bodyBytes: response.bodyLength, seconds: seconds, cache: cache)
+                user.withUTF8 { user in
+                    general.record(method: UnsafeRawBufferPointer(method), target: UnsafeRawBufferPointer(target), status: response.status.code,
+                                   bodyBytes: response.bodyLength, seconds: seconds, cache: cache,
+                                   user: user.count == 1 && user[0] == UInt8(ascii: "-") ? nil : UnsafeRawBufferPointer(user))
+                }
             }
         }
     }

@@ -3,10 +3,14 @@ import HTTPTransport
 /// GET and HEAD go on to the routes; OPTIONS is a CORS preflight answered here; anything else is 405.
 struct MethodMiddleware: Middleware {
     static let allowed = "GET, HEAD, OPTIONS"
+    /// The only paths that take a POST: the sign-in and sign-out forms.
+    static let posts: Set<Substring> = ["/auth/login", "/auth/logout"]
 
     func respond(to request: HTTPRequest, context notes: RequestNotes, next: Responder<RequestNotes>) -> HandlerOutcome {
         switch request.method {
         case "GET", "HEAD":
+            return next(request, notes)
+        case "POST" where Self.posts.contains(request.path):
             return next(request, notes)
         case "OPTIONS":
             notes.route = "options"

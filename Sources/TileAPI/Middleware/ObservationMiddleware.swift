@@ -12,7 +12,7 @@ struct ObservationMiddleware: Middleware {
         return next(request, notes).map { response in
             let seconds = MonotonicClock.seconds() - notes.started
             metrics.request(route: notes.route, status: response.status.code, seconds: seconds)
-            accessLog?.record(request, response, seconds: seconds, cache: notes.cache)
+            accessLog?.record(request, response, seconds: seconds, cache: notes.cache, user: notes.user)
             return response
         }
     }

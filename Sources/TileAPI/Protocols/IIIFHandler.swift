@@ -1,5 +1,6 @@
 import HTTPTransport
 import Pyramid
+import TileGeometry
 
 /// IIIF Image API 3.0 at compliance level 2: `info.json`, the base URI redirect, and image requests served
 /// from the pyramid level nearest above the requested size through the shared tile path.
@@ -65,8 +66,8 @@ struct IIIFHandler: Sendable {
 
     private func info(_ context: RequestContext, _ identifier: Identifier) throws -> HandlerOutcome {
         let g = identifier.snapshot.geometry
-        let limits = IIIFRequest.limits(width: g.width, height: g.height, maxZoom: maxZoom)
-        let sizes = (0 ... g.maxLevel).map { g.levelSize($0) }.filter { max($0.width, $0.height) <= 2048 }
+        let limits = Self.limits(g, maxZoom: maxZoom, context)
+        let sizes = (0 ... g.maxLevel).map { g.levelSize($0) }.filter { max($0.width, $0.height) <= min(2048, max(limits.maxWidth, limits.maxHeight)) }
         var features: [JSONValue] = ["mirroring"]
         if maxZoom > 1 { features.append("sizeUpscaling") }
         let document: JSONValue = .object([
@@ -81,15 +82,39 @@ struct IIIFHandler: Sendable {
             ("maxHeight", .int(limits.maxHeight)),
             ("maxArea", .int(limits.maxArea)),
             ("tiles", .array([.object([("width", .int(g.tileSize)),
-                                       ("scaleFactors", .array((0 ... g.maxLevel).map { .int(1 << $0) }))])])),
+                                       ("scaleFactors", .array((0 ... g.maxLevel).filter { k in
+                                           let size = g.levelSize(g.maxLevel - k)
+                                           return size.width <= limits.maxWidth && size.height <= limits.maxHeight
+                                       }.map { .int(1 << $0) }))])])),
             ("sizes", .array(sizes.map { .object([("width", .int($0.width)), ("height", .int($0.height))]) })),
             ("extraFormats", .array([.string("webp")])),
             ("extraQualities", .array(["color", "gray", "bitonal"])),
             ("extraFeatures", .array(features)),
-        ])
+        ] + authServices(context, id: identifier.id))
         var response = HTTPResponse.json(document)
         if identifier.version != nil { response.headers.append(VersionCheck.immutable) }
         return .response(response.linkedData(profile: Self.context, for: context.request))
+    }
+
+    /// The service's limits; for a tiered image seen by someone who may not have it all, `max` stops at its public
+    /// size, which `info.json` advertises (`advertised`) as its maxWidth and maxHeight. A request past it is not
+    /// malformed (400) but refused (401 or 403), as one that signing in would answer.
+    static func limits(_ g: PyramidGeometry, maxZoom: Double, _ context: RequestContext, advertised: Bool = true) -> IIIFRequest.Limits {
+        var limits = IIIFRequest.limits(width: g.width, height: g.height, maxZoom: maxZoom)
+        if let scale = context.access?.maxScale(imageWidth: g.width, imageHeight: g.height) {
+            limits.maxScale = scale
+            guard advertised else { return limits }
+            limits.maxWidth = max(1, Int((Double(g.width) * scale).rounded()))
+            limits.maxHeight = max(1, Int((Double(g.height) * scale).rounded()))
+            limits.maxArea = limits.maxWidth * limits.maxHeight
+        }
+        return limits
+    }
+
+    /// IIIF Authorization Flow 2.0's services, for an image not open to everyone.
+    func authServices(_ context: RequestContext, id: String) -> [(String, JSONValue)] {
+        guard let access = context.access, access.personal else { return [] }
+        return [("service", AuthHandler.services(origin: context.origin, id: id, external: access.control.externalSignIn))]
     }
 
     static let profileLink = HTTPHeader(name: "Link", value: "<http://iiif.io/api/image/3/level2.json>;rel=\"profile\"")
@@ -106,7 +131,9 @@ struct IIIFHandler: Sendable {
         let request = try IIIFRequest(region: context.capture("region"), size: context.capture("size"),
                                       rotation: context.capture("rotation"), qualityFormat: context.capture("qf"),
                                       imageWidth: g.width, imageHeight: g.height,
-                                      limits: IIIFRequest.limits(width: g.width, height: g.height, maxZoom: maxZoom))
+                                      limits: Self.limits(g, maxZoom: maxZoom, context, advertised: false))
+        try context.access?.allow(scale: Double(request.width) / Double(request.region.width), imageWidth: g.width,
+                                  imageHeight: g.height, of: "image '\(identifier.id)'")
         if request.isPlain,
            let tile = g.tile(exactly: request.region, outWidth: request.width, outHeight: request.height,
                              slack: request.sizeIsExplicit ? 0 : 1) {

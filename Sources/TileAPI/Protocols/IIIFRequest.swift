@@ -34,6 +34,8 @@ struct IIIFRequest: Equatable {
         var maxWidth: Int
         var maxHeight: Int
         var maxArea: Int
+        /// Output pixels per image pixel that `max` may reach (a tiered image's public size).
+        var maxScale = Double.infinity
     }
 
     static func limits(width: Int, height: Int, maxZoom: Double) -> Limits {
@@ -115,7 +117,7 @@ struct IIIFRequest: Equatable {
         func scaled(_ s: Double) -> (Double, Double) { (Double(rw) * s, Double(rh) * s) }
         if spec == "max" {
             let fit = min(Double(limits.maxWidth) / Double(rw), Double(limits.maxHeight) / Double(rh),
-                          (Double(limits.maxArea) / (Double(rw) * Double(rh))).squareRoot())
+                          (Double(limits.maxArea) / (Double(rw) * Double(rh))).squareRoot(), limits.maxScale)
             (w, h) = scaled(up ? fit : min(1, fit))
         } else if spec.hasPrefix("pct:") {
             guard let v = numbers(spec.dropFirst(4), count: 1), v[0] > 0 else { throw .badRequest("size pct:n needs a number above 0") }

@@ -28,6 +28,8 @@ struct PresentationHandler: Sendable {
         let service = IIIFHandler.serviceID(context, id: image.id, version: snapshot.version)
         let canvas = id + "/canvas/1"
         let thumb = g.levelSize(g.thumbnailLevel)
+        let auth: [(String, JSONValue)] = context.access?.personal == true
+            ? [("service", AuthHandler.services(origin: origin, id: image.id, external: context.access!.control.externalSignIn))] : []
         let metadata = try image.metadata(for: snapshot).published(location: publishLocation)
         let described = ManifestMetadata(metadata: metadata)
         let contexts: JSONValue = metadata.location == nil
@@ -39,7 +41,7 @@ struct PresentationHandler: Sendable {
             ("label", described.label(fileName: ImageLibrary.displayName(ofFile: image.path, id: image.id))),
         ] + described.members(id: id) + [
             ("thumbnail", .array([imageResource(service + "/full/\(thumb.width),\(thumb.height)/0/default.jpg",
-                                                width: thumb.width, height: thumb.height, service: service)])),
+                                                width: thumb.width, height: thumb.height, service: service, auth: auth)])),
             ("partOf", .array([reference(origin + URLPath.collection(LibraryKey.folder(of: image.id)), type: "Collection",
                                          label: folderLabel(LibraryKey.folder(of: image.id)))])),
             ("items", .array([.object([
@@ -55,7 +57,7 @@ struct PresentationHandler: Sendable {
                         ("id", .string(canvas + "/page/1/painting")),
                         ("type", "Annotation"),
                         ("motivation", "painting"),
-                        ("body", imageResource(service + "/full/max/0/default.jpg", width: g.width, height: g.height, service: service)),
+                        ("body", imageResource(service + "/full/max/0/default.jpg", width: g.width, height: g.height, service: service, auth: auth)),
                         ("target", .string(canvas)),
                     ])])),
                 ])])),
@@ -68,7 +70,8 @@ struct PresentationHandler: Sendable {
     /// paging, so a folder is one document however many images it holds; its items need no image headers.
     func collection(_ context: RequestContext) throws -> HandlerOutcome {
         let folder = context.captures["path"] ?? ""
-        guard let first = library.page(folder: folder, limit: ImageAPIHandler.maxLimit) else {
+        let access = context.access
+        guard let first = library.page(folder: folder, limit: ImageAPIHandler.maxLimit), access?.sees(folder: folder) ?? true else {
             throw APIError.notFound("no folder '\(folder)'")
         }
         var images = first.images
@@ -88,7 +91,8 @@ struct PresentationHandler: Sendable {
             let parent = LibraryKey.folder(of: folder)
             members.append(("partOf", .array([reference(origin + URLPath.collection(parent), type: "Collection", label: folderLabel(parent))])))
         }
-        let items = first.folders.map { reference(origin + URLPath.collection($0.path), type: "Collection", label: folderLabel($0.path)) }
+        if let access { images = images.filter { access.decision(for: $0.id) != .hidden } }
+        let items = first.folders.filter { access?.sees(folder: $0.path) ?? true }.map { reference(origin + URLPath.collection($0.path), type: "Collection", label: folderLabel($0.path)) }
             + images.map { reference(origin + URLPath.manifest($0.id), type: "Manifest", label: $0.name) }
         members.append(("items", .array(items)))
         return .response(respond(.object(members), context))
@@ -99,15 +103,15 @@ struct PresentationHandler: Sendable {
         HTTPResponse.json(document).linkedData(profile: Self.context, for: context.request).tagged().conditional(on: context.request)
     }
 
-    private func imageResource(_ id: String, width: Int, height: Int, service: String) -> JSONValue {
+    private func imageResource(_ id: String, width: Int, height: Int, service: String, auth: [(String, JSONValue)]) -> JSONValue {
         .object([
             ("id", .string(id)),
             ("type", "Image"),
             ("format", "image/jpeg"),
             ("width", .int(width)),
             ("height", .int(height)),
-            ("service", .array([.object([("id", .string(service)), ("type", "ImageService3"), ("profile", "level2")])])),
-        ])
+            ("service", .array([.object([("id", .string(service)), ("type", "ImageService3"), ("profile", "level2")] + auth)])),
+        ] + auth)
     }
 
     private func reference(_ id: String, type: String, label text: String) -> JSONValue {

@@ -12,10 +12,13 @@ public enum APIError: Swift.Error, Sendable, CustomStringConvertible {
     case unavailable(String)
     /// The request names an old version of the image; `location` is the same request for the current one.
     case staleVersion(location: String)
+    /// Access control's refusal: not signed in (401) or signed in without the group (403); the answer points
+    /// at the sign-in page and the image's IIIF probe service.
+    case refused(signedIn: Bool, String)
 
     public var description: String {
         switch self {
-        case let .badRequest(m), let .notFound(m), let .notImplemented(m), let .unavailable(m): m
+        case let .badRequest(m), let .notFound(m), let .notImplemented(m), let .unavailable(m), let .refused(_, m): m
         case let .staleVersion(location): "this image has a newer version: \(location)"
         }
     }
@@ -50,6 +53,14 @@ public enum APIError: Swift.Error, Sendable, CustomStringConvertible {
             case .notFound: return .error(.notFound, error.description)
             case .notImplemented: return .error(.notImplemented, error.description)
             case .unavailable: return .error(.serviceUnavailable, error.description)
+            case let .refused(signedIn, message):
+                var response = HTTPResponse.json(.object([
+                    ("error", .string(message)), ("status", .int(signedIn ? 403 : 401)),
+                    ("login", .string(AuthHandler.loginPath)),
+                ]), status: signedIn ? .forbidden : .unauthorized)
+                if !signedIn { response.headers.append(HTTPHeader(name: "WWW-Authenticate", value: "Bearer realm=\"tileserver\", error=\"sign_in\"")) }
+                response.headers.append(HTTPHeader(name: "Cache-Control", value: "private, no-store"))
+                return response
             case let .staleVersion(location):
                 // Temporary: the version moves again when the file does.
                 var response = HTTPResponse.text(error.description + "\n", status: .temporaryRedirect)

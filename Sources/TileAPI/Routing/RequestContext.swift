@@ -11,12 +11,14 @@ struct RequestContext: Sendable {
     let notes: RequestNotes
     /// Running on an event loop: nothing may read or `stat` a file (`NeedsFile` moves the request to a pool).
     let onLoop: Bool
+    /// What access control decided (nil when the server has none: everything public).
+    var access: AccessView?
 
     func capture(_ name: String) -> String { captures[name] ?? "" }
 
     /// The same request, to be answered on a pool.
     var offLoop: RequestContext {
-        RequestContext(request: request, path: path, captures: captures, notes: notes, onLoop: false)
+        RequestContext(request: request, path: path, captures: captures, notes: notes, onLoop: false, access: access)
     }
 
     /// A required integer query parameter within `range`.

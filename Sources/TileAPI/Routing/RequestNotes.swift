@@ -11,6 +11,8 @@ final class RequestNotes: @unchecked Sendable {
     let started: Double
     var route: String
     var cache = Cache.none
+    /// Who asked, as the access log names them: the user, `share:{id}`, or `-`.
+    var user = "-"
 
     init(started: Double, route: String = "invalid") {
         self.started = started

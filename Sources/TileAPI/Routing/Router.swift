@@ -1,4 +1,5 @@
 import HTTPTransport
+import Library
 
 /// One route: a path pattern, its handler, and the pool its handler runs on (`nil`: on the event loop, for
 /// handlers that touch no file, moving to the I/O pool by throwing `NeedsFile` when they would). In a pattern,
@@ -8,12 +9,16 @@ struct Route: Sendable {
     let name: String
     let pattern: [String]
     let lane: WorkLane?
+    /// What the route names, for access control's decision before the handler.
+    let access: RouteAccess
     let handler: @Sendable (RequestContext) throws -> HandlerOutcome
 
-    init(name: String, pattern: [String], lane: WorkLane? = nil, handler: @escaping @Sendable (RequestContext) throws -> HandlerOutcome) {
+    init(name: String, pattern: [String], lane: WorkLane? = nil, access: RouteAccess = .open,
+         handler: @escaping @Sendable (RequestContext) throws -> HandlerOutcome) {
         self.name = name
         self.pattern = pattern
         self.lane = lane
+        self.access = access
         self.handler = handler
     }
 
@@ -37,6 +42,9 @@ struct Route: Sendable {
 struct Router: Sendable {
     let routes: [Route]
     let fallback: Route
+    /// Access control, asked before every handler; nil: everything public, nothing asked.
+    var control: AccessControl?
+    var library: ImageLibrary?
 
     func route(_ segments: [String], slashed: Set<Int> = []) throws(APIError) -> (Route, [String: String]) {
         for route in routes {
@@ -54,17 +62,30 @@ struct Router: Sendable {
             let (route, captures) = try route(path.segments, slashed: path.slashed)
             notes.route = route.name
             let context = RequestContext(request: request, path: path, captures: captures, notes: notes, onLoop: route.lane == nil)
+            let handler = gated(route, page: path.segments.isEmpty)
             if let lane = route.lane {
-                return .deferred(lane) { Self.outcome { try route.handler(context) } }
+                return .deferred(lane) { Self.outcome { try handler(context) } }
             }
             do {
-                return try route.handler(context)
+                return try handler(context)
             } catch is NeedsFile {
                 let moved = context.offLoop
-                return .deferred(.io) { Self.outcome { try route.handler(moved) } }
+                return .deferred(.io) { Self.outcome { try handler(moved) } }
             }
         } catch {
             return .response(APIError.response(for: error))
+        }
+    }
+
+    /// `route`'s handler behind access control's decision (`AccessControl.admit`); answers that depend on who
+    /// asks are made private to them. The top page (`page`) names images, so it is decided as a listing.
+    private func gated(_ route: Route, page: Bool) -> @Sendable (RequestContext) throws -> HandlerOutcome {
+        guard let control, let library else { return route.handler }
+        let access: RouteAccess = route.pattern.isEmpty && page ? .listing : route.access
+        return { context in
+            let admitted = try control.admit(context, access, library: library)
+            let outcome = try route.handler(admitted)
+            return admitted.access?.personal == true ? outcome.map(AccessControl.personal) : outcome
         }
     }
 

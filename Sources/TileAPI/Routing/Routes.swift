@@ -12,28 +12,35 @@ enum Routes {
         let deepZoom = DeepZoomHandler(tiles: tiles)
         let iiif = IIIFHandler(services, tiles: tiles)
         let presentation = PresentationHandler(services)
+        let auth = AuthHandler(services)
         let files = StaticFileHandler(viewer: services.viewer, firstPicture: FirstPicture(tiles: services.tiles, library: services.library))
+        let id = RouteAccess.image(capture: "id", form: .plain), iiifID = RouteAccess.image(capture: "id", form: .versioned)
         return Router(routes: [
             Route(name: "healthz", pattern: ["healthz"], handler: operations.health),
-            Route(name: "metrics", pattern: ["metrics"], handler: operations.metrics),
-            Route(name: "api_images", pattern: ["api", "images"], lane: .io, handler: api.list),
-            Route(name: "api_image", pattern: ["api", "images", "*id"], lane: .io, handler: api.one),
-            Route(name: "viewport", pattern: ["api", "images", "*id", "viewport"], handler: viewport.viewport),
-            Route(name: "zoomrect", pattern: ["api", "images", "*id", "zoomrect"], handler: viewport.zoomRect),
-            Route(name: "viewport_image", pattern: ["api", "images", "*id", "viewport.jpg"], handler: viewImage.jpeg),
-            Route(name: "viewport_image", pattern: ["api", "images", "*id", "viewport.png"], handler: viewImage.png),
-            Route(name: "viewport_image", pattern: ["api", "images", "*id", "viewport.webp"], handler: viewImage.webp),
-            Route(name: "tile", pattern: ["tiles", ":z", ":x", ":y"], handler: tiles.defaultImage),
-            Route(name: "tile", pattern: ["images", "*id", "tiles", ":z", ":x", ":y"], handler: tiles.anyImage),
-            Route(name: "dzi", pattern: ["images", "*file"], handler: deepZoom.descriptor),
-            Route(name: "thumbnail", pattern: ["images", "*id", ":name"], handler: tiles.thumbnail),
-            Route(name: "tile", pattern: ["images", "*files", ":z", ":xy"], handler: deepZoom.tile),
-            Route(name: "iiif_manifest", pattern: ["iiif", "manifest", "*id"], lane: .io, handler: presentation.manifest),
-            Route(name: "iiif_collection", pattern: ["iiif", "collection"], lane: .io, handler: presentation.collection),
-            Route(name: "iiif_collection", pattern: ["iiif", "collection", "*path"], lane: .io, handler: presentation.collection),
-            Route(name: "iiif_redirect", pattern: ["iiif", "3", "*id"], handler: iiif.redirect),
-            Route(name: "iiif_info", pattern: ["iiif", "3", "*id", "info.json"], handler: iiif.info),
-            Route(name: "iiif_image", pattern: ["iiif", "3", "*id", ":region", ":size", ":rotation", ":qf"], handler: iiif.image),
+            Route(name: "auth", pattern: ["auth", "login"], lane: .io, handler: auth.login),
+            Route(name: "auth", pattern: ["auth", "logout"], handler: auth.logout),
+            Route(name: "auth", pattern: ["auth", "done"], handler: auth.done),
+            Route(name: "auth", pattern: ["auth", "token"], handler: auth.token),
+            Route(name: "auth_probe", pattern: ["auth", "probe", "*id"], lane: .io, handler: auth.probe),
+            Route(name: "metrics", pattern: ["metrics"], access: .metrics, handler: operations.metrics),
+            Route(name: "api_images", pattern: ["api", "images"], lane: .io, access: .listing, handler: api.list),
+            Route(name: "api_image", pattern: ["api", "images", "*id"], lane: .io, access: id, handler: api.one),
+            Route(name: "viewport", pattern: ["api", "images", "*id", "viewport"], access: id, handler: viewport.viewport),
+            Route(name: "zoomrect", pattern: ["api", "images", "*id", "zoomrect"], access: id, handler: viewport.zoomRect),
+            Route(name: "viewport_image", pattern: ["api", "images", "*id", "viewport.jpg"], access: id, handler: viewImage.jpeg),
+            Route(name: "viewport_image", pattern: ["api", "images", "*id", "viewport.png"], access: id, handler: viewImage.png),
+            Route(name: "viewport_image", pattern: ["api", "images", "*id", "viewport.webp"], access: id, handler: viewImage.webp),
+            Route(name: "tile", pattern: ["tiles", ":z", ":x", ":y"], access: .defaultImage, handler: tiles.defaultImage),
+            Route(name: "tile", pattern: ["images", "*id", "tiles", ":z", ":x", ":y"], access: id, handler: tiles.anyImage),
+            Route(name: "dzi", pattern: ["images", "*file"], access: .image(capture: "file", form: .descriptor), handler: deepZoom.descriptor),
+            Route(name: "thumbnail", pattern: ["images", "*id", ":name"], access: id, handler: tiles.thumbnail),
+            Route(name: "tile", pattern: ["images", "*files", ":z", ":xy"], access: .image(capture: "files", form: .deepZoomFiles), handler: deepZoom.tile),
+            Route(name: "iiif_manifest", pattern: ["iiif", "manifest", "*id"], lane: .io, access: id, handler: presentation.manifest),
+            Route(name: "iiif_collection", pattern: ["iiif", "collection"], lane: .io, access: .listing, handler: presentation.collection),
+            Route(name: "iiif_collection", pattern: ["iiif", "collection", "*path"], lane: .io, access: .listing, handler: presentation.collection),
+            Route(name: "iiif_redirect", pattern: ["iiif", "3", "*id"], access: iiifID, handler: iiif.redirect),
+            Route(name: "iiif_info", pattern: ["iiif", "3", "*id", "info.json"], access: iiifID, handler: iiif.info),
+            Route(name: "iiif_image", pattern: ["iiif", "3", "*id", ":region", ":size", ":rotation", ":qf"], access: iiifID, handler: iiif.image),
         ], fallback: Route(name: "static", pattern: [], lane: files.readsFiles ? .io : nil, handler: files.serve))
     }
 }

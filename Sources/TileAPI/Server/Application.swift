@@ -15,6 +15,7 @@ public final class Application: HTTPResponder {
     private let logger: Logger
     private let tiles: TileService
     private let library: ImageLibrary
+    private let access: AccessControl?
     /// `Cache-Control` of tiles whose URL names no version, for the fast path.
     private let tileCacheControl: HTTPHeader
     /// The route table at the centre of the chain.
@@ -26,7 +27,8 @@ public final class Application: HTTPResponder {
 
     /// The server over `library`'s images, whose tiles `tiles` makes (a service made with `library` as its
     /// directory).
-    public init(options: APIOptions, tiles: TileService, library: ImageLibrary, logger: Logger, viewer: ViewerFiles) {
+    public init(options: APIOptions, tiles: TileService, library: ImageLibrary, logger: Logger, viewer: ViewerFiles,
+                access: AccessControl? = nil) {
         self.logger = logger
         self.tiles = tiles
         self.library = library
@@ -36,9 +38,14 @@ public final class Application: HTTPResponder {
         self.accessLog = accessLog
         let observation = ObservationMiddleware(metrics: metrics, accessLog: accessLog)
         transportChain = ResponderChain([observation, CORSMiddleware()])
-        let services = Services(options: options, tiles: tiles, library: library, metrics: metrics, pools: pools, connections: connections, viewer: viewer)
+        let services = Services(options: options, tiles: tiles, library: library, metrics: metrics, pools: pools, connections: connections, viewer: viewer,
+                                access: access)
         tileCacheControl = services.tileCacheControl
-        let router = Routes.make(services)
+        var routes = Routes.make(services)
+        routes.control = access
+        routes.library = library
+        let router = routes
+        self.access = access
         self.router = router
         responder = ResponderChain([observation, CORSMiddleware(), MethodMiddleware()])
             .compose { request, notes in router.respond(to: request, notes: notes) }
@@ -63,7 +70,7 @@ public final class Application: HTTPResponder {
 
     /// Each event loop's answerer of cached tiles from their bytes (`CachedTileResponder`).
     public func makeFastResponder() -> (any FastResponder)? {
-        CachedTileResponder(tiles: tiles, metrics: metrics, accessLog: accessLog, cacheControl: tileCacheControl)
+        CachedTileResponder(tiles: tiles, metrics: metrics, accessLog: accessLog, cacheControl: tileCacheControl, gate: access)
     }
 
     public func report(_ problem: String) {

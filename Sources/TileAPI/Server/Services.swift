@@ -12,6 +12,8 @@ struct Services: Sendable {
     let pools: WorkerPools
     let connections: ConnectionGauge
     let viewer: ViewerFiles
+    /// Access control; nil: every image public, no sign-in.
+    let access: AccessControl?
 
     /// `Cache-Control` of tiles whose URL names no version.
     var tileCacheControl: HTTPHeader { HTTPHeader(name: "Cache-Control", value: "public, max-age=\(options.tileMaxAge)") }

@@ -70,8 +70,13 @@ struct ServeCommand: ParsableCommand {
             let library = loaded.library
             let store = try config.storeDirectory.map { try TileStore(directory: $0, budget: config.storeMB << 20) }
             let tiles = TileService(directory: library, options: tileOptions, store: store)
+            library.setRoots(Dictionary(uniqueKeysWithValues: loaded.roots.roots.enumerated().map { ($0.offset, $0.element.path) }))
+            let settings = config.accessSettings
+            let access = try AccessControl(settings: settings, library: library, logger: logger)
+            if access.isNeeded { access.watch() }
             let app = Application(options: config.api, tiles: tiles, library: library, logger: logger,
-                                  viewer: try ViewerFiles.locate(config.publicDir, embedded: EmbeddedFiles(EmbeddedViewer.files)))
+                                  viewer: try ViewerFiles.locate(config.publicDir, embedded: EmbeddedFiles(EmbeddedViewer.files)),
+                                  access: access.isNeeded ? access : nil)
             let server = try HTTPServer(options: config.transport, responder: app, pools: app.pools, gauge: app.connections)
             server.start()
             let host = config.transport.host
@@ -83,6 +88,7 @@ struct ServeCommand: ParsableCommand {
                               rescanInterval: config.rescanInterval).start()
             }
             let count = library.count
+            print("tileserver: access \(access.summary)")
             print("tileserver: serving \(count) image\(count == 1 ? "" : "s") (default: \(library.firstID ?? "none")) on \(host):\(server.port)")
             print("tileserver: tile store \(store.map { "\($0.directory) (\(config.storeMB) MiB)" } ?? "off")")
             print("tileserver: open \(url)")

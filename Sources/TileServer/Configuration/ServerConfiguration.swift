@@ -41,6 +41,11 @@ struct ServerConfiguration: Sendable {
     var watch = true
     /// Seconds between full rescans of the served paths; 0: never.
     var rescanInterval = 10.0
+    /// Who may see what (defaults in `AccessSettings`).
+    var access = AccessSettings()
+    /// `/metrics` for these addresses only; empty: anyone.
+    var metricsFrom: [AddressRange] = []
+    var sessionHours = 8.0
 
     /// The settings in the order the README lists them.
     static let settings: [Setting] = [
@@ -84,7 +89,26 @@ struct ServerConfiguration: Sendable {
         .switch("watch", \.watch, "Follow files added, removed or replaced in served folders as they happen (inotify): on or off."),
         .number("rescan-interval", \.rescanInterval, 0 ... 86400,
                 "Seconds between full rescans of the served paths, for changes no event reports (network file systems); 0: never."),
+        .optionalText("access", \.access.accessFile,
+                      "Access file (TOML): which folders are public, restricted to groups, hidden, or public only up to a size (docs/security.md); re-read when it changes. None: every image is public."),
+        .optionalText("users", \.access.usersFile, "Users file, managed with `tileserver user`: who can sign in at /auth/login."),
+        .optionalText("secret-file", \.access.secretFile,
+                      "Key of share links (`tileserver share`), made with mode 0600 if missing; their list is kept beside it (FILE.shares)."),
+        .addresses("trusted-proxies", \.access.trustedProxies,
+                   "Addresses or ranges of proxies whose --user-header and --groups-header are believed (single sign-on) and whose X-Forwarded-Proto: https makes cookies Secure."),
+        .header("user-header", \.access.userHeader, "Header in which a trusted proxy names the signed-in user (e.g. X-Remote-User)."),
+        .header("groups-header", \.access.groupsHeader, "Header in which a trusted proxy lists the user's groups, comma-separated."),
+        .addresses("metrics-from", \.metricsFrom, "Addresses or ranges that may read /metrics.", shownDefault: "anyone"),
+        .number("session-hours", \.sessionHours, 0.01 ... 8760, "Hours a sign-in lasts."),
     ]
+
+    /// Access control's settings, with the few that are declared apart from them.
+    var accessSettings: AccessSettings {
+        var settings = access
+        settings.metricsFrom = metricsFrom.isEmpty ? nil : metricsFrom
+        settings.sessionSeconds = max(1, Int(sessionHours * 3600))
+        return settings
+    }
 
     var tileOptions: TileOptions {
         TileOptions(tileSize: tileSize, quality: quality, format: tileFormat, cacheBytes: cacheMB << 20, rasterDirectory: rasterDir,

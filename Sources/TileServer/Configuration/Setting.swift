@@ -1,6 +1,7 @@
 import Pyramid
 import Logging
 import ImageCodecs
+import TileAPI
 
 /// One setting of `tileserver serve`, declared once: its name (the flag `--NAME` and the variable
 /// `TILESERVER_NAME`), what it accepts, its help, and where it goes in `ServerConfiguration`.
@@ -92,6 +93,27 @@ struct Setting: Sendable {
             case words.on: config[keyPath: path] = true
             default: throw ConfigurationError(message: "\(source) must be \(words.off) or \(words.on), not '\(value)'")
             }
+        }
+    }
+
+    /// A comma-separated list of addresses and ranges (`127.0.0.1,10.0.0.0/8,::1`); empty: none.
+    static func addresses(_ name: String, _ path: WritableKeyPath<ServerConfiguration, [AddressRange]> & Sendable,
+                          _ help: String, shownDefault: String = "none") -> Setting {
+        Setting(name: name, help: help, defaultText: shownDefault) { config, value, source in
+            switch AddressRange.list(value) {
+            case let .success(ranges): config[keyPath: path] = ranges
+            case let .failure(bad): throw ConfigurationError(message: "\(source): '\(bad.text)' is not an address or a range like 10.0.0.0/8")
+            }
+        }
+    }
+
+    /// A request header's name (letters, digits, `-`), kept lower-case; empty: none.
+    static func header(_ name: String, _ path: WritableKeyPath<ServerConfiguration, String?> & Sendable, _ help: String) -> Setting {
+        Setting(name: name, help: help, defaultText: "none") { config, value, source in
+            guard value.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }) else {
+                throw ConfigurationError(message: "\(source) must be a header name (letters, digits and -), not '\(value)'")
+            }
+            config[keyPath: path] = value.isEmpty ? nil : value.lowercased()
         }
     }
 }

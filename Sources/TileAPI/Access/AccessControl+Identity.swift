@@ -1,0 +1,74 @@
+import HTTPTransport
+import Library
+
+/// Who a request comes from: a trusted proxy's header, else a session (cookie, or a IIIF access token as
+/// `Authorization: Bearer`), plus a share link's token (`?share=` or its cookie).
+extension AccessControl {
+    static let sessionCookie = "tileserver_session"
+    static let shareCookie = "tileserver_share"
+
+    /// The identity of `request` (whose decoded query is `query`), and why a share token it carries in the
+    /// query grants nothing, if it does not.
+    func identity(of request: HTTPRequest, query: [String: String]) -> (Identity, shareFailure: ShareToken.Failure?) {
+        var identity = Identity()
+        let cookies = request.headers.filter { $0.name == "cookie" }.map(\.value)
+        if fromTrustedProxy(request), let header = settings.userHeader, let name = request.header(header), GroupName.isValid(name) {
+            identity.user = name
+            if let groupsHeader = settings.groupsHeader, let groups = request.header(groupsHeader) {
+                identity.groups = Set(groups.split(whereSeparator: { $0 == "," || $0 == ";" }).map { $0.trimmingCharacters() }
+                    .filter { GroupName.isValid($0) })
+            }
+        } else if let id = bearer(request).flatMap({ sessions.session(forToken: $0) }) ?? FormFields.cookie(Self.sessionCookie, in: cookies),
+                  let session = sessions.session(id), let user = users.user(session.user), user.hash == session.hash {
+            identity.user = user.name
+            identity.groups = Set(user.groups)
+            identity.session = id
+        }
+        var failure: ShareToken.Failure?
+        if let token = query["share"] {
+            switch share(token) {
+            case let .success(granted): identity.share = granted
+            case let .failure(why): failure = why
+            }
+        } else if let token = FormFields.cookie(Self.shareCookie, in: cookies), case let .success(granted) = share(token) {
+            identity.share = granted
+        }
+        return (identity, failure)
+    }
+
+    /// The token of an `Authorization: Bearer` header.
+    func bearer(_ request: HTTPRequest) -> String? {
+        guard let value = request.header("authorization"), value.lowercased().hasPrefix("bearer ") else { return nil }
+        return String(value.dropFirst(7)).trimmingCharacters(in: " ")
+    }
+
+    /// Whether the connection comes from a trusted proxy (whose headers are then believed).
+    func fromTrustedProxy(_ request: HTTPRequest) -> Bool {
+        !request.peer.isEmpty && settings.trustedProxies.contains { $0.contains(request.peer) }
+    }
+
+    /// Whether the client reached us over TLS, as a trusted proxy says: cookies are then `Secure`.
+    func overTLS(_ request: HTTPRequest) -> Bool {
+        fromTrustedProxy(request) && request.firstElement("x-forwarded-proto")?.lowercased() == "https"
+    }
+
+    /// A `Set-Cookie` header for `name`; an empty value with `maxAge` 0 deletes it.
+    func cookie(_ name: String, _ value: String, maxAge: Int, for request: HTTPRequest) -> HTTPHeader {
+        HTTPHeader(name: "Set-Cookie", value: "\(name)=\(value); Path=/; Max-Age=\(maxAge); HttpOnly; SameSite=Lax" + (overTLS(request) ? "; Secure" : ""))
+    }
+
+    /// Whether sign-in is a trusted proxy's (IIIF's `external` access service) rather than our own page.
+    var externalSignIn: Bool { settings.usersFile == nil && !settings.trustedProxies.isEmpty }
+
+    /// Whether `/metrics` may answer this request.
+    func mayReadMetrics(_ request: HTTPRequest) -> Bool {
+        guard let allowed = settings.metricsFrom else { return true }
+        return allowed.contains { $0.contains(request.peer) }
+    }
+}
+
+extension String {
+    func trimmingCharacters(in set: Character) -> String {
+        String(drop { $0 == set }.reversed().drop { $0 == set }.reversed())
+    }
+}

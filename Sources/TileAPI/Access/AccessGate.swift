@@ -1,0 +1,157 @@
+import HTTPTransport
+import Library
+import Pyramid
+import TileGeometry
+
+/// What a route names, for the one access decision made before its handler runs.
+enum RouteAccess: Sendable {
+    /// Nothing of an image: health, the viewer's files, the sign-in pages.
+    case open
+    /// `/metrics`, which may be limited to some addresses.
+    case metrics
+    /// One image, by the capture that holds its id and how.
+    case image(capture: String, form: IdForm)
+    /// `/tiles/…`: the library's first image.
+    case defaultImage
+    /// Names images and folders: the handler leaves out what the identity may not know of.
+    case listing
+
+    enum IdForm: Sendable {
+        /// The id as it is.
+        case plain
+        /// `{id}@{version}` or `{id}` (IIIF).
+        case versioned
+        /// `{id}.dzi`.
+        case descriptor
+        /// `{id}_files`.
+        case deepZoomFiles
+    }
+
+    /// The image id a capture names in this form.
+    static func id(_ capture: String, _ form: IdForm) -> String {
+        switch form {
+        case .plain: capture
+        case .versioned: capture.lastIndex(of: "@").map { String(capture[..<$0]) } ?? capture
+        case .descriptor: capture.hasSuffix(".dzi") ? String(capture.dropLast(4)) : capture
+        case .deepZoomFiles: capture.hasSuffix("_files") ? String(capture.dropLast(6)) : capture
+        }
+    }
+}
+
+/// What access control decided for one request, for handlers that need more than yes or no.
+struct AccessView: Sendable {
+    let control: AccessControl
+    let identity: Identity
+    /// For a route that names an image: the largest picture this identity may have of it.
+    var decision: AccessDecision = .full
+    /// The answer depends on who asks: it goes out `Cache-Control: private` with `Vary: Cookie, Authorization`.
+    var personal = false
+    /// Why a `?share=` token in the query grants nothing, when it does not.
+    var shareFailure: ShareToken.Failure?
+
+    /// What this identity may see of image `id`; nil when there is no such image. May resolve the file's real
+    /// path: off the event loop.
+    func decision(for id: String) -> AccessDecision? {
+        guard let rule = try? control.rule(of: id, onLoop: false) else { return nil }
+        return identity.decision(for: id, rule: rule)
+    }
+
+    /// Whether folder `path` is listed to this identity (hidden folders only to those they admit).
+    func sees(folder path: String) -> Bool {
+        guard control.restricts else { return true }
+        return identity.sees(folder: path, rule: control.library.folderRule(path, in: control.policy))
+    }
+
+    /// Images in folder `path` and below that this identity may know of.
+    func count(_ path: String) -> Int {
+        let identity = identity
+        let (policy, generation) = control.current
+        return control.library.visibleCount(path, in: policy, generation: generation) { id, rule in
+            identity.decision(for: id, rule: rule) != .hidden
+        }
+    }
+
+    /// The refusal of a picture past what this identity may see.
+    func refusal(_ what: String) -> APIError {
+        control.refusals.count(.oversize)
+        return .refused(signedIn: identity.signedIn, identity.signedIn
+            ? "your account may not see \(what) at this size"
+            : "sign in to see \(what) at this size")
+    }
+
+    /// Throws unless a picture `width`×`height` of the whole image (or of a part, at the same scale) is allowed.
+    func allow(width: Int, height: Int, of what: String) throws(APIError) {
+        guard case let .limited(maxSize) = decision else { return }
+        if max(width, height) > maxSize { throw refusal(what) }
+    }
+
+    /// Throws unless scale `scale` (output pixels per image pixel) of an image `imageWidth`×`imageHeight` is
+    /// allowed; a pixel of slack for rounding.
+    func allow(scale: Double, imageWidth: Int, imageHeight: Int, of what: String) throws(APIError) {
+        guard case let .limited(maxSize) = decision else { return }
+        if scale * Double(max(imageWidth, imageHeight)) > Double(maxSize) + 1 { throw refusal(what) }
+    }
+
+    /// The largest scale allowed of an image `imageWidth`×`imageHeight`; nil when any.
+    func maxScale(imageWidth: Int, imageHeight: Int) -> Double? {
+        guard case let .limited(maxSize) = decision else { return nil }
+        return min(1, Double(maxSize) / Double(max(imageWidth, imageHeight)))
+    }
+}
+
+extension AccessControl {
+    /// The decision for `context` on a route of kind `access`: the context to run its handler with, or the
+    /// refusal thrown. An image hidden from the identity is answered as a missing one, word for word.
+    func admit(_ context: RequestContext, _ access: RouteAccess, library: ImageLibrary) throws -> RequestContext {
+        let (identity, shareFailure) = identity(of: context.request, query: context.path.query)
+        context.notes.user = identity.label
+        if shareFailure != nil { refusals.count(.share) }
+        var view = AccessView(control: self, identity: identity, shareFailure: shareFailure)
+        switch access {
+        case .open:
+            break
+        case .metrics:
+            guard mayReadMetrics(context.request) else {
+                refusals.count(.metrics)
+                throw APIError.refused(signedIn: true, "/metrics is not served to this address")
+            }
+        case .listing:
+            view.personal = restricts
+        case .defaultImage, .image:
+            let id: String
+            if case let .image(capture, form) = access { id = RouteAccess.id(context.capture(capture), form) } else {
+                guard let first = library.firstID else { break }
+                id = first
+            }
+            guard let rule = try rule(of: id, onLoop: context.onLoop) else { break }
+            view.personal = !rule.isOpen
+            view.decision = identity.decision(for: id, rule: rule)
+            switch view.decision {
+            case .full, .limited: break
+            case .hidden:
+                refusals.count(.hidden)
+                throw APIError.notFound("no image with id '\(id)'")
+            case let .refused(signedIn):
+                refusals.count(signedIn ? .forbidden : .unauthenticated)
+                throw APIError.refused(signedIn: signedIn, signedIn ? "your account may not see image '\(id)'" : "sign in to see image '\(id)'")
+            }
+        }
+        var admitted = context
+        admitted.access = view
+        return admitted
+    }
+
+    /// `response` as sent to someone whose answer depends on who they are: cacheable by them alone.
+    static func personal(_ response: HTTPResponse) -> HTTPResponse {
+        var response = response
+        var cacheControl = "private, no-cache"
+        if let i = response.headers.firstIndex(where: { $0.name.lowercased() == "cache-control" }) {
+            let old = response.headers[i].value
+            cacheControl = old.hasPrefix("public") ? "private" + old.dropFirst(6) : old.hasPrefix("private") ? old : "private, " + old
+            response.headers.remove(at: i)
+        }
+        response.headers.append(HTTPHeader(name: "Cache-Control", value: cacheControl))
+        response.headers.append(HTTPHeader(name: "Vary", value: "Cookie, Authorization"))
+        return response
+    }
+}

@@ -1,0 +1,21 @@
+/// Access control's settings (`docs/security.md`). Defaults here; the executable declares the flags.
+public struct AccessSettings: Sendable {
+    /// The access file (`--access`): rules per folder. Nil: every image is public.
+    public var accessFile: String?
+    /// The users file (`--users`): who can sign in.
+    public var usersFile: String?
+    /// The share-link key (`--secret-file`), made on first start; its list of links lives beside it.
+    public var secretFile: String?
+    /// Addresses whose `userHeader`/`groupsHeader` are believed, and whose `X-Forwarded-Proto: https` makes
+    /// cookies `Secure`.
+    public var trustedProxies: [AddressRange] = []
+    /// Header names (lower-case) a trusted proxy names the user and their groups (comma-separated) in.
+    public var userHeader: String?
+    public var groupsHeader: String?
+    /// Who may read `/metrics`; nil: anyone.
+    public var metricsFrom: [AddressRange]?
+    /// How long a session lasts after sign-in, in seconds.
+    public var sessionSeconds = 8 * 3600
+
+    public init() {}
+}

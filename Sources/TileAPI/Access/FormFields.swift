@@ -1,0 +1,69 @@
+/// The small texts a browser sends that access control reads: a `Cookie` header's pairs and an
+/// `application/x-www-form-urlencoded` body. Pure and bounded, so fuzzed alone.
+enum FormFields {
+    /// `name=value` pairs of a `Cookie` header, in order; pairs without `=` are skipped, values are not decoded
+    /// (ours are base64url and dots), quotes around a value removed.
+    static func cookies(_ header: String) -> [(name: String, value: String)] {
+        var out: [(String, String)] = []
+        for pair in header.split(separator: ";").prefix(64) {
+            guard let eq = pair.firstIndex(of: "=") else { continue }
+            let name = pair[..<eq].trimmingCharacters()
+            var value = pair[pair.index(after: eq)...].trimmingCharacters()
+            if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") { value = String(value.dropFirst().dropLast()) }
+            guard !name.isEmpty else { continue }
+            out.append((name, value))
+        }
+        return out
+    }
+
+    /// The value of cookie `name` in the request's `Cookie` headers (the first one).
+    static func cookie(_ name: String, in headers: [String]) -> String? {
+        for header in headers {
+            if let found = cookies(header).first(where: { $0.name == name }) { return found.value }
+        }
+        return nil
+    }
+
+    /// The fields of a form body (`a=1&b=x+y%21`), decoded; nil when an escape is malformed or a text is not UTF-8.
+    static func form(_ body: [UInt8]) -> [String: String]? {
+        var fields: [String: String] = [:]
+        for pair in body.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true).prefix(64) {
+            let eq = pair.firstIndex(of: UInt8(ascii: "=")) ?? pair.endIndex
+            guard let name = decode(pair[pair.startIndex ..< eq]),
+                  let value = decode(eq < pair.endIndex ? pair[(eq + 1)...] : [][...]) else { return nil }
+            if fields[name] == nil { fields[name] = value }
+        }
+        return fields
+    }
+
+    /// `+` as space, `%XX` as its byte; nil for a malformed escape or bytes that are not UTF-8.
+    static func decode(_ bytes: ArraySlice<UInt8>) -> String? {
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var i = bytes.startIndex
+        while i < bytes.endIndex {
+            let b = bytes[i]
+            if b == UInt8(ascii: "+") {
+                out.append(0x20)
+            } else if b == UInt8(ascii: "%") {
+                guard i + 2 < bytes.endIndex,
+                      let high = hex(bytes[i + 1]), let low = hex(bytes[i + 2]) else { return nil }
+                out.append(high << 4 | low)
+                i += 2
+            } else {
+                out.append(b)
+            }
+            i += 1
+        }
+        return String(validating: out, as: UTF8.self)
+    }
+
+    static func hex(_ c: UInt8) -> UInt8? {
+        switch c {
+        case UInt8(ascii: "0") ... UInt8(ascii: "9"): c - 48
+        case UInt8(ascii: "a") ... UInt8(ascii: "f"): c - 87
+        case UInt8(ascii: "A") ... UInt8(ascii: "F"): c - 55
+        default: nil
+        }
+    }
+}

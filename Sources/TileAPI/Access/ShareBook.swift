@@ -1,0 +1,50 @@
+/// The share links made and revoked, kept beside the key (`{secret-file}.shares`): one line per link,
+/// `id expires path-base64url created revoked(0|1)`. `tileserver share` writes it (whole, by rename); the
+/// server re-reads it when it changes, so a revocation applies within seconds.
+public struct ShareBook: Sendable, Equatable {
+    public struct Link: Sendable, Equatable {
+        public let token: ShareToken
+        public let created: Int
+        public var revoked: Bool
+    }
+
+    public private(set) var links: [Link] = []
+
+    public init() {}
+
+    public mutating func add(_ token: ShareToken, created: Int) {
+        links.append(Link(token: token, created: created, revoked: false))
+    }
+
+    /// Marks link `id` revoked; false when there is no such link.
+    public mutating func revoke(_ id: String) -> Bool {
+        guard let i = links.firstIndex(where: { $0.token.id == id }) else { return false }
+        links[i].revoked = true
+        return true
+    }
+
+    /// Ids of revoked links.
+    public var revoked: Set<String> { Set(links.filter(\.revoked).map(\.token.id)) }
+
+    /// The file's path for a key at `secretFile`.
+    public static func path(forSecret secretFile: String) -> String { secretFile + ".shares" }
+
+    /// A list file's text; lines that are not links are skipped (a hand-edited line never breaks revocation
+    /// of the others).
+    public static func parse(_ text: String) -> ShareBook {
+        var book = ShareBook()
+        for line in text.split(separator: "\n") where !line.hasPrefix("#") {
+            let f = line.split(separator: " ")
+            guard f.count == 5, let expires = Int(f[1]), let created = Int(f[3]),
+                  let bytes = Base64.decode(String(f[2]), .url), let path = String(validating: bytes, as: UTF8.self) else { continue }
+            book.links.append(Link(token: ShareToken(id: String(f[0]), expires: expires, path: path), created: created, revoked: f[4] == "1"))
+        }
+        return book
+    }
+
+    public var text: String {
+        "# tileserver share links: id expires path(base64url) created revoked\n" + links.map {
+            "\($0.token.id) \($0.token.expires) \(Base64.encode(Array($0.token.path.utf8), .url)) \($0.created) \($0.revoked ? 1 : 0)\n"
+        }.joined()
+    }
+}
