@@ -15,9 +15,12 @@ let package = Package(
         .target(name: "ServerParsers", dependencies: [
             .product(name: "HTTPTransport", package: "tileserver"),
             .product(name: "TileAPI", package: "tileserver"),
+            .product(name: "Library", package: "tileserver"),
         ]),
         .executableTarget(name: "FuzzHTTPParser", dependencies: ["ServerParsers"]),
         .executableTarget(name: "FuzzRequestURLs", dependencies: ["ServerParsers"]),
+        // Access control's parsers: the access file, share tokens, cookies and forms, the users file, address ranges.
+        .executableTarget(name: "FuzzAccess", dependencies: ["ServerParsers"]),
         // One target for every image format: the corpus (Fuzz/Corpus/jpeg, png, tiff or jp2) steers it.
         .executableTarget(name: "FuzzDecoders", dependencies: [.product(name: "ImageCodecs", package: "tileserver")]),
     ]

@@ -2,7 +2,8 @@
 # Two replicas behind nginx running deploy/nginx/tileserver.conf, all on 127.0.0.1. A bounded wrk load over the
 # tiles of two images; one replica is killed with SIGKILL in the middle. Checks that no client request failed,
 # that each image's tiles went to one replica while both lived, and that a second pass is served from nginx's
-# cache (hit ratio >= 90 %, from $upstream_cache_status in its log). Prints throughput through the proxy beside
+# cache (hit ratio >= 90 %, from $upstream_cache_status in its log), and that a restricted tile fetched by a
+# signed-in user is never served from nginx's cache to anyone else. Prints throughput through the proxy beside
 # direct throughput. Under two minutes.
 #   scripts/scaleout-test.sh [BIN]   (default .build/debug/tileserver; knobs DURATION=8 CONNS=16)
 set -euo pipefail
@@ -29,8 +30,14 @@ s=[socket.socket() for _ in range(3)]
 mkdir -p "$WORK/photos"
 cp .build-fixtures/gallery/large.jpg "$WORK/photos/large.jpg"
 cp .build-fixtures/formats/q100-444.jpg "$WORK/photos/second.jpg"
+# A restricted folder, as a museum's staff-only works: its tiles must never reach anyone else from the cache.
+mkdir -p "$WORK/photos/staff"
+cp .build-fixtures/formats/baseline.jpg "$WORK/photos/staff/plan.jpg"
+printf '[folder."staff"]\nview = "restricted"\ngroups = ["staff"]\n' > "$WORK/access.toml"
+printf 'staff-password\n' | "$BIN" user add curator --group staff --users "$WORK/users.txt" > /dev/null
 for port in $R1 $R2; do
-  "$BIN" serve "$WORK/photos" --host 127.0.0.1 --port "$port" --store-dir "$WORK/store-$port" --access-log off > "$WORK/replica-$port.log" 2>&1 &
+  "$BIN" serve "$WORK/photos" --host 127.0.0.1 --port "$port" --store-dir "$WORK/store-$port" --access-log off \
+    --access "$WORK/access.toml" --users "$WORK/users.txt" > "$WORK/replica-$port.log" 2>&1 &
   PIDS+=($!)
 done
 for port in $R1 $R2; do
@@ -73,6 +80,8 @@ import json, random, sys, urllib.request
 port, out = sys.argv[1], sys.argv[2]
 rnd, urls = random.Random(99), []
 for image in json.load(urllib.request.urlopen(f"http://127.0.0.1:{port}/api/images"))["images"]:
+    if image.get("locked"):
+        continue
     w, h = image["width"], image["height"]
     for _ in range(20000):
         rw, rh = rnd.randint(64, w // 3), rnd.randint(64, h // 3)
@@ -92,6 +101,8 @@ import json, math, random, sys, urllib.request
 port, out, regions = sys.argv[1], sys.argv[2], int(sys.argv[3])
 urls = []
 for image in json.load(urllib.request.urlopen(f"http://127.0.0.1:{port}/api/images"))["images"]:
+    if image.get("locked"):
+        continue
     w, h, t, top = image["width"], image["height"], image["tileSize"], image["maxLevel"]
     for level in range(6, top + 1):
         s = 2 ** (top - level)
@@ -169,6 +180,22 @@ hits = second.count("HIT")
 print(f"pass 2: {hits} of {len(second)} from nginx's cache ({100 * hits / max(len(second), 1):.1f} %, goal >= 90 %)")
 assert second and hits / len(second) >= 0.9, "hit ratio below 90 %"
 PY
+
+echo "== a restricted tile fetched by staff through nginx, then asked for without signing in"
+COOKIE=$(curl -s -D - -o /dev/null -X POST -d 'username=curator&password=staff-password' "http://127.0.0.1:$PROXY/auth/login" \
+  | tr -d '\r' | sed -n 's/^[Ss]et-[Cc]ookie: \(tileserver_session=[^;]*\).*/\1/p')
+[ -n "$COOKIE" ] || fail "signing in through nginx gave no session cookie"
+for url in "/images/staff%2Fplan/tiles/8/0/0.jpg" "/images/staff%2Fplan/tiles/8/0/0.jpg" "/iiif/3/staff%2Fplan/full/max/0/default.jpg"; do
+  for _ in 1 2; do
+    code=$(curl -s -o /dev/null -w '%{http_code}' -H "Cookie: $COOKIE" "http://127.0.0.1:$PROXY$url")
+    [ "$code" = 200 ] || fail "staff got $code for $url through nginx"
+  done
+  curl -s -D "$WORK/anon.txt" -o /dev/null "http://127.0.0.1:$PROXY$url"
+  code=$(head -1 "$WORK/anon.txt" | cut -d' ' -f2); cache=$(tr -d '\r' < "$WORK/anon.txt" | sed -n 's/^X-Cache-Status: //p')
+  echo "$url: staff 200 twice; anonymous $code (nginx cache: ${cache:-none})"
+  [ "$code" = 401 ] || fail "anonymous got $code for a restricted tile through nginx (cache: $cache)"
+  [ "$cache" != HIT ] || fail "nginx answered anonymous from its cache"
+done
 
 echo "== throughput over pass 2's tile URLs: through nginx (from its cache) and straight at the surviving replica (warmed)"
 grep '_files/' "$WORK/cached.txt" > "$WORK/tiles.txt"

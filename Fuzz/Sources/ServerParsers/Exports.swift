@@ -2,6 +2,7 @@ import HTTPTransport
 @testable import ImageCodecs
 @testable import TileGeometry
 @testable import TileAPI
+@testable import Library
 
 /// Entry points the fuzz targets call: the server's own parsers, from its libraries.
 public enum ServerParsers {
@@ -81,5 +82,39 @@ public enum ServerParsers {
         precondition(path.slashed.isEmpty, "encoded slashes in \(request.target)")
         let version = target.version.map { String(decoding: UnsafeRawBufferPointer(rebasing: bytes[$0]), as: UTF8.self) }
         precondition(version == path.query["v"] && (version == nil) == path.query.isEmpty, "version of \(request.target)")
+    }
+
+    /// Access control's parsers. The first byte picks one; the rest is its input. Each must answer without a crash
+    /// or a hang, and what it accepts must hold together: a verified token is exactly what signing its fields
+    /// gives; a policy's rules answer every folder; cookies have names.
+    public static func parseAccess(_ bytes: [UInt8]) {
+        guard let selector = bytes.first else { return }
+        let rest = Array(bytes.dropFirst())
+        let text = String(decoding: rest, as: UTF8.self)
+        switch selector % 5 {
+        case 0:
+            if let policy = try? AccessPolicy.parse(text) {
+                for path in ["", "works", "Works/a", "staff/x/y", "drafts", "é/É"] + policy.rules.keys.map { $0.joined(separator: "/") } {
+                    let rule = policy.rule(forFolder: path)
+                    precondition(rule.view != .public || rule.maxPublicSize != nil || rule.groups.isEmpty, "an open rule with groups")
+                    _ = rule.strictest(.open)
+                }
+            }
+        case 1:
+            let key = Array(repeating: UInt8(7), count: 32)
+            if let token = ShareToken.verify(text, key: key) {
+                precondition(token.signed(with: key) == text, "a verified token is not its own signature: \(text)")
+            }
+            let made = ShareToken(id: "fuzz", expires: rest.count, path: text).signed(with: key)
+            precondition(ShareToken.verify(made, key: key)?.path == text || made.utf8.count > ShareToken.maxLength, "a made token does not verify")
+        case 2:
+            for (name, _) in FormFields.cookies(text) { precondition(!name.isEmpty, "a cookie without a name") }
+            _ = FormFields.form(rest)
+        case 3:
+            _ = try? UserTable.parse(text)
+        default:
+            if let range = AddressRange(text) { _ = range.contains("127.0.0.1"); _ = range.contains("::1") }
+            _ = AddressRange.list(text)
+        }
     }
 }

@@ -94,7 +94,7 @@ package struct AccessPolicy: Equatable, Sendable {
             found[path] = (rule, known.line, known.column, hasGroups)
         }
         var rules: [String: FolderRule] = [:]
-        for (path, (rule, line, column, hasGroups)) in found {
+        for (path, (rule, line, column, hasGroups)) in found.sorted(by: { $0.value.line < $1.value.line }) {
             var rule = rule
             if rule.view != .public && !hasGroups {
                 throw PolicyError(line: line, column: column, message: "a \(rule.view == .hidden ? "hidden" : "restricted") folder needs groups = [...] (\"*\": any signed-in user)")

@@ -34,7 +34,7 @@ public struct ShareBook: Sendable, Equatable {
     public static func parse(_ text: String) -> ShareBook {
         var book = ShareBook()
         for line in text.split(separator: "\n") where !line.hasPrefix("#") {
-            let f = line.split(separator: " ")
+            let f = line.split(separator: " ", omittingEmptySubsequences: false)
             guard f.count == 5, let expires = Int(f[1]), let created = Int(f[3]),
                   let bytes = Base64.decode(String(f[2]), .url), let path = String(validating: bytes, as: UTF8.self) else { continue }
             book.links.append(Link(token: ShareToken(id: String(f[0]), expires: expires, path: path), created: created, revoked: f[4] == "1"))
