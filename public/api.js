@@ -53,7 +53,7 @@ export async function folder(path, onPage) {
   const all = { folder: path, name: '', trail: [], folders: [], images: [] };
   while (url) {
     const page = await getJSON(url);
-    if (!all.folders.length) Object.assign(all, { folders: page.folders, name: page.name, trail: page.trail });
+    if (!all.folders.length) Object.assign(all, { folders: page.folders, name: page.name, trail: page.trail, user: page.user ?? null });
     all.images.push(...page.images);
     onPage?.(all);
     url = page.next;

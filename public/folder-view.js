@@ -129,7 +129,12 @@ export class FolderView {
       cell.title = why;
       cell.setAttribute('aria-label', `${shown}: cannot be shown. ${why}`);
     };
-    if (image.error) {
+    if (image.locked) {
+      cell.classList.add('locked-file');
+      picture.textContent = '🔒';
+      cell.title = 'For signed-in viewers';
+      cell.setAttribute('aria-label', `${shown}: for signed-in viewers`);
+    } else if (image.error) {
       broken(image.error);
     } else {
       const img = thumbnail(image.thumbnail, image.width <= 16 && image.height <= 16);

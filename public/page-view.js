@@ -5,6 +5,7 @@
 import * as api from './api.js';
 import { connection } from './connection.js';
 import { TileLayers } from './tile-layers.js';
+import { prompt } from './auth.js';
 import { clamp, clampedCenter, fitZoom, insets, visibleRect } from './view-math.js';
 
 export class PageView {
@@ -27,8 +28,18 @@ export class PageView {
     this.ready = false;
     this.error = null;
     this.base = null;
-    if (image.error) this.fail(image.error, false);
+    if (image.locked) this.lock();
+    else if (image.error) this.fail(image.error, false);
     else this.addBase();
+    const signIn = !image.locked && prompt(image, () => location.reload());
+    if (signIn) this.el.append(signIn);
+  }
+
+  /** A restricted image: its name with a lock and a way to sign in, no pixels. */
+  lock() {
+    this.error = 'locked';
+    this.ready = true;
+    this.el.replaceChildren(prompt(this.image, () => location.reload()));
   }
 
   get isFit() { return this.fit; }

@@ -16,6 +16,7 @@ import { folderAddress, imageAddress, parseAddress, showing } from './address.js
 import { GalleryNav } from './gallery-nav.js';
 import { Notice } from './notice.js';
 import { installScreenWatch } from './screen-watch.js';
+import { signOut } from './auth.js';
 
 const GAP = 24;                     // pixels between pages
 const POLL = 2000;                  // ms between looks at the folder's listing
@@ -108,8 +109,17 @@ function scheduleAddress() {
   }, 150);
 }
 
+/** The sign-out button, while someone is signed in (listings name them). */
+const signOutButton = document.getElementById('sign-out');
+function showUser(user) {
+  signOutButton.hidden = !user;
+  signOutButton.title = user ? `Signed in as ${user}: sign out` : '';
+}
+signOutButton.addEventListener('click', async () => { await signOut(); location.reload(); });
+
 /** Makes `listing` the folder the zoom view pages through; keeps the current image where it can. */
 function adopt(listing) {
+  showUser(listing.user);
   const key = JSON.stringify(listing.images.map((i) => [i.id, i.version, i.error ?? '']));
   if (listing.folder === viewer.folderPath && key === listingKey) return false;
   const currentID = viewer.images[viewer.index]?.id;

@@ -79,6 +79,12 @@ struct AccessView: Sendable {
             : "sign in to see \(what) at this size")
     }
 
+    /// What listings add for the viewer: who is signed in, when someone is.
+    var listingFields: [(String, JSONValue)] {
+        guard let user = identity.user else { return [] }
+        return [("user", .string(user))]
+    }
+
     /// Throws unless a picture `width`×`height` of the whole image (or of a part, at the same scale) is allowed.
     func allow(width: Int, height: Int, of what: String) throws(APIError) {
         guard case let .limited(maxSize) = decision else { return }
@@ -133,7 +139,8 @@ extension AccessControl {
                 throw APIError.notFound("no image with id '\(id)'")
             case let .refused(signedIn):
                 refusals.count(signedIn ? .forbidden : .unauthenticated)
-                throw APIError.refused(signedIn: signedIn, signedIn ? "your account may not see image '\(id)'" : "sign in to see image '\(id)'")
+                throw APIError.refused(signedIn: signedIn, signedIn ? "your account may not see image '\(id)'" : "sign in to see image '\(id)'",
+                                       services: AuthHandler.services(origin: context.origin, id: id, external: externalSignIn))
             }
         }
         var admitted = context

@@ -139,8 +139,9 @@ struct AuthHandler: Sendable {
                                ("heading", ManifestMetadata.text("Not signed in"))])
         }
         let json = message.serialized.replacingLessThan()
+        // Framed by the viewer, wherever it runs: the one page here that may be (its message goes to `origin` only).
         var response = Self.html(AuthPages.token(json, origin: origin))
-        response.headers.append(HTTPHeader(name: "Cache-Control", value: "no-store"))
+        response.headers.removeAll { $0.name == "X-Frame-Options" }
         return .response(response)
     }
 

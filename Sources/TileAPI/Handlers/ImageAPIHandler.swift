@@ -73,6 +73,7 @@ struct ImageAPIHandler: Sendable {
             query.append("after=" + next.cursor)
             members.append(("next", .string("/api/images?" + query.joined(separator: "&"))))
         }
+        members += access?.listingFields ?? []
         let response = HTTPResponse.json(.object(members)).tagged()
         if page.images.count > Self.defaultLimit { System.releaseFreeMemory() }
         return .response(response.conditional(on: context.request))

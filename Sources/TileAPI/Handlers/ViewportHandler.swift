@@ -36,8 +36,33 @@ struct ViewportHandler: Sendable {
         // fractions); tiles are chosen for device pixels, zooms stay in CSS pixels.
         let ratio = try context.number("dpr", 0.01 ... 100) ?? 1
         let snapshot = try context.snapshot(of: image)
+        // A tiered image seen by someone who may not have it all: the closest zoom is its public size (in device
+        // pixels), so every tile the answer names is one they may have.
+        var zoomLimit = maxZoom
+        if let level = Self.topLevel(context, snapshot.geometry) {
+            let g = snapshot.geometry, size = g.levelSize(level)
+            let scale = Double(max(size.width, size.height)) / Double(max(g.width, g.height)) * (1 - 1e-9)
+            zoomLimit = min(maxZoom, scale / min(4, max(1, ratio)))
+        }
         return (image, try ScrollViewModel(geometry: snapshot.geometry, viewWidth: Double(width), viewHeight: Double(height),
-                                           maxZoom: maxZoom, pixelRatio: ratio), snapshot.version)
+                                           maxZoom: zoomLimit, pixelRatio: ratio), snapshot.version)
+    }
+
+    /// For a tiered image seen by someone who may not have it all: the deepest level within its public size
+    /// (tiles of deeper levels, the prefetched next level among them, are not theirs); nil otherwise.
+    static func topLevel(_ context: RequestContext, _ g: PyramidGeometry) -> Int? {
+        guard case let .limited(maxSize)? = context.access?.decision else { return nil }
+        var level = g.maxLevel
+        while level > 0, max(g.levelSize(level).width, g.levelSize(level).height) > maxSize { level -= 1 }
+        return level
+    }
+
+    /// `layout` without the prefetched tiles past `topLevel`.
+    static func allowed(_ layout: ViewportLayout, _ context: RequestContext, _ g: PyramidGeometry) -> ViewportLayout {
+        guard let top = topLevel(context, g) else { return layout }
+        var layout = layout
+        layout.prefetch.removeAll { $0.level > top }
+        return layout
     }
 
     static func zoomRequest(_ context: RequestContext, required: Bool) throws(APIError) -> ZoomRequest {
@@ -51,8 +76,8 @@ struct ViewportHandler: Sendable {
 
     func viewport(_ context: RequestContext) throws -> HandlerOutcome {
         let (image, model, version) = try model(context)
-        let layout = model.layout(zoom: try Self.zoomRequest(context, required: false),
-                                  centerX: try context.number("cx"), centerY: try context.number("cy"))
+        let layout = Self.allowed(model.layout(zoom: try Self.zoomRequest(context, required: false),
+                                               centerX: try context.number("cx"), centerY: try context.number("cy")), context, model.geometry)
         let format = try format(context)
         prefetch(image: image.id, tiles: layout.prefetch, format: format)
         return .response(.json(Self.encode(layout, image: image.id, version: version, view: model, format: format)))
@@ -61,7 +86,7 @@ struct ViewportHandler: Sendable {
     func zoomRect(_ context: RequestContext) throws -> HandlerOutcome {
         let (image, model, version) = try model(context)
         let format = try format(context)
-        let result: ZoomResult
+        var result: ZoomResult
         if let rect = context.path.query["rect"] {
             let parts = rect.split(separator: ",").map { Double($0) }
             guard parts.count == 4, parts.allSatisfy({ $0 != nil && $0!.isFinite }), parts[2]! > 0, parts[3]! > 0 else {
@@ -80,6 +105,7 @@ struct ViewportHandler: Sendable {
             let factor = try context.number("factor", 0.01 ... 64) ?? 1.5
             result = model.doubleTap(zoom: zoom, x: x, y: y, mode: mode, factor: factor)
         }
+        result.layout = Self.allowed(result.layout, context, model.geometry)
         prefetch(image: image.id, tiles: result.layout.prefetch, format: format)
         var members: [(String, JSONValue)] = [("mode", .string(result.mode.rawValue))]
         if let from = result.fromZoom { members.append(("fromZoom", .double(from))) }

@@ -13,12 +13,12 @@ public enum APIError: Swift.Error, Sendable, CustomStringConvertible {
     /// The request names an old version of the image; `location` is the same request for the current one.
     case staleVersion(location: String)
     /// Access control's refusal: not signed in (401) or signed in without the group (403); the answer points
-    /// at the sign-in page and the image's IIIF probe service.
-    case refused(signedIn: Bool, String)
+    /// at the sign-in page and lists the image's IIIF Authorization Flow services (`services`), when one is named.
+    case refused(signedIn: Bool, String, services: JSONValue? = nil)
 
     public var description: String {
         switch self {
-        case let .badRequest(m), let .notFound(m), let .notImplemented(m), let .unavailable(m), let .refused(_, m): m
+        case let .badRequest(m), let .notFound(m), let .notImplemented(m), let .unavailable(m), let .refused(_, m, _): m
         case let .staleVersion(location): "this image has a newer version: \(location)"
         }
     }
@@ -53,11 +53,11 @@ public enum APIError: Swift.Error, Sendable, CustomStringConvertible {
             case .notFound: return .error(.notFound, error.description)
             case .notImplemented: return .error(.notImplemented, error.description)
             case .unavailable: return .error(.serviceUnavailable, error.description)
-            case let .refused(signedIn, message):
+            case let .refused(signedIn, message, services):
                 var response = HTTPResponse.json(.object([
                     ("error", .string(message)), ("status", .int(signedIn ? 403 : 401)),
                     ("login", .string(AuthHandler.loginPath)),
-                ]), status: signedIn ? .forbidden : .unauthorized)
+                ] + (services.map { [("service", $0)] } ?? [])), status: signedIn ? .forbidden : .unauthorized)
                 if !signedIn { response.headers.append(HTTPHeader(name: "WWW-Authenticate", value: "Bearer realm=\"tileserver\", error=\"sign_in\"")) }
                 response.headers.append(HTTPHeader(name: "Cache-Control", value: "private, no-store"))
                 return response

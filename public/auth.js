@@ -1,0 +1,74 @@
+// Signing in from the viewer, as a IIIF Authorization Flow 2.0 client of our own services: for a tiered or
+// restricted image, the probe service says what this browser may see; "Sign in" opens the access service (the
+// sign-in page) in a window, which closes itself once signed in; the access-token service, framed here, posts a
+// token to this page only (postMessage to our origin); the probe asked again with it says 200, and the view is
+// shown again at full resolution (tiles come with the session cookie the sign-in set). Signing out posts to the
+// logout service, and the view falls back to what everyone may see.
+const enc = encodeURIComponent;
+
+/** What the probe service says of image `id` (200: may see it all; 401, 403: not all), with `token` if given. */
+export async function probe(id, token) {
+  const response = await fetch(`/auth/probe/${enc(id)}`, token ? { headers: { Authorization: `Bearer ${token}` } } : {});
+  return response.ok ? response.json() : { status: response.status };
+}
+
+/** A token from the access-token service, through a hidden frame; null when the browser is not signed in. */
+export function accessToken(timeout = 10000) {
+  return new Promise((resolve) => {
+    const messageId = Math.random().toString(36).slice(2);
+    const frame = document.createElement('iframe');
+    frame.hidden = true;
+    frame.title = 'sign-in token';
+    const done = (token) => { window.removeEventListener('message', heard); clearTimeout(timer); frame.remove(); resolve(token); };
+    const heard = (event) => {
+      if (event.origin !== location.origin || event.data?.messageId !== messageId) return;
+      done(event.data.type === 'AuthAccessToken2' ? event.data.accessToken : null);
+    };
+    const timer = setTimeout(() => done(null), timeout);
+    window.addEventListener('message', heard);
+    frame.src = `/auth/token?messageId=${messageId}&origin=${enc(location.origin)}`;
+    document.body.append(frame);
+  });
+}
+
+/** Opens the access service in a window and waits for it to close; then asks for a token and probes image `id`
+ *  again. True when this browser may now see the whole image. */
+export async function signIn(id) {
+  const win = window.open('/auth/login?return=%2Fauth%2Fdone', 'tileserver-sign-in', 'popup,width=420,height=560');
+  if (!win) { location.assign(`/auth/login?return=${enc(location.pathname + location.search + location.hash)}`); return false; }
+  await new Promise((closed) => { const t = setInterval(() => { if (win.closed) { clearInterval(t); closed(); } }, 250); });
+  const token = await accessToken();
+  if (!token) return false;
+  return (await probe(id, token)).status === 200;
+}
+
+/** Ends this browser's session (the logout service). */
+export async function signOut() {
+  await fetch('/auth/logout', { method: 'POST' });
+}
+
+/** A "Sign in" prompt for image `image` (an entry of the listing) in `box`, or nothing for an image everyone may
+ *  see whole. `onSignedIn` runs once the probe says the whole image may be shown. */
+export function prompt(image, onSignedIn) {
+  if (!image.locked && !image.maxSize) return null;
+  const box = document.createElement('div');
+  box.className = image.locked ? 'locked' : 'sign-in-bar';
+  box.setAttribute('role', image.locked ? 'alert' : 'status');
+  const text = document.createElement('p');
+  text.textContent = image.locked ? `${image.name ?? image.id} is for signed-in viewers.` : 'Sign in to see full resolution.';
+  const button = document.createElement('button');
+  button.type = 'button';
+  button.className = 'pill sign-in';
+  button.textContent = 'Sign in';
+  button.addEventListener('click', async (event) => {
+    event.stopPropagation();
+    button.disabled = true;
+    const ok = await signIn(image.id).catch(() => false);
+    button.disabled = false;
+    if (ok) onSignedIn();
+    else text.textContent = 'Not signed in, or this account may not see it.';
+  });
+  for (const type of ['pointerdown', 'mousedown', 'touchstart', 'dblclick', 'wheel']) box.addEventListener(type, (e) => e.stopPropagation());
+  box.append(text, button);
+  return box;
+}
