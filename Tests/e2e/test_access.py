@@ -412,6 +412,9 @@ def test_iiif_auth_flow_as_a_scripted_client(site):
     assert f"'{origin.replace(':', chr(92) + 'u003a').replace('/', chr(92) + 'u002f')}'" in token_page
     bearer = {"Authorization": "Bearer " + message["accessToken"]}
     assert json.loads(site.request("GET", path(probe_service["id"]), bearer)[1])["status"] == 200
+    assert json.loads(site.request("GET", path(probe_service["id"]), {**bearer, "Origin": origin})[1])["status"] == 200
+    # A token made for another origin's viewer grants nothing to this one.
+    assert json.loads(site.request("GET", path(probe_service["id"]), {**bearer, "Origin": "https://evil.example"})[1])["status"] == 401
     assert site.request("GET", "/iiif/3/works%2Ftiered/0,0,512,512/512,/0/default.jpg", bearer)[0].status == 200
     # Without a session the token service says so, and never posts to "*".
     denied = site.request("GET", path(token_service["id"]) + "?messageId=8&origin=" + urllib.parse.quote(origin, safe=""))[1].decode()
@@ -507,8 +510,14 @@ def test_proxy_headers_are_believed_only_from_trusted_addresses(tmp_path):
         server = Server([str(tmp_path / "lib"), "--access", str(access), "--trusted-proxies", trusted,
                          "--user-header", "X-Remote-User", "--groups-header", "X-Remote-Groups", "--metrics-from", "10.1.2.3"])
         try:
-            response, _ = server.get("/api/images/staff%2Fs", {"X-Remote-User": "carol", "X-Remote-Groups": "readers, staff"})
+            proxy = {"X-Remote-User": "carol", "X-Remote-Groups": "readers, staff"}
+            response, _ = server.get("/api/images/staff%2Fs", proxy)
             assert response.status == want, (trusted, response.status)
             assert server.get("/metrics")[0].status == 403
+            refusal = json.loads(server.get("/iiif/3/staff%2Fs/info.json")[1])
+            service = refusal["service"][0]["service"][0]
+            assert service["profile"] == "external" and server.get(urllib.parse.urlsplit(service["id"]).path)[0].status == 200
+            page = server.get("/auth/token?messageId=1&origin=http%3A%2F%2Fviewer.example", proxy)[1].decode()
+            assert ("AuthAccessToken2" in page) == (want == 200), page
         finally:
             server.stop()

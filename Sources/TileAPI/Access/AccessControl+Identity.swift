@@ -18,11 +18,18 @@ extension AccessControl {
                 identity.groups = Set(groups.split(whereSeparator: { $0 == "," || $0 == ";" }).map { $0.trimmingCharacters() }
                     .filter { GroupName.isValid($0) })
             }
-        } else if let id = bearer(request).flatMap({ sessions.session(forToken: $0) }) ?? FormFields.cookie(Self.sessionCookie, in: cookies),
-                  let session = sessions.session(id), let user = users.user(session.user), user.hash == session.hash {
-            identity.user = user.name
-            identity.groups = Set(user.groups)
-            identity.session = id
+        } else if let id = bearer(request).flatMap({ sessions.session(forToken: $0, origin: request.header("origin")) })
+                    ?? FormFields.cookie(Self.sessionCookie, in: cookies),
+                  let session = sessions.session(id) {
+            if session.hash.isEmpty {
+                identity.user = session.user
+                identity.groups = Set(session.groups)
+                identity.session = id
+            } else if let user = users.user(session.user), user.hash == session.hash {
+                identity.user = user.name
+                identity.groups = Set(user.groups)
+                identity.session = id
+            }
         }
         var failure: ShareToken.Failure?
         if let token = query["share"] {

@@ -6,14 +6,21 @@ import POSIXSupport
 final class SessionStore: Sendable {
     struct Session: Sendable {
         let user: String
+        /// The password hash signed in with; empty for a user a trusted proxy named (`groups` are then theirs).
         let hash: String
         let expires: Double
+        var groups: [String] = []
+    }
+
+    /// A IIIF access token: its session, and the origin of the viewer it was posted to.
+    struct Token: Sendable {
+        let session: String
+        let origin: String
     }
 
     private struct State {
         var sessions: [String: Session] = [:]
-        /// IIIF access token → session id.
-        var tokens: [String: String] = [:]
+        var tokens: [String: Token] = [:]
     }
 
     private let state = Locked(State())
@@ -22,14 +29,14 @@ final class SessionStore: Sendable {
 
     init(lifetime: Int) { self.lifetime = Double(lifetime) }
 
-    func open(user: String, hash: String, now: Double = MonotonicClock.seconds()) -> String {
+    func open(user: String, hash: String, groups: [String] = [], now: Double = MonotonicClock.seconds()) -> String {
         let id = SecureRandom.token()
         state.withLock { state in
             if state.sessions.count >= capacity { Self.sweep(&state, now: now) }
             if state.sessions.count >= capacity, let oldest = state.sessions.min(by: { $0.value.expires < $1.value.expires }) {
                 state.sessions[oldest.key] = nil
             }
-            state.sessions[id] = Session(user: user, hash: hash, expires: now + lifetime)
+            state.sessions[id] = Session(user: user, hash: hash, expires: now + lifetime, groups: groups)
         }
         return id
     }
@@ -53,28 +60,32 @@ final class SessionStore: Sendable {
     /// Ends every session of users for whom `stillValid(user, hash)` is false (removed, or password changed).
     func retain(_ stillValid: (String, String) -> Bool) {
         state.withLock { state in
-            for (id, session) in state.sessions where !stillValid(session.user, session.hash) { Self.end(id, &state) }
+            for (id, session) in state.sessions where !session.hash.isEmpty && !stillValid(session.user, session.hash) { Self.end(id, &state) }
         }
     }
 
-    /// A IIIF access token for session `id` (the same one while the session lasts).
-    func accessToken(for id: String) -> String {
+    /// A IIIF access token for session `id`, for a viewer at `origin` (the same one while the session lasts).
+    func accessToken(for id: String, origin: String) -> String {
         state.withLock { state in
-            if let existing = state.tokens.first(where: { $0.value == id })?.key { return existing }
+            if let existing = state.tokens.first(where: { $0.value.session == id && $0.value.origin == origin })?.key { return existing }
             let token = SecureRandom.token()
-            state.tokens[token] = id
+            state.tokens[token] = Token(session: id, origin: origin)
             return token
         }
     }
 
-    /// The session an access token belongs to.
-    func session(forToken token: String) -> String? {
-        state.withLock { $0.tokens[token] }
+    /// The session an access token belongs to, if it is presented from the origin it was given to (a request
+    /// without `Origin`, as same-origin GETs and non-browser clients send, is taken as it is).
+    func session(forToken token: String, origin: String?) -> String? {
+        state.withLock { state in
+            guard let found = state.tokens[token], origin == nil || origin == found.origin else { return nil }
+            return found.session
+        }
     }
 
     private static func end(_ id: String, _ state: inout State) {
         state.sessions[id] = nil
-        state.tokens = state.tokens.filter { $0.value != id }
+        state.tokens = state.tokens.filter { $0.value.session != id }
     }
 
     private static func sweep(_ state: inout State, now: Double) {

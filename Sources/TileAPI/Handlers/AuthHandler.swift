@@ -128,10 +128,12 @@ struct AuthHandler: Sendable {
         }
         let messageId = query["messageId"] ?? ""
         let identity = control.identity(of: context.request, query: [:]).0
+        // A user the trusted proxy named has no session of ours: one is opened for the token (the `external` profile).
+        let session = identity.session ?? identity.user.map { control.sessions.open(user: $0, hash: "", groups: Array(identity.groups)) }
         let message: JSONValue
-        if let session = identity.session {
+        if let session {
             message = .object([("@context", .string(Self.authContext)), ("type", "AuthAccessToken2"),
-                               ("accessToken", .string(control.sessions.accessToken(for: session))),
+                               ("accessToken", .string(control.sessions.accessToken(for: session, origin: origin))),
                                ("expiresIn", .int(control.settings.sessionSeconds)), ("messageId", .string(messageId))])
         } else {
             message = .object([("@context", .string(Self.authContext)), ("type", "AuthAccessTokenError2"),
@@ -169,6 +171,11 @@ struct AuthHandler: Sendable {
     /// The window the access service opened closes itself after signing in.
     func done(_ context: RequestContext) throws -> HandlerOutcome {
         .response(Self.html(AuthPages.done))
+    }
+
+    /// The `external` access service, for sign-in by a trusted proxy: nothing to do here but say so.
+    func external(_ context: RequestContext) throws -> HandlerOutcome {
+        .response(Self.html(AuthPages.page(title: "Sign in", body: "<h1>Sign in</h1><p>This server takes who you are from your organisation's single sign-on. Sign in there, then close this window.</p>")))
     }
 
     static func html(_ text: String, status: HTTPStatus = .ok) -> HTTPResponse {

@@ -20,6 +20,7 @@ enum Routes {
             Route(name: "auth", pattern: ["auth", "login"], lane: .io, handler: auth.login),
             Route(name: "auth", pattern: ["auth", "logout"], handler: auth.logout),
             Route(name: "auth", pattern: ["auth", "done"], handler: auth.done),
+            Route(name: "auth", pattern: ["auth", "external"], handler: auth.external),
             Route(name: "auth", pattern: ["auth", "token"], handler: auth.token),
             Route(name: "auth_probe", pattern: ["auth", "probe", "*id"], lane: .io, handler: auth.probe),
             Route(name: "metrics", pattern: ["metrics"], access: .metrics, handler: operations.metrics),
