@@ -45,7 +45,7 @@ public struct AddressRange: Sendable, Equatable, CustomStringConvertible {
         var left = prefix
         for (a, b) in zip(bytes, other) {
             guard left > 0 else { return true }
-            let mask: UInt8 = left >= 8 ? 0xFF : UInt8(0xFF << (8 - left))
+            let mask: UInt8 = left >= 8 ? 0xFF : UInt8(truncatingIfNeeded: 0xFF << (8 - left))
             if a & mask != b & mask { return false }
             left -= 8
         }

@@ -77,6 +77,12 @@ final class AccessParsersTests: XCTestCase {
         XCTAssertTrue(ranges[2].contains("fd12::1"))
         XCTAssertFalse(ranges[2].contains("fe80::1"))
         XCTAssertFalse(ranges[0].contains(""), "a request made in process has no address")
+        // Prefixes that end inside a byte (the fuzzer's first finding: the mask overflowed a byte and trapped).
+        XCTAssertTrue(try XCTUnwrap(AddressRange("10.16.0.0/12")).contains("10.31.255.1"))
+        XCTAssertFalse(try XCTUnwrap(AddressRange("10.16.0.0/12")).contains("10.32.0.1"))
+        XCTAssertTrue(try XCTUnwrap(AddressRange("10.0.0.0/1")).contains("127.0.0.1"))
+        XCTAssertFalse(try XCTUnwrap(AddressRange("10.0.0.0/1")).contains("128.0.0.1"))
+        XCTAssertTrue(try XCTUnwrap(AddressRange("::/0")).contains("fe80::1"))
         XCTAssertNil(AddressRange("10.0.0.0/33"))
         XCTAssertNil(AddressRange("example.org"))
         XCTAssertEqual(AddressRange.list("1.2.3.4,nope"), .failure(AddressRange.InvalidRange(text: "nope")))
@@ -128,7 +134,9 @@ final class AccessParsersTests: XCTestCase {
             case 1: _ = ShareToken.verify(text, key: key)
             case 2: _ = FormFields.cookies(text); _ = FormFields.form(Array(data.dropFirst()))
             case 3: _ = try? UserTable.parse(text)
-            default: _ = AddressRange.list(text)
+            default:
+                if let range = AddressRange(text) { _ = range.contains("127.0.0.1"); _ = range.contains("::1") }
+                _ = AddressRange.list(text)
             }
         }
         let policy = try XCTUnwrap(inputs.first { $0.name.hasSuffix("policy") })
