@@ -16,6 +16,7 @@ let package = Package(
             .product(name: "HTTPTransport", package: "tileserver"),
             .product(name: "TileAPI", package: "tileserver"),
             .product(name: "Library", package: "tileserver"),
+            .product(name: "Pyramid", package: "tileserver"),
         ]),
         .executableTarget(name: "FuzzHTTPParser", dependencies: ["ServerParsers"]),
         .executableTarget(name: "FuzzRequestURLs", dependencies: ["ServerParsers"]),

@@ -1,4 +1,5 @@
 import HTTPTransport
+import Pyramid
 @testable import ImageCodecs
 @testable import TileGeometry
 @testable import TileAPI
@@ -61,7 +62,7 @@ public enum ServerParsers {
         guard let target = TileTarget(bytes) else { return }
         guard let path = try? RequestPath(request) else { preconditionFailure("fast path took a target the routes refuse: \(request.target)") }
         let s = path.segments
-        let id = target.id.map { String(decoding: UnsafeRawBufferPointer(rebasing: bytes[$0]), as: UTF8.self) }
+        let id = target.id.map { CachedTileReader.decodedID(UnsafeRawBufferPointer(rebasing: bytes[$0])) }
         let address: (TileCoordinate, ImageFormat)?
         switch s.count {
         case 4 where s[0] == "tiles":
@@ -79,7 +80,7 @@ public enum ServerParsers {
         }
         guard let address else { preconditionFailure("the routes refuse the address of \(request.target)") }
         precondition(address.0 == target.tile && address.1 == (target.format ?? .webp), "address of \(request.target)")
-        precondition(path.slashed.isEmpty, "encoded slashes in \(request.target)")
+        precondition(path.slashed.isSubset(of: [1]), "encoded slashes outside the id in \(request.target)")
         let version = target.version.map { String(decoding: UnsafeRawBufferPointer(rebasing: bytes[$0]), as: UTF8.self) }
         precondition(version == path.query["v"] && (version == nil) == path.query.isEmpty, "version of \(request.target)")
     }

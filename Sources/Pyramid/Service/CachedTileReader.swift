@@ -83,7 +83,7 @@ package final class CachedTileReader {
                 return current(&images[k])
             }
         }
-        guard let image = directory.image(String(decoding: id, as: UTF8.self)) else { return nil }
+        guard let image = directory.image(Self.decodedID(id)) else { return nil }
         if images.count == Self.remembered { images.removeAll(keepingCapacity: true) }
         images.append(Known(id: Array(id), image: image))
         return current(&images[images.count - 1])
@@ -114,6 +114,25 @@ package final class CachedTileReader {
             known.version = version
         }
         return (image, known.generation, known.version)
+    }
+
+    /// An id as sent, its encoded slashes (`%2F`, `%2f`: the only escape the fast path takes) decoded.
+    package static func decodedID(_ bytes: UnsafeRawBufferPointer) -> String {
+        guard bytes.contains(UInt8(ascii: "%")) else { return String(decoding: bytes, as: UTF8.self) }
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var i = 0
+        while i < bytes.count {
+            if bytes[i] == UInt8(ascii: "%"), i + 2 < bytes.count, bytes[i + 1] == UInt8(ascii: "2"),
+               bytes[i + 2] == UInt8(ascii: "F") || bytes[i + 2] == UInt8(ascii: "f") {
+                out.append(UInt8(ascii: "/"))
+                i += 3
+            } else {
+                out.append(bytes[i])
+                i += 1
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// Whether `bytes` are `text`'s UTF-8.

@@ -5,11 +5,13 @@ import TileGeometry
 
 /// A tile URL recognised on its bytes, as the fast path reads it: `/images/{id}/tiles/{z}/{x}/{y}[.ext]`,
 /// `/images/{id}_files/{z}/{x}_{y}[.ext]` and `/tiles/{z}/{x}/{y}[.ext]`, with no query or only `?v={version}`.
-/// Anything else — a percent-escape, another parameter, a dot segment, a number too long — is not
-/// recognised, and the request goes the general way (`Routes`), which answers it or says what is wrong. So
-/// this never has to be right about an error, only about the requests it takes. Pure, so it is fuzzed alone.
+/// The id may hold encoded slashes (`2024%2Ficeland%2Fglacier`: an image in a folder), its one escape; anything
+/// else — another percent-escape, another parameter, a dot segment or an empty or dot part of an id, a number
+/// too long — is not recognised, and the request goes the general way (`Routes`), which answers it or says what
+/// is wrong. So this never has to be right about an error, only about the requests it takes. Pure, so it is
+/// fuzzed alone.
 struct TileTarget: Equatable {
-    /// The image id's bytes in the target; nil for `/tiles/…`, the default image.
+    /// The image id's bytes in the target, as sent (slashes may be `%2F`: `decodedID`); nil for `/tiles/…`.
     var id: Range<Int>?
     var tile: TileCoordinate
     /// nil: no extension, the tile format setting.
@@ -28,8 +30,14 @@ struct TileTarget: Equatable {
             else { return nil }
             version = value ..< target.count
         }
-        // Printable ASCII only (what the parser lets through anyway) and no escapes: those are the routes' to decode.
-        guard !target.contains(where: { $0 <= 0x20 || $0 >= 0x7F }), !target[..<end].contains(UInt8(ascii: "%")) else { return nil }
+        // Printable ASCII only (what the parser lets through anyway), and no escape but `%2F` (in the id, checked
+        // below): the others are the routes' to decode.
+        guard !target.contains(where: { $0 <= 0x20 || $0 >= 0x7F }) else { return nil }
+        var escapes = 0
+        for i in 0 ..< end where target[i] == UInt8(ascii: "%") {
+            guard Self.isSlash(target, at: i, end: end) else { return nil }
+            escapes += 1
+        }
         // Up to six segments after the leading slash.
         var segments = InlineArray<6, Range<Int>>(repeating: 0 ..< 0)
         var count = 0
@@ -60,10 +68,40 @@ struct TileTarget: Equatable {
         default:
             return nil
         }
-        if let id, id.isEmpty || HTTPParser.equals(target, id, ".") || HTTPParser.equals(target, id, "..") { return nil }
+        if let id {
+            guard Self.partsAreNames(target, id) else { return nil }
+            if escapes > 0, target[..<id.lowerBound].contains(UInt8(ascii: "%")) || target[id.upperBound ..< end].contains(UInt8(ascii: "%")) {
+                return nil
+            }
+        } else if escapes > 0 {
+            return nil
+        }
         guard let (tile, format) = parsed else { return nil }
         self.tile = tile
         self.format = format
+    }
+
+    /// Whether `%2F` (or `%2f`) starts at `i`.
+    static func isSlash(_ bytes: UnsafeRawBufferPointer, at i: Int, end: Int) -> Bool {
+        i + 2 < end && bytes[i + 1] == UInt8(ascii: "2") && (bytes[i + 2] == UInt8(ascii: "F") || bytes[i + 2] == UInt8(ascii: "f"))
+    }
+
+    /// Whether every part of the id between its encoded slashes is a name: not empty, `.` or `..` (what the
+    /// routes refuse).
+    static func partsAreNames(_ bytes: UnsafeRawBufferPointer, _ id: Range<Int>) -> Bool {
+        var start = id.lowerBound, i = id.lowerBound
+        while true {
+            let atEnd = i == id.upperBound
+            if atEnd || (bytes[i] == UInt8(ascii: "%") && isSlash(bytes, at: i, end: id.upperBound)) {
+                let part = start ..< i
+                if part.isEmpty || HTTPParser.equals(bytes, part, ".") || HTTPParser.equals(bytes, part, "..") { return false }
+                if atEnd { return true }
+                i += 3
+                start = i
+            } else {
+                i += 1
+            }
+        }
     }
 
     /// `{z}`, `{x}` and `{y}[.ext]` as `TilePath.parse` reads them, or nil for anything it would refuse.

@@ -21,7 +21,8 @@ final class CachedTileResponderTests: XCTestCase {
         options.workers = 1
         let tileOptions = TileOptions()
         let images = [try PyramidImage(id: "photo", path: TestPaths.fixtures.appendingPathComponent("baseline.jpg").path, options: tileOptions),
-                      try PyramidImage(id: "alpha", path: TestPaths.fixtures.appendingPathComponent("rgba.png").path, options: tileOptions)]
+                      try PyramidImage(id: "alpha", path: TestPaths.fixtures.appendingPathComponent("rgba.png").path, options: tileOptions),
+                      try PyramidImage(id: "2024/iceland/photo", path: TestPaths.fixtures.appendingPathComponent("baseline.jpg").path, options: tileOptions)]
         let library: ImageLibrary
         (library, tiles) = Served.images(images, options: tileOptions)
         app = Application(options: options, tiles: tiles, library: library, logger: Logger(label: "test"),
@@ -79,7 +80,8 @@ final class CachedTileResponderTests: XCTestCase {
 
     func testEveryTileURLFormAnswersAsTheRoutesDo() throws {
         let version = try tiles.image("photo")!.current().version
-        let warm = ["/images/photo/tiles/10/1/0.jpg", "/images/alpha/tiles/10/0/0.png", "/tiles/9/0/0.jpg"]
+        let warm = ["/images/photo/tiles/10/1/0.jpg", "/images/alpha/tiles/10/0/0.png", "/tiles/9/0/0.jpg",
+                    "/images/2024%2Ficeland%2Fphoto/tiles/10/1/0.jpg"]
         for target in warm { XCTAssertEqual(routed(raw(target)).status, .ok, target) }
         let etag = try XCTUnwrap(routed(raw("/tiles/9/0/0")).header("etag"))
         for request in [raw("/images/photo/tiles/10/1/0.jpg"), raw("/images/photo/tiles/10/1/0.JPEG"), raw("/images/photo_files/10/1_0.jpg"),
@@ -89,7 +91,10 @@ final class CachedTileResponderTests: XCTestCase {
                         raw("/tiles/9/0/0.jpg", headers: ["If-None-Match: \(etag)"]),
                         raw("/tiles/9/0/0.jpg", headers: ["If-None-Match: \"other\", W/\(etag)"]),
                         raw("/tiles/9/0/0.jpg", headers: ["If-None-Match: *"]),
-                        raw("/tiles/9/0/0.jpg", headers: ["if-none-match: \"other\""])] {
+                        raw("/tiles/9/0/0.jpg", headers: ["if-none-match: \"other\""]),
+                        // An image in a folder: its id's slashes encoded, the fast path's one escape.
+                        raw("/images/2024%2Ficeland%2Fphoto/tiles/10/1/0.jpg"), raw("/images/2024%2ficeland%2Fphoto/tiles/10/1/0.jpg"),
+                        raw("/images/2024%2Ficeland%2Fphoto_files/10/1_0.jpg")] {
             try assertSame(request)
             try assertSame(request) // the second time from the loop's own copy
         }
@@ -106,6 +111,11 @@ final class CachedTileResponderTests: XCTestCase {
             raw("/images/photo/tiles/10/1/0.jpg", method: "OPTIONS"), raw("/images/photo/tiles/10/1/0000000000.jpg"),
             raw("/images/photo/tiles/10/1"), raw("/images/photo/tiles/10/1/0/0.jpg"), raw("/images/photo_files/10/10.jpg"),
             raw("/iiif/3/photo/0,0,256,256/256,/0/default.jpg"), raw("/api/images"), raw("//images/photo/tiles/10/1/0.jpg"),
+            // Encoded slashes only inside an id, between names: what the routes refuse, the fast path leaves to them.
+            raw("/images/2024%2F%2Ficeland%2Fphoto/tiles/10/1/0.jpg"), raw("/images/2024%2F..%2Fphoto/tiles/10/1/0.jpg"),
+            raw("/images/%2Fphoto/tiles/10/1/0.jpg"), raw("/images/photo%2F/tiles/10/1/0.jpg"), raw("/tiles/9%2F0/0/0.jpg"),
+            raw("/images/photo/tiles/10%2F1/0.jpg"), raw("/images/2024%2Ficeland%2Fphoto/tiles/10/1/0.jpg?v=%2F"),
+            raw("/images/2024%2Ficeland%2Fph%6Fto/tiles/10/1/0.jpg"), raw("/images/2024%2Ficeland%2Fphoto%2/tiles/10/1/0.jpg"),
         ]
         for request in declined {
             XCTAssertNil(try fastAnswer(request), String(decoding: request, as: UTF8.self))
