@@ -283,6 +283,11 @@ def test_sign_in_failures_and_sign_out(site):
     assert response.status == 403
     cookie = site.sign_in("alice", "alice-password")
     assert site.request("GET", "/api/images/staff%2Fsecret", {"Cookie": cookie})[0].status == 200
+    tile = "/images/staff%2Fsecret/tiles/11/1/1.jpg"
+    for _ in range(3):  # rendered, then answered from the cache by the fast path
+        response, _ = site.request("GET", tile, {"Cookie": cookie})
+        assert response.status == 200 and response.getheader("Cache-Control").startswith("private"), response.status
+        assert response.getheader("Vary") == "Cookie, Authorization"
     response, _ = site.request("POST", "/auth/logout", {"Cookie": cookie, "Origin": "http://evil.example"})
     assert response.status == 403
     assert site.request("GET", "/api/images/staff%2Fsecret", {"Cookie": cookie})[0].status == 200
@@ -290,6 +295,7 @@ def test_sign_in_failures_and_sign_out(site):
     assert response.status == 303 and "Max-Age=0" in response.getheader("Set-Cookie")
     # Replayed after sign-out: the session is gone on the server, not only in the browser.
     assert site.request("GET", "/api/images/staff%2Fsecret", {"Cookie": cookie})[0].status == 401
+    assert site.request("GET", tile, {"Cookie": cookie})[0].status == 401
 
 
 def test_brute_force_is_slowed(tmp_path):

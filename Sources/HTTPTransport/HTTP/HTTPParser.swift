@@ -118,7 +118,8 @@ public struct HTTPParser: Sendable {
         let keepAlive = minor >= 1 ? !fields.close : fields.keepAlive
         return .head(RequestHead(method: 0 ..< firstSpace, target: target, versionMinor: minor, fields: fieldsStart ..< fieldsEnd,
                                  ifNoneMatch: fields.ifNoneMatch, keepAlive: keepAlive, length: position + bodyLength,
-                                 bodyStart: position))
+                                 bodyStart: position, cookie: fields.cookies == 1 ? fields.cookie : nil,
+                                 authorization: fields.authorization || fields.cookies > 1))
     }
 
     /// What framing and the fast path need from the header fields, gathered as they are validated.
@@ -128,6 +129,9 @@ public struct HTTPParser: Sendable {
         var transferEncoding: Range<Int>?
         var hosts = 0
         var ifNoneMatch: Range<Int>?
+        var cookie: Range<Int>?
+        var cookies = 0
+        var authorization = false
         /// `Connection` named `close` / `keep-alive` (in any of its fields, any case).
         var close = false
         var keepAlive = false
@@ -136,6 +140,9 @@ public struct HTTPParser: Sendable {
             switch name.count {
             case 4 where HTTPParser.equalsFolded(bytes, name, "host"):
                 hosts += 1
+            case 6 where HTTPParser.equalsFolded(bytes, name, "cookie"):
+                if cookie == nil { cookie = value }
+                cookies += 1
             case 10 where HTTPParser.equalsFolded(bytes, name, "connection"):
                 HTTPParser.forEachElement(of: value, in: bytes) { element in
                     if HTTPParser.equalsFolded(bytes, element, "close") { close = true }
@@ -143,6 +150,8 @@ public struct HTTPParser: Sendable {
                 }
             case 13 where HTTPParser.equalsFolded(bytes, name, "if-none-match"):
                 if ifNoneMatch == nil { ifNoneMatch = value }
+            case 13 where HTTPParser.equalsFolded(bytes, name, "authorization"):
+                authorization = true
             case 14 where HTTPParser.equalsFolded(bytes, name, "content-length"):
                 if contentLength == nil { contentLength = value }
                 lengthCount += 1

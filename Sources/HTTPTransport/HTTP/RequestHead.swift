@@ -15,6 +15,10 @@ public struct RequestHead: Sendable, Equatable {
     public var length: Int
     /// Where the body (`Content-Length` bytes, at most the parser's `maxBody`) starts; it ends at `length`.
     public var bodyStart: Int
+    /// The value of the `Cookie` field, when there is exactly one.
+    public var cookie: Range<Int>?
+    /// Credentials the fast path does not read: an `Authorization` field, or more than one `Cookie` field.
+    public var authorization: Bool
 }
 
 extension HTTPRequest {

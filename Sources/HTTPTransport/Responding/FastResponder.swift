@@ -16,6 +16,14 @@ public struct RequestView {
         head.ifNoneMatch.map { UnsafeRawBufferPointer(rebasing: bytes[$0]) }
     }
 
+    /// The one `Cookie` field's value, if the request has exactly one.
+    public var cookie: UnsafeRawBufferPointer? {
+        head.cookie.map { UnsafeRawBufferPointer(rebasing: bytes[$0]) }
+    }
+
+    /// Whether the request carries credentials besides one `Cookie` field (`Authorization`, several cookies).
+    public var hasOtherCredentials: Bool { head.authorization }
+
     public var isGet: Bool { HTTPParser.equals(bytes, head.method, "GET") }
     public var isHead: Bool { HTTPParser.equals(bytes, head.method, "HEAD") }
 }

@@ -12,10 +12,13 @@ import Glibc
 /// no lock on a hit in the loop's copies, and allocates nothing once the image is in its table. Not `Sendable`:
 /// one per event loop, never shared.
 package final class CachedTileReader {
-    /// A tile found, and whether it came from this loop's own copies (no shared lock taken).
+    /// A tile found, whether it came from this loop's own copies (no shared lock taken), and its image, with
+    /// whether the gate (if any) says every tile of it is for everyone: when not, the caller decides who may.
     package struct Found {
         package let tile: EncodedTile
         package let fromLoopCopy: Bool
+        package let image: PyramidImage
+        package let open: Bool
     }
 
     /// An image this loop looked up, with the generation and version it had when last asked.
@@ -51,19 +54,19 @@ package final class CachedTileReader {
     /// version, or a look at the file that is overdue.
     package func cachedTile(id: UnsafeRawBufferPointer?, tile: TileCoordinate, format: ImageFormat?,
                             version asked: UnsafeRawBufferPointer?) -> Found? {
-        guard let (image, generation, version) = image(id) else { return nil }
+        guard let (image, generation, version, open) = image(id) else { return nil }
         if let asked, !Self.same(asked, version) { return nil }
         let key = TileKey(image: image.id, generation: generation, tile: tile, format: format ?? service.options.format)
-        if let copy = recent.tile(key, removals: service.cache.removals) { return Found(tile: copy, fromLoopCopy: true) }
+        if let copy = recent.tile(key, removals: service.cache.removals) { return Found(tile: copy, fromLoopCopy: true, image: image, open: open) }
         guard let found = service.cache.value(for: key, countingMiss: false) else { return nil }
         recent.keep(found, for: key)
-        return Found(tile: found, fromLoopCopy: false)
+        return Found(tile: found, fromLoopCopy: false, image: image, open: open)
     }
 
     /// The image the id names and the generation and version it has now, from this loop's table: looked up in the
     /// directory (and remembered) the first time and after the directory changed, its version asked again when
     /// its generation moved.
-    private func image(_ id: UnsafeRawBufferPointer?) -> (PyramidImage, Int, String)? {
+    private func image(_ id: UnsafeRawBufferPointer?) -> (PyramidImage, Int, String, Bool)? {
         let directory = service.images
         let generation = directory.generation
         if generation != known {
@@ -90,8 +93,9 @@ package final class CachedTileReader {
     }
 
     /// `known`'s image, generation and version, refreshed if its generation moved; a due look at its file is
-    /// handed to the file checks. Nil for an image the gate does not say is open to everyone.
-    private func current(_ known: inout Known) -> (PyramidImage, Int, String)? {
+    /// handed to the file checks, and whether the gate says every tile of it is for everyone (nil: the gate
+    /// cannot say without a file's look).
+    private func current(_ known: inout Known) -> (PyramidImage, Int, String, Bool)? {
         let image = known.image
         if let gate {
             let generation = gate.generation
@@ -100,7 +104,8 @@ package final class CachedTileReader {
                 known.open = open
                 known.gateGeneration = generation
             }
-            guard known.open else { return nil }
+        } else {
+            known.open = true
         }
         let checks = service.fileChecks
         switch image.look {
@@ -113,7 +118,7 @@ package final class CachedTileReader {
             known.generation = generation
             known.version = version
         }
-        return (image, known.generation, known.version)
+        return (image, known.generation, known.version, known.open)
     }
 
     /// An id as sent, its encoded slashes (`%2F`, `%2f`: the only escape the fast path takes) decoded.

@@ -43,6 +43,27 @@ extension AccessControl {
         return (identity, failure)
     }
 
+    /// For the fast tile path: the user whose session cookie (`cookie`, the one `Cookie` field's value) may see
+    /// every tile of image `id`, or nil when the routes must decide (no session, a proxy's headers to weigh, a
+    /// rule not yet worked out, or anything less than the whole image). The same decision `admit` makes.
+    func fastSignedIn(image id: String, cookie: UnsafeRawBufferPointer) -> String? {
+        guard settings.trustedProxies.isEmpty,
+              let sessionID = FormFields.cookie(Self.sessionCookie, in: [String(decoding: cookie, as: UTF8.self)]),
+              let session = sessions.session(sessionID) else { return nil }
+        var identity = Identity()
+        if session.hash.isEmpty {
+            identity.user = session.user
+            identity.groups = Set(session.groups)
+        } else {
+            guard let user = users.user(session.user), user.hash == session.hash else { return nil }
+            identity.user = user.name
+            identity.groups = Set(user.groups)
+        }
+        let (_, generation) = current
+        guard let rule = library.cachedRule(of: id, generation: generation), identity.decision(for: id, rule: rule) == .full else { return nil }
+        return identity.user
+    }
+
     /// The token of an `Authorization: Bearer` header.
     func bearer(_ request: HTTPRequest) -> String? {
         guard let value = request.header("authorization"), value.lowercased().hasPrefix("bearer ") else { return nil }

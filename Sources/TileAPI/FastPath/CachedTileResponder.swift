@@ -14,6 +14,12 @@ final class CachedTileResponder: FastResponder {
     /// CORS and `Cache-Control` lines of tiles asked for without a version, and of those asked for by theirs.
     private let unversionedFields: UnsafeRawBufferPointer
     private let versionedFields: UnsafeRawBufferPointer
+    /// The same for a tile only its viewer may have (`AccessControl.personal`'s fields).
+    private let personalUnversionedFields: UnsafeRawBufferPointer
+    private let personalVersionedFields: UnsafeRawBufferPointer
+    /// Access control: a tile of an image not open to everyone is answered here only to a signed-in user whose
+    /// session cookie the routes would let have it whole.
+    private let access: AccessControl?
     /// Where each answer's `Content-Type` and `ETag` lines are written.
     private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 512, alignment: 8)
     /// This loop's counts for `/metrics`, and its own batch of access-log lines: nothing shared with another
@@ -22,8 +28,9 @@ final class CachedTileResponder: FastResponder {
     private let log: AccessLog.Shard?
 
     /// `cacheControl`: the `Cache-Control` of tiles asked for without a version (`Services.tileCacheControl`).
-    init(tiles: TileService, metrics: Metrics, accessLog: AccessLog?, cacheControl: HTTPHeader, gate: (any TileGate)? = nil) {
-        reader = CachedTileReader(tiles, gate: gate)
+    init(tiles: TileService, metrics: Metrics, accessLog: AccessLog?, cacheControl: HTTPHeader, access: AccessControl? = nil) {
+        reader = CachedTileReader(tiles, gate: access)
+        self.access = access
         tally = metrics.makeTally()
         log = accessLog?.makeShard()
         func lines(_ headers: [HTTPHeader]) -> UnsafeRawBufferPointer {
@@ -34,11 +41,19 @@ final class CachedTileResponder: FastResponder {
         }
         unversionedFields = lines([CORSMiddleware.header, cacheControl])
         versionedFields = lines([CORSMiddleware.header, VersionCheck.immutable])
+        func personal(_ cacheControl: HTTPHeader) -> UnsafeRawBufferPointer {
+            let response = AccessControl.personal(HTTPResponse(contentType: "", body: [], headers: [cacheControl]))
+            return lines([CORSMiddleware.header] + response.headers)
+        }
+        personalUnversionedFields = personal(cacheControl)
+        personalVersionedFields = personal(VersionCheck.immutable)
     }
 
     deinit {
         unversionedFields.deallocate()
         versionedFields.deallocate()
+        personalUnversionedFields.deallocate()
+        personalVersionedFields.deallocate()
         scratch.deallocate()
     }
 
@@ -50,15 +65,34 @@ final class CachedTileResponder: FastResponder {
                                             format: target.format,
                                             version: target.version.map { UnsafeRawBufferPointer(rebasing: bytes[$0]) })
         else { return false }
+        var user: String?
+        if !found.open {
+            guard let access, let cookie = request.cookie, !request.hasOtherCredentials,
+                  let name = access.fastSignedIn(image: found.image.id, cookie: cookie) else { return false }
+            user = name
+        }
         let (tile, ownCopy, versioned) = (found.tile, found.fromLoopCopy, target.version != nil)
         let notModified = request.ifNoneMatch.map { HTTPHeader.ifNoneMatch($0, names: tile.etag) } ?? false
         let fields = headerFields(of: tile)
         let seconds = MonotonicClock.seconds() - started
         tally.count(notModified: notModified, seconds: seconds, cacheHit: ownCopy)
-        log?.record(method: request.method, target: request.target, status: notModified ? 304 : 200,
-                    bodyBytes: notModified ? 0 : tile.bytes.count, seconds: seconds, cache: .hit)
+        let more = switch (user != nil, versioned) {
+        case (false, false): unversionedFields
+        case (false, true): versionedFields
+        case (true, false): personalUnversionedFields
+        case (true, true): personalVersionedFields
+        }
+        if var user {
+            user.withUTF8 { name in
+                log?.record(method: request.method, target: request.target, status: notModified ? 304 : 200,
+                            bodyBytes: notModified ? 0 : tile.bytes.count, seconds: seconds, cache: .hit, user: UnsafeRawBufferPointer(name))
+            }
+        } else {
+            log?.record(method: request.method, target: request.target, status: notModified ? 304 : 200,
+                        bodyBytes: notModified ? 0 : tile.bytes.count, seconds: seconds, cache: .hit)
+        }
         tile.bytes.withUnsafeBytes { body in
-            send(FastResponse(notModified: notModified, fields: fields, moreFields: versioned ? versionedFields : unversionedFields, body: body))
+            send(FastResponse(notModified: notModified, fields: fields, moreFields: more, body: body))
         }
         return true
     }

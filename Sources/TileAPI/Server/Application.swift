@@ -70,7 +70,7 @@ public final class Application: HTTPResponder {
 
     /// Each event loop's answerer of cached tiles from their bytes (`CachedTileResponder`).
     public func makeFastResponder() -> (any FastResponder)? {
-        CachedTileResponder(tiles: tiles, metrics: metrics, accessLog: accessLog, cacheControl: tileCacheControl, gate: access)
+        CachedTileResponder(tiles: tiles, metrics: metrics, accessLog: accessLog, cacheControl: tileCacheControl, access: access)
     }
 
     public func report(_ problem: String) {
