@@ -48,7 +48,7 @@ extension AccessControl {
     /// rule not yet worked out, or anything less than the whole image). The same decision `admit` makes.
     func fastSignedIn(image id: String, cookie: UnsafeRawBufferPointer) -> String? {
         guard settings.trustedProxies.isEmpty,
-              let sessionID = FormFields.cookie(Self.sessionCookie, in: [String(decoding: cookie, as: UTF8.self)]),
+              let sessionID = FormFields.cookie("tileserver_session", in: cookie),
               let session = sessions.session(sessionID) else { return nil }
         var identity = Identity()
         if session.hash.isEmpty {

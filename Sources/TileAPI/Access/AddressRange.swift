@@ -62,7 +62,11 @@ public struct AddressRange: Sendable, Equatable, CustomStringConvertible {
 }
 
 extension Substring {
+    /// Without the spaces and tabs at either end.
     func trimmingCharacters() -> String {
-        String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+        var text = self
+        while let first = text.first, first == " " || first == "\t" { text = text.dropFirst() }
+        while let last = text.last, last == " " || last == "\t" { text = text.dropLast() }
+        return String(text)
     }
 }

@@ -40,6 +40,12 @@ final class AccessParsersTests: XCTestCase {
         let cookies = FormFields.cookies(" a=1; tileserver_session=\"xyz\" ;noequals; =empty; b = 2 ")
         XCTAssertEqual(cookies.map(\.name), ["a", "tileserver_session", "b"])
         XCTAssertEqual(FormFields.cookie("tileserver_session", in: ["x=1", "tileserver_session=\"xyz\""]), "xyz")
+        // The fast path's reading in place agrees with the general one.
+        for header in ["a=1; tileserver_session=abc", " tileserver_session = abc ;x=2", "tileserver_session=\"abc\"", "tileserver_sessionx=1",
+                       "x=tileserver_session=1", "", ";;;", "tileserver_session=", "tileserver_session=a; tileserver_session=b"] {
+            let inPlace = Array(header.utf8).withUnsafeBytes { FormFields.cookie("tileserver_session", in: $0) }
+            XCTAssertEqual(inPlace, FormFields.cookie("tileserver_session", in: [header]), header)
+        }
         XCTAssertEqual(FormFields.form(Array("username=al%C3%A9+x&password=a%26b&username=second".utf8)),
                        ["username": "alé x", "password": "a&b"])
         XCTAssertNil(FormFields.form(Array("a=%G1".utf8)))
