@@ -110,6 +110,9 @@ public enum ServerParsers {
             precondition(ShareToken.verify(made, key: key)?.path == text || made.utf8.count > ShareToken.maxLength, "a made token does not verify")
         case 2:
             for (name, _) in FormFields.cookies(text) { precondition(!name.isEmpty, "a cookie without a name") }
+            let inPlace = rest.withUnsafeBytes { FormFields.cookie("tileserver_session", in: $0) }
+            precondition(inPlace == FormFields.cookie("tileserver_session", in: [text]) || text.utf8.count != rest.count,
+                         "the fast path reads a cookie otherwise than the routes: \(text)")
             _ = FormFields.form(rest)
         case 3:
             _ = try? UserTable.parse(text)

@@ -168,7 +168,7 @@ public final class AccessControl: TileGate, @unchecked Sendable {
                 } else if path == settings.usersFile {
                     let users = try Self.readUsers(path)
                     files.withLock { $0.users = users }
-                    sessions.retain { name, hash in users.user(name)?.hash == hash }
+                    sessions.retain(users)
                     logger.notice("users file re-read: \(users.users.count) users")
                 } else {
                     let revoked = Self.readShares(path).revoked

@@ -57,10 +57,17 @@ final class SessionStore: Sendable {
         state.withLock { Self.end(id, &$0) }
     }
 
-    /// Ends every session of users for whom `stillValid(user, hash)` is false (removed, or password changed).
-    func retain(_ stillValid: (String, String) -> Bool) {
+    /// Ends every session of users the new `users` no longer has with the same password (removed, or password
+    /// changed), and gives the others their groups as they are now.
+    func retain(_ users: UserTable) {
         state.withLock { state in
-            for (id, session) in state.sessions where !session.hash.isEmpty && !stillValid(session.user, session.hash) { Self.end(id, &state) }
+            for (id, session) in state.sessions where !session.hash.isEmpty {
+                guard let user = users.user(session.user), user.hash == session.hash else {
+                    Self.end(id, &state)
+                    continue
+                }
+                state.sessions[id]!.groups = user.groups
+            }
         }
     }
 

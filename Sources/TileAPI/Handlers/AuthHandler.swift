@@ -58,7 +58,7 @@ struct AuthHandler: Sendable {
             return .response(Self.html(AuthPages.login(message: "Wrong user name or password.", returnTo: target), status: .unauthorized))
         }
         control.throttle.succeeded(address: address, user: name)
-        let session = control.sessions.open(user: user.name, hash: user.hash)
+        let session = control.sessions.open(user: user.name, hash: user.hash, groups: user.groups)
         var response = HTTPResponse.text("signed in as \(user.name)\n", status: .seeOther)
         response.headers.append(HTTPHeader(name: "Location", value: target))
         response.headers.append(control.cookie(AccessControl.sessionCookie, session, maxAge: control.settings.sessionSeconds, for: context.request))
