@@ -9,7 +9,7 @@ enum FormFields {
     /// (ours are base64url and dots), quotes around a value removed.
     static func cookies(_ header: String) -> [(name: String, value: String)] {
         var out: [(String, String)] = []
-        for pair in header.split(separator: ";").prefix(64) {
+        for pair in header.split(separator: ";") {
             guard let eq = pair.firstIndex(of: "=") else { continue }
             let name = pair[..<eq].trimmingCharacters()
             var value = pair[pair.index(after: eq)...].trimmingCharacters()
@@ -20,18 +20,28 @@ enum FormFields {
         return out
     }
 
-    /// The value of cookie `name` in the request's `Cookie` headers (the first one).
+    /// The value of cookie `name` in the request's `Cookie` headers (the first one), read as the fast path reads
+    /// one field in place, so both always agree.
     static func cookie(_ name: String, in headers: [String]) -> String? {
-        for header in headers {
-            if let found = cookies(header).first(where: { $0.name == name }) { return found.value }
+        var name = name
+        return name.withUTF8 { wanted in
+            for header in headers {
+                var header = header
+                if let found = header.withUTF8({ value(UnsafeRawBufferPointer(wanted), in: UnsafeRawBufferPointer($0)) }) { return found }
+            }
+            return nil
         }
-        return nil
     }
 
     /// The value of cookie `name` in one `Cookie` field's bytes, read in place (the fast tile path's way): the
     /// first pair of that name, its quotes removed; nil when there is none.
     static func cookie(_ name: StaticString, in bytes: UnsafeRawBufferPointer) -> String? {
-        let wanted = UnsafeRawBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
+        value(UnsafeRawBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount), in: bytes)
+    }
+
+    /// The value of the first `wanted=value` pair of a `Cookie` field's bytes.
+    private static func value(_ wanted: UnsafeRawBufferPointer, in bytes: UnsafeRawBufferPointer) -> String? {
+        guard !wanted.isEmpty else { return nil }
         var start = 0
         while start < bytes.count {
             var end = start
