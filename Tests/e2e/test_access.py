@@ -35,6 +35,15 @@ def vips(*args):
     subprocess.run(["vips", *args], check=True, capture_output=True)
 
 
+def photos(root: Path, sizes) -> Path:
+    """`root/lib` with a noise photo per `{"folder/name": (width, height)}`: the library the server is started on."""
+    lib = root / "lib"
+    for image, (w, h) in sizes.items():
+        (lib / image).parent.mkdir(parents=True, exist_ok=True)
+        vips("gaussnoise", str(lib / image) + ".jpg", str(w), str(h))
+    return lib
+
+
 def tool(*args, stdin=None):
     run = subprocess.run([binary(), *args], input=stdin, capture_output=True, text=True, timeout=60)
     assert run.returncode == 0, run.stderr
@@ -46,10 +55,7 @@ class Site:
 
     def __init__(self, root: Path, extra=()):
         self.root = root
-        lib = root / "lib"
-        for image, (w, h) in SIZES.items():
-            (lib / image).parent.mkdir(parents=True, exist_ok=True)
-            vips("gaussnoise", str(lib / image) + ".jpg", str(w), str(h))
+        lib = photos(root, SIZES)
         # A link from a public folder into the restricted one, and one to the hidden folder: the strictest rule applies.
         os.symlink("../staff/secret.jpg", lib / "public" / "peek.jpg")
         (root / "access.toml").write_text(ACCESS)
@@ -252,12 +258,8 @@ def test_a_link_into_a_restricted_folder_gets_the_strictest_rule(site):
 def test_a_folder_reached_first_through_a_link_keeps_its_rule(tmp_path):
     """`a-view` links to the hidden `secret`, and is walked first, so the images get ids under `a-view`: where the
     files really are decides, so they stay hidden, uncounted and unnamed."""
-    lib = tmp_path / "lib"
-    (lib / "secret").mkdir(parents=True)
-    vips("gaussnoise", str(lib / "secret" / "plan.jpg"), "400", "300")
+    lib = photos(tmp_path, {"secret/plan": (400, 300), "open/sky": (400, 300)})
     os.symlink("secret", lib / "a-view")
-    (lib / "open").mkdir()
-    vips("gaussnoise", str(lib / "open" / "sky.jpg"), "400", "300")
     access = tmp_path / "access.toml"
     access.write_text('[folder."secret"]\nview = "hidden"\ngroups = ["staff"]\n')
     server = Server([str(lib), "--access", str(access)])
@@ -300,9 +302,7 @@ def test_sign_in_failures_and_sign_out(site):
 
 def test_brute_force_is_slowed(tmp_path):
     """Five failures are free; then each attempt waits 2^(n-5) s after the last failure, or gets 429 unheard."""
-    lib = tmp_path / "lib"
-    lib.mkdir()
-    vips("gaussnoise", str(lib / "a.jpg"), "300", "200")
+    lib = photos(tmp_path, {"a": (300, 200)})
     users = str(tmp_path / "users")
     tool("user", "add", "erin", "--users", users, stdin="erin-pw\n")
     server = Server([str(lib), "--users", users])
@@ -439,9 +439,7 @@ def test_metrics_count_refusals_and_name_no_one(site):
 
 
 def test_the_access_log_names_the_user_or_share(tmp_path):
-    lib = tmp_path / "lib" / "staff"
-    lib.mkdir(parents=True)
-    vips("gaussnoise", str(lib / "s.jpg"), "300", "200")
+    photos(tmp_path, {"staff/s": (300, 200)})
     users, secret = str(tmp_path / "users"), str(tmp_path / "key")
     tool("user", "add", "dana", "--group", "staff", "--users", users, stdin="dana-pw\n")
     link = tool("share", "staff", "--secret-file", secret).split()
@@ -471,9 +469,7 @@ def test_a_bad_access_file_is_refused_with_its_line_and_column(tmp_path):
 
 
 def test_a_changed_access_file_applies_and_a_broken_one_keeps_the_last(tmp_path):
-    lib = tmp_path / "lib" / "works"
-    lib.mkdir(parents=True)
-    vips("gaussnoise", str(lib / "a.jpg"), "600", "400")
+    photos(tmp_path, {"works/a": (600, 400)})
     access = tmp_path / "access.toml"
     access.write_text("")
     server = Server([str(tmp_path / "lib"), "--access", str(access)])
@@ -494,10 +490,7 @@ def test_a_changed_access_file_applies_and_a_broken_one_keeps_the_last(tmp_path)
 
 
 def test_without_an_access_file_everything_is_public_and_says_so(tmp_path):
-    lib = tmp_path / "lib"
-    lib.mkdir()
-    vips("gaussnoise", str(lib / "a.jpg"), "300", "200")
-    server = Server([str(lib)])
+    server = Server([str(photos(tmp_path, {"a": (300, 200)}))])
     try:
         assert any("access off: every image is public" in line for line in server.lines), server.lines
         response, _ = server.get("/images/a/tiles/9/0/0.jpg")
@@ -507,9 +500,7 @@ def test_without_an_access_file_everything_is_public_and_says_so(tmp_path):
 
 
 def test_proxy_headers_are_believed_only_from_trusted_addresses(tmp_path):
-    lib = tmp_path / "lib" / "staff"
-    lib.mkdir(parents=True)
-    vips("gaussnoise", str(lib / "s.jpg"), "300", "200")
+    photos(tmp_path, {"staff/s": (300, 200)})
     access = tmp_path / "access.toml"
     access.write_text('[folder."staff"]\nview = "restricted"\ngroups = ["staff"]\n')
     for trusted, want in [("127.0.0.1", 200), ("10.0.0.0/8", 401)]:

@@ -1,5 +1,5 @@
 import HTTPTransport
-import Pyramid
+@testable import Pyramid
 @testable import ImageCodecs
 @testable import TileGeometry
 @testable import TileAPI
