@@ -28,6 +28,7 @@ groups = ["staff"]
 
 IMAGES = {"public/open": "public", "works/tiered": "tiered", "staff/secret": "restricted", "drafts/draft": "hidden"}
 SIZES = {"public/open": (2400, 1600), "works/tiered": (3000, 2000), "staff/secret": (2200, 1500), "drafts/draft": (2100, 1400)}
+DEFAULT = "drafts/draft"  # the first image in library order: what /tiles/{z}/{x}/{y} serves
 IDENTITIES = ["anonymous", "signed-in", "staff", "share-other", "share-this"]
 
 
@@ -137,7 +138,7 @@ def forms(image):
         ("thumbnail", f"/images/{e}/thumbnail.jpg", "small"),
         ("manifest", f"/iiif/manifest/{e}", "info"),
         ("metadata", f"/api/images/{e}", "info"),
-    ]
+    ] + ([("xyz (default image)", f"/tiles/{top}/0/0.jpg", "large")] if image == DEFAULT else [])
 
 
 def expected(image, identity, kind):
@@ -233,6 +234,12 @@ def test_listings_never_name_or_count_what_is_hidden(site, identity):
             assert ("drafts" in text) == sees_hidden, (identity, path, text[:400])
         assert sees_hidden or "drafts" not in text, (identity, path)
         assert "private" in response.getheader("Cache-Control") and "Cookie" in response.getheader("Vary"), path
+    # The page with its first picture: written in only for an image the identity may see.
+    for image, sees in [("staff/secret", identity in ("staff",)), ("public/open", True)]:
+        page = listing_text(site, identity, "/?image=" + escaped(image))[1]
+        site.request("GET", f"/images/{escaped(image)}/thumbnail.jpg", site.headers("staff", image))  # at hand for the next page
+        page = listing_text(site, identity, "/?image=" + escaped(image))[1]
+        assert ('id="first-picture"' in page and "data:image/" in page) == sees, (identity, image)
     top = json.loads(listing_text(site, identity, "/api/images?folder=")[1])
     counts = {f["path"]: f["count"] for f in top["folders"]}
     assert ("drafts" in counts) == sees_hidden
@@ -516,5 +523,23 @@ def test_proxy_headers_are_believed_only_from_trusted_addresses(tmp_path):
             assert service["profile"] == "external" and server.get(urllib.parse.urlsplit(service["id"]).path)[0].status == 200
             page = server.get("/auth/token?messageId=1&origin=http%3A%2F%2Fviewer.example", proxy)[1].decode()
             assert ("AuthAccessToken2" in page) == (want == 200), page
+        finally:
+            server.stop()
+
+
+def test_cookies_are_secure_only_when_a_trusted_proxy_says_tls(tmp_path):
+    lib = photos(tmp_path, {"a": (300, 200)})
+    users = str(tmp_path / "users")
+    tool("user", "add", "fred", "--users", users, stdin="fred-pw\n")
+    for trusted, proto, secure in [("127.0.0.1", "https", True), ("127.0.0.1", "http", False), ("10.0.0.0/8", "https", False)]:
+        server = Server([str(lib), "--users", users, "--trusted-proxies", trusted])
+        try:
+            conn = server.connection()
+            conn.request("POST", "/auth/login", body="username=fred&password=fred-pw",
+                         headers={"Content-Type": "application/x-www-form-urlencoded", "X-Forwarded-Proto": proto})
+            cookie = conn.getresponse().getheader("Set-Cookie")
+            conn.close()
+            assert ("; Secure" in cookie) == secure, (trusted, proto, cookie)
+            assert "HttpOnly" in cookie and "SameSite=Lax" in cookie and "Path=/" in cookie
         finally:
             server.stop()

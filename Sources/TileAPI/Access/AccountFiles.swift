@@ -39,7 +39,9 @@ public enum AccountFiles {
     public static func share(_ path: String, seconds: Int, secretFile: String) throws(AccessSetupError) -> ShareToken.Made {
         let key = try AccessControl.secretKey(secretFile, create: true)
         let now = Int(time(nil))
-        let token = ShareToken(id: SecureRandom.token(9), expires: now + seconds, path: path)
+        // Hexadecimal: an id never starts with '-', so `share --revoke ID` cannot read it as an option.
+        let id = (SecureRandom.bytes(8) ?? []).map { String($0, radix: 16).leftPadded(2) }.joined()
+        let token = ShareToken(id: id, expires: now + seconds, path: path)
         let listFile = ShareBook.path(forSecret: secretFile)
         var book = AccessControl.readShares(listFile)
         book.add(token, created: now)
