@@ -7,9 +7,9 @@ import Glibc
 
 /// What `tileserver user` and `tileserver share` do to the users file and the share list: read, change, write
 /// whole (temporary name, then rename, mode 0600). A running server sees the change within a second.
-public enum AccountFiles {
+package enum AccountFiles {
     /// Adds user `name` (or sets a new password and groups); a changed password ends the user's sessions.
-    public static func addUser(_ name: String, password: String, groups: [String], file: String) throws(AccessSetupError) {
+    package static func addUser(_ name: String, password: String, groups: [String], file: String) throws(AccessSetupError) {
         guard GroupName.isValid(name) else { throw AccessSetupError(description: "'\(name)' is not a user name: letters, digits and . _ - @, up to 64") }
         for group in groups where !GroupName.isValid(group) {
             throw AccessSetupError(description: "'\(group)' is not a group name: letters, digits and . _ - @, up to 64")
@@ -22,7 +22,7 @@ public enum AccountFiles {
     }
 
     /// Removes user `name`; false when there was none.
-    public static func removeUser(_ name: String, file: String) throws(AccessSetupError) -> Bool {
+    package static func removeUser(_ name: String, file: String) throws(AccessSetupError) -> Bool {
         var table = try AccessControl.readUsers(file)
         guard table.remove(name) else { return false }
         try write(file, table.text)
@@ -30,13 +30,13 @@ public enum AccountFiles {
     }
 
     /// Each user's name and groups.
-    public static func users(file: String) throws(AccessSetupError) -> [(name: String, groups: [String])] {
+    package static func users(file: String) throws(AccessSetupError) -> [(name: String, groups: [String])] {
         try AccessControl.readUsers(file).users.map { ($0.name, $0.groups) }
     }
 
     /// A new share link for `path` (an image id or a folder path, as the viewer's URLs name them) lasting
     /// `seconds`: its token, recorded in the list beside the key (made if missing).
-    public static func share(_ path: String, seconds: Int, secretFile: String) throws(AccessSetupError) -> ShareToken.Made {
+    package static func share(_ path: String, seconds: Int, secretFile: String) throws(AccessSetupError) -> ShareToken.Made {
         let key = try AccessControl.secretKey(secretFile, create: true)
         let now = Int(time(nil))
         // Hexadecimal: an id never starts with '-', so `share --revoke ID` cannot read it as an option.
@@ -50,13 +50,13 @@ public enum AccountFiles {
     }
 
     /// The links made, newest last.
-    public static func shares(secretFile: String) throws(AccessSetupError) -> [ShareBook.Link] {
+    package static func shares(secretFile: String) throws(AccessSetupError) -> [ShareBook.Link] {
         _ = try AccessControl.secretKey(secretFile, create: false)
         return AccessControl.readShares(ShareBook.path(forSecret: secretFile)).links
     }
 
     /// Revokes link `id`; false when there is no such link.
-    public static func revoke(_ id: String, secretFile: String) throws(AccessSetupError) -> Bool {
+    package static func revoke(_ id: String, secretFile: String) throws(AccessSetupError) -> Bool {
         let listFile = ShareBook.path(forSecret: secretFile)
         var book = AccessControl.readShares(listFile)
         guard book.revoke(id) else { return false }
@@ -65,7 +65,7 @@ public enum AccountFiles {
     }
 
     /// The token of a listed link, signed again (tokens are not stored, only what they say).
-    public static func text(of token: ShareToken, secretFile: String) throws(AccessSetupError) -> String {
+    package static func text(of token: ShareToken, secretFile: String) throws(AccessSetupError) -> String {
         token.signed(with: try AccessControl.secretKey(secretFile, create: false))
     }
 
@@ -78,8 +78,8 @@ public enum AccountFiles {
 
 extension ShareToken {
     /// A token just made and its text.
-    public struct Made: Sendable {
-        public let token: ShareToken
-        public let text: String
+    package struct Made: Sendable {
+        package let token: ShareToken
+        package let text: String
     }
 }

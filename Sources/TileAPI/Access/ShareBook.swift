@@ -1,37 +1,37 @@
 /// The share links made and revoked, kept beside the key (`{secret-file}.shares`): one line per link,
 /// `id expires path-base64url created revoked(0|1)`. `tileserver share` writes it (whole, by rename); the
 /// server re-reads it when it changes, so a revocation applies within seconds.
-public struct ShareBook: Sendable, Equatable {
-    public struct Link: Sendable, Equatable {
-        public let token: ShareToken
-        public let created: Int
-        public var revoked: Bool
+package struct ShareBook: Sendable, Equatable {
+    package struct Link: Sendable, Equatable {
+        package let token: ShareToken
+        package let created: Int
+        package var revoked: Bool
     }
 
-    public private(set) var links: [Link] = []
+    package private(set) var links: [Link] = []
 
-    public init() {}
+    package init() {}
 
-    public mutating func add(_ token: ShareToken, created: Int) {
+    package mutating func add(_ token: ShareToken, created: Int) {
         links.append(Link(token: token, created: created, revoked: false))
     }
 
     /// Marks link `id` revoked; false when there is no such link.
-    public mutating func revoke(_ id: String) -> Bool {
+    package mutating func revoke(_ id: String) -> Bool {
         guard let i = links.firstIndex(where: { $0.token.id == id }) else { return false }
         links[i].revoked = true
         return true
     }
 
     /// Ids of revoked links.
-    public var revoked: Set<String> { Set(links.filter(\.revoked).map(\.token.id)) }
+    package var revoked: Set<String> { Set(links.filter(\.revoked).map(\.token.id)) }
 
     /// The file's path for a key at `secretFile`.
-    public static func path(forSecret secretFile: String) -> String { secretFile + ".shares" }
+    package static func path(forSecret secretFile: String) -> String { secretFile + ".shares" }
 
     /// A list file's text; lines that are not links are skipped (a hand-edited line never breaks revocation
     /// of the others).
-    public static func parse(_ text: String) -> ShareBook {
+    package static func parse(_ text: String) -> ShareBook {
         var book = ShareBook()
         for line in text.split(separator: "\n") where !line.hasPrefix("#") {
             let f = line.split(separator: " ", omittingEmptySubsequences: false)
@@ -42,7 +42,7 @@ public struct ShareBook: Sendable, Equatable {
         return book
     }
 
-    public var text: String {
+    package var text: String {
         "# tileserver share links: id expires path(base64url) created revoked\n" + links.map {
             "\($0.token.id) \($0.token.expires) \(Base64.encode(Array($0.token.path.utf8), .url)) \($0.created) \($0.revoked ? 1 : 0)\n"
         }.joined()

@@ -5,12 +5,12 @@ import Crypto
 /// the HMAC-SHA256 of everything before it under the server's key. It grants viewing `path` (an image of that
 /// id, or every image below that folder) until `expires`, unless revoked. Nothing else is in it; nothing else is
 /// trusted. Parsing is pure and bounded, so it is fuzzed alone.
-public struct ShareToken: Sendable, Equatable {
-    public let id: String
-    public let expires: Int
-    public let path: String
+package struct ShareToken: Sendable, Equatable {
+    package let id: String
+    package let expires: Int
+    package let path: String
 
-    public init(id: String, expires: Int, path: String) {
+    package init(id: String, expires: Int, path: String) {
         self.id = id
         self.expires = expires
         self.path = path
@@ -20,14 +20,14 @@ public struct ShareToken: Sendable, Equatable {
     static let maxLength = 1024
 
     /// The token's text, signed with `key`.
-    public func signed(with key: [UInt8]) -> String {
+    package func signed(with key: [UInt8]) -> String {
         let body = "\(Self.prefix).\(id).\(expires).\(Base64.encode(Array(path.utf8), .url))"
         let mac = HMAC<SHA256>.authenticationCode(for: Array(body.utf8), using: SymmetricKey(data: key))
         return body + "." + Base64.encode(Array(mac), .url)
     }
 
     /// Why a token does not grant anything.
-    public enum Failure: Swift.Error, Equatable, Sendable {
+    package enum Failure: Swift.Error, Equatable, Sendable {
         /// Not a token, or not one signed with this server's key.
         case invalid
         case expired
@@ -36,7 +36,7 @@ public struct ShareToken: Sendable, Equatable {
 
     /// The token `text` if it is well formed and signed with `key` (the MAC compared in constant time); its
     /// expiry and revocation are the caller's to check.
-    public static func verify(_ text: String, key: [UInt8]) -> ShareToken? {
+    package static func verify(_ text: String, key: [UInt8]) -> ShareToken? {
         guard text.utf8.count <= maxLength, !key.isEmpty else { return nil }
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 5, parts[0] == prefix, !parts[1].isEmpty, parts[1].utf8.count <= 64,
@@ -55,12 +55,12 @@ public struct ShareToken: Sendable, Equatable {
     }
 
     /// Whether the token grants image `id`: that image, or one below the folder it names ("" names every folder).
-    public func grants(image id: String) -> Bool {
+    package func grants(image id: String) -> Bool {
         path.isEmpty || id == path || id.hasPrefix(path + "/")
     }
 
     /// Whether it grants something at or below folder `folder` (so the folder may be listed to its holder).
-    public func reaches(folder: String) -> Bool {
+    package func reaches(folder: String) -> Bool {
         path.isEmpty || folder == path || folder.hasPrefix(path + "/") || path.hasPrefix(folder.isEmpty ? "" : folder + "/")
     }
 }

@@ -3,21 +3,21 @@ import Library
 /// The users file (`--users`): one line per user, `name:argon2id-hash:group,group`, `#` comments. Names and
 /// groups are letters, digits and `. _ - @` (`GroupName`). Written by `tileserver user` (temporary file, then
 /// rename, mode 0600) and re-read by the server when it changes.
-public struct UserTable: Sendable, Equatable {
-    public struct User: Sendable, Equatable {
-        public let name: String
-        public var hash: String
-        public var groups: [String]
+package struct UserTable: Sendable, Equatable {
+    package struct User: Sendable, Equatable {
+        package let name: String
+        package var hash: String
+        package var groups: [String]
     }
 
-    public private(set) var users: [User] = []
+    package private(set) var users: [User] = []
 
-    public init() {}
+    package init() {}
 
-    public func user(_ name: String) -> User? { users.first { $0.name == name } }
+    package func user(_ name: String) -> User? { users.first { $0.name == name } }
 
     /// Adds `name` or replaces its hash and groups.
-    public mutating func set(_ name: String, hash: String, groups: [String]) {
+    package mutating func set(_ name: String, hash: String, groups: [String]) {
         if let i = users.firstIndex(where: { $0.name == name }) {
             users[i].hash = hash
             users[i].groups = groups
@@ -27,14 +27,14 @@ public struct UserTable: Sendable, Equatable {
     }
 
     /// Removes `name`; false when there was no such user.
-    public mutating func remove(_ name: String) -> Bool {
+    package mutating func remove(_ name: String) -> Bool {
         guard let i = users.firstIndex(where: { $0.name == name }) else { return false }
         users.remove(at: i)
         return true
     }
 
     /// A users file's text; the first wrong line is thrown with its number.
-    public static func parse(_ text: String) throws(UserFileError) -> UserTable {
+    package static func parse(_ text: String) throws(UserFileError) -> UserTable {
         var table = UserTable()
         for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = raw.hasSuffix("\r") ? raw.dropLast() : raw
@@ -54,14 +54,14 @@ public struct UserTable: Sendable, Equatable {
         return table
     }
 
-    public var text: String {
+    package var text: String {
         "# tileserver users: name:argon2id hash:groups (managed with `tileserver user`)\n"
             + users.map { "\($0.name):\($0.hash):\($0.groups.joined(separator: ","))\n" }.joined()
     }
 }
 
-public struct UserFileError: Swift.Error, Equatable, CustomStringConvertible {
-    public let line: Int
-    public let message: String
-    public var description: String { "line \(line): \(message)" }
+package struct UserFileError: Swift.Error, Equatable, CustomStringConvertible {
+    package let line: Int
+    package let message: String
+    package var description: String { "line \(line): \(message)" }
 }
