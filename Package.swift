@@ -16,8 +16,6 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
-        // HMAC-SHA256 of share links and secure random bytes (secrets, session ids).
-        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
     ],
     targets: [
         .systemLibrary(
@@ -54,6 +52,13 @@ let package = Package(
             name: "CArgon2",
             pkgConfig: "libargon2",
             providers: [.apt(["libargon2-dev"])]
+        ),
+        // HMAC-SHA256 of share links and secure random bytes (secrets, session ids): OpenSSL's libcrypto, which
+        // adds 5 MB to the image where swift-crypto's Foundation adds 48 (ICU).
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
         ),
         .systemLibrary(name: "CEpoll"),
         .target(
@@ -94,7 +99,7 @@ let package = Package(
             dependencies: [
                 "HTTPTransport",
                 "CArgon2",
-                .product(name: "Crypto", package: "swift-crypto"),
+                "COpenSSL",
                 "Library",
                 "Pyramid",
                 "TileGeometry",

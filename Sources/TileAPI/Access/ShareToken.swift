@@ -1,5 +1,3 @@
-import Crypto
-
 /// A share link's token: `s1.{id}.{expires}.{path}.{mac}`, where `id` names the link (for the list and
 /// revocation), `expires` is Unix seconds, `path` the image id or folder path it grants (base64url) and `mac`
 /// the HMAC-SHA256 of everything before it under the server's key. It grants viewing `path` (an image of that
@@ -22,8 +20,7 @@ package struct ShareToken: Sendable, Equatable {
     /// The token's text, signed with `key`.
     package func signed(with key: [UInt8]) -> String {
         let body = "\(Self.prefix).\(id).\(expires).\(Base64.encode(Array(path.utf8), .url))"
-        let mac = HMAC<SHA256>.authenticationCode(for: Array(body.utf8), using: SymmetricKey(data: key))
-        return body + "." + Base64.encode(Array(mac), .url)
+        return body + "." + Base64.encode(HMACSHA256.mac(Array(body.utf8), key: key), .url)
     }
 
     /// Why a token does not grant anything.
@@ -46,7 +43,7 @@ package struct ShareToken: Sendable, Equatable {
               let mac = Base64.decode(String(parts[4]), .url), mac.count == 32
         else { return nil }
         let body = text.utf8.prefix(text.utf8.count - parts[4].utf8.count - 1)
-        guard HMAC<SHA256>.isValidAuthenticationCode(mac, authenticating: Array(body), using: SymmetricKey(data: key)) else { return nil }
+        guard HMACSHA256.verify(mac, of: Array(body), key: key) else { return nil }
         return ShareToken(id: String(parts[1]), expires: expires, path: path)
     }
 
