@@ -1,21 +1,12 @@
 import POSIXSupport
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// The library's side of access control: which rule covers an image or a folder, and what a listing may count.
 /// A rule is found by the folder's id path and by its names on disk; an image reached through a symbolic link
 /// also by where its file really is, under any served root; the strictest of them applies.
 extension ImageLibrary {
     /// Records the real paths of the served folders, by root index, so linked files are placed.
     package func setRoots(_ paths: [Int: String]) {
-        var real: [Int: String] = [:]
-        for (index, path) in paths {
-            guard let resolved = realpath(path, nil) else { continue }
-            real[index] = String(cString: resolved)
-            free(resolved)
-        }
+        let real = paths.compactMapValues { Posix.realPath($0) }
         state.withLock { $0.roots = real }
     }
 
@@ -63,9 +54,7 @@ extension ImageLibrary {
     /// Where the file at `path` really is (symbolic links resolved), as a folder path under a served root; nil
     /// outside every root.
     static func realFolder(of path: String, roots: [Int: String], root: Int) -> String? {
-        guard let resolved = realpath(path, nil) else { return nil }
-        defer { free(resolved) }
-        let real = String(cString: resolved)
+        guard let real = Posix.realPath(path) else { return nil }
         for top in roots.values.sorted() where real.hasPrefix(top + "/") {
             let relative = real.dropFirst(top.count + 1)
             return relative.lastIndex(of: "/").map { String(relative[..<$0]) } ?? ""

@@ -61,7 +61,7 @@ extension AccessControl {
     /// The token of an `Authorization: Bearer` header.
     func bearer(_ request: HTTPRequest) -> String? {
         guard let value = request.header("authorization"), value.lowercased().hasPrefix("bearer ") else { return nil }
-        return String(value.dropFirst(7)).trimmingCharacters(in: " ")
+        return value.dropFirst(7).trimmingCharacters()
     }
 
     /// Whether the connection comes from a trusted proxy (whose headers are then believed).
@@ -86,11 +86,5 @@ extension AccessControl {
     func mayReadMetrics(_ request: HTTPRequest) -> Bool {
         guard let allowed = settings.metricsFrom else { return true }
         return allowed.contains { $0.contains(request.peer) }
-    }
-}
-
-extension String {
-    func trimmingCharacters(in set: Character) -> String {
-        String(drop { $0 == set }.reversed().drop { $0 == set }.reversed())
     }
 }

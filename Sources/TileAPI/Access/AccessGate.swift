@@ -108,7 +108,7 @@ struct AccessView: Sendable {
 extension AccessControl {
     /// The decision for `context` on a route of kind `access`: the context to run its handler with, or the
     /// refusal thrown. An image hidden from the identity is answered as a missing one, word for word.
-    func admit(_ context: RequestContext, _ access: RouteAccess, library: ImageLibrary) throws -> RequestContext {
+    func admit(_ context: RequestContext, _ access: RouteAccess) throws -> RequestContext {
         let (identity, shareFailure) = identity(of: context.request, query: context.path.query)
         context.notes.user = identity.label
         if shareFailure != nil { refusals.count(.share) }

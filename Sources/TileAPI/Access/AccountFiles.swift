@@ -81,5 +81,10 @@ extension ShareToken {
     package struct Made: Sendable {
         package let token: ShareToken
         package let text: String
+
+        /// The link that opens it, relative to the server: `/?image=…&share=…` for an image, else `/?folder=…`.
+        package func link(isImage: Bool) -> String {
+            "/?\(isImage ? "image" : "folder")=\(URLPath.escape(token.path))&share=\(text)"
+        }
     }
 }

@@ -2,24 +2,9 @@
 import Glibc
 #endif
 
-/// The small texts a browser sends that access control reads: a `Cookie` header's pairs and an
+/// The small texts a browser sends that access control reads: a `Cookie` header's values and an
 /// `application/x-www-form-urlencoded` body. Pure and bounded, so fuzzed alone.
 enum FormFields {
-    /// `name=value` pairs of a `Cookie` header, in order; pairs without `=` are skipped, values are not decoded
-    /// (ours are base64url and dots), quotes around a value removed.
-    static func cookies(_ header: String) -> [(name: String, value: String)] {
-        var out: [(String, String)] = []
-        for pair in header.split(separator: ";") {
-            guard let eq = pair.firstIndex(of: "=") else { continue }
-            let name = pair[..<eq].trimmingCharacters()
-            var value = pair[pair.index(after: eq)...].trimmingCharacters()
-            if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") { value = String(value.dropFirst().dropLast()) }
-            guard !name.isEmpty else { continue }
-            out.append((name, value))
-        }
-        return out
-    }
-
     /// The value of cookie `name` in the request's `Cookie` headers (the first one), read as the fast path reads
     /// one field in place, so both always agree.
     static func cookie(_ name: String, in headers: [String]) -> String? {

@@ -44,13 +44,5 @@ enum AuthPages {
         "<!doctype html><html><body><script>window.parent.postMessage(\(message), \(FirstPicture.scriptString(origin)));</script></body></html>"
     }
 
-    static func escape(_ text: String) -> String { FirstPicture.attribute(text).replacingApostrophes() }
-}
-
-extension String {
-    func replacingApostrophes() -> String {
-        var out = ""
-        for c in unicodeScalars { if c == "'" { out += "&#39;" } else { out.unicodeScalars.append(c) } }
-        return out
-    }
+    static func escape(_ text: String) -> String { FirstPicture.attribute(text) }
 }

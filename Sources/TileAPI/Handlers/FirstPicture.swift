@@ -79,7 +79,7 @@ struct FirstPicture: Sendable {
         return (bytes, "\"\(etag.filter { $0 != "\"" })-\(thumbnail.etag.filter { $0 != "\"" })\"")
     }
 
-    /// `text` for a double-quoted HTML attribute.
+    /// `text` for an HTML attribute (either quote) or element text.
     static func attribute(_ text: String) -> String {
         var out = ""
         for c in text.unicodeScalars {
@@ -88,6 +88,7 @@ struct FirstPicture: Sendable {
             case "\"": out += "&quot;"
             case "<": out += "&lt;"
             case ">": out += "&gt;"
+            case "'": out += "&#39;"
             default: out.unicodeScalars.append(c)
             }
         }

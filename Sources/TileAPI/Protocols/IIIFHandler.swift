@@ -34,7 +34,7 @@ struct IIIFHandler: Sendable {
         init(_ context: RequestContext, in tiles: TileService) throws {
             let segment = context.capture("id")
             let at = segment.lastIndex(of: "@")
-            id = at.map { String(segment[..<$0]) } ?? segment
+            id = RouteAccess.id(segment, .versioned)    // the id access control decided on
             image = try context.image(id, in: tiles)
             snapshot = try context.snapshot(of: image)
             guard let at else {

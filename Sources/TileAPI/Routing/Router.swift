@@ -1,5 +1,4 @@
 import HTTPTransport
-import Library
 
 /// One route: a path pattern, its handler, and the pool its handler runs on (`nil`: on the event loop, for
 /// handlers that touch no file, moving to the I/O pool by throwing `NeedsFile` when they would). In a pattern,
@@ -44,7 +43,6 @@ struct Router: Sendable {
     let fallback: Route
     /// Access control, asked before every handler; nil: everything public, nothing asked.
     var control: AccessControl?
-    var library: ImageLibrary?
 
     func route(_ segments: [String], slashed: Set<Int> = []) throws(APIError) -> (Route, [String: String]) {
         for route in routes {
@@ -80,10 +78,10 @@ struct Router: Sendable {
     /// `route`'s handler behind access control's decision (`AccessControl.admit`); answers that depend on who
     /// asks are made private to them. The top page (`page`) names images, so it is decided as a listing.
     private func gated(_ route: Route, page: Bool) -> @Sendable (RequestContext) throws -> HandlerOutcome {
-        guard let control, let library else { return route.handler }
+        guard let control else { return route.handler }
         let access: RouteAccess = route.pattern.isEmpty && page ? .listing : route.access
         return { context in
-            let admitted = try control.admit(context, access, library: library)
+            let admitted = try control.admit(context, access)
             let outcome = try route.handler(admitted)
             return admitted.access?.personal == true ? outcome.map(AccessControl.personal) : outcome
         }

@@ -47,7 +47,7 @@ struct ShareCommand: ParsableCommand {
             }
             let (id, isImage) = Self.libraryPath(path, image: image)
             let made = try AccountFiles.share(id, seconds: seconds, secretFile: secretFile)
-            print("\(made.token.id)\t\(Self.date(made.token.expires))\t\(Self.url(id, isImage: isImage, token: made.text))")
+            print("\(made.token.id)\t\(Self.date(made.token.expires))\t\(made.link(isImage: isImage))")
         }
     }
 
@@ -78,11 +78,6 @@ struct ShareCommand: ParsableCommand {
         return (parts.map { ImageNaming.stem(of: $0 + ".x") }.joined(separator: "/"), isImage)
     }
 
-    static func url(_ id: String, isImage: Bool, token: String) -> String {
-        let escaped = id.split(separator: "/").map { PercentText.escape(String($0)) }.joined(separator: "%2F")
-        return "/?\(isImage ? "image" : "folder")=\(escaped)&share=\(token)"
-    }
-
     static func date(_ unix: Int) -> String {
         var t = time_t(unix)
         var parts = tm()
@@ -91,25 +86,4 @@ struct ShareCommand: ParsableCommand {
         strftime(&buffer, buffer.count, "%Y-%m-%dT%H:%M:%SZ", &parts)
         return String(cString: buffer)
     }
-}
-
-/// Percent-escaping of a URL query value's component.
-enum PercentText {
-    static func escape(_ text: String) -> String {
-        var out = ""
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "A") ... UInt8(ascii: "Z"), UInt8(ascii: "a") ... UInt8(ascii: "z"), UInt8(ascii: "0") ... UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                out += "%" + String(byte, radix: 16, uppercase: true).leftPadded
-            }
-        }
-        return out
-    }
-}
-
-extension String {
-    fileprivate var leftPadded: String { count < 2 ? "0" + self : self }
 }
