@@ -9,20 +9,12 @@ public enum SmallFile {
     /// The largest file read (a guard against reading something that is not a settings file).
     public static let maxBytes = 4 << 20
 
-    /// The file's bytes.
+    /// The file's bytes (refused past `maxBytes`).
     public static func read(_ path: String) throws(SyscallError) -> [UInt8] {
-        let fd = try syscall("open(\(PathText.lastComponent(of: path)))") { open(path, O_RDONLY | O_CLOEXEC) }
-        defer { Posix.close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 { throw SyscallError(call: "read(\(PathText.lastComponent(of: path)))", errno: errno) }
-            if n == 0 { return bytes }
-            bytes += chunk[..<n]
-            if bytes.count > maxBytes { throw SyscallError(call: "read(\(PathText.lastComponent(of: path)))", errno: EFBIG) }
-        }
+        let file = try FileDescriptor(readingAt: path)
+        let size = try file.status().size
+        guard size <= Int64(maxBytes) else { throw SyscallError(call: "read(\(PathText.lastComponent(of: path)))", errno: EFBIG) }
+        return try file.read(count: Int(size), at: 0)
     }
 
     /// Writes `bytes` as the file at `path` with permissions `mode`, all at once (temporary name, sync, rename).
