@@ -195,7 +195,7 @@ final class HandlerTests: XCTestCase {
         // Whatever an id holds, it cannot end the script, the string or the attribute it is written into.
         XCTAssertEqual(FirstPicture.scriptString("a-b_c.d (1), é'</script>\n\u{2028}"),
                        "'a-b_c.d (1), \\u00e9\\u0027\\u003c\\u002fscript\\u003e\\u000a\\u2028'")
-        XCTAssertEqual(FirstPicture.attribute("a\"b<c>&d'"), "a&quot;b&lt;c&gt;&amp;d'")
+        XCTAssertEqual(FirstPicture.attribute("a\"b<c>&d'"), "a&quot;b&lt;c&gt;&amp;d&#39;")
     }
 
     func testDeepZoomDescriptor() {
