@@ -190,17 +190,22 @@ async function openImage(i, view = null, push = true) {
   await done;
 }
 
+/** Counts folder views asked for, so a slow answer never draws over a later one. */
+let folderTicket = 0;
+
 /** The folder view of `path`; `focusID` is the cell to focus (the image just left, the folder just left).
  *  A folder that is not there says so and shows the nearest one that is; a lost server keeps what is shown. */
 async function showFolder(path, focusID = null, missing = null) {
+  const ticket = ++folderTicket;
   let listing;
   try {
-    listing = await api.folder(path, (partial) => { if (viewer.mode === 'folder' && folderView.path === path) folderView.show(partial); });
+    listing = await api.folder(path, (partial) => { if (viewer.mode === 'folder' && folderView.path === path && ticket === folderTicket) folderView.show(partial); });
   } catch (error) {
-    if (!(error instanceof api.APIError)) return;            // no server: stay, the notice says reconnecting
+    if (!(error instanceof api.APIError) || ticket !== folderTicket) return;   // no server: stay, the notice says reconnecting
     if (path) return showFolder(api.folderOf(path), null, missing ?? path);
     return;
   }
+  if (ticket !== folderTicket) return;                       // a later step (Backspace twice, Back) went elsewhere
   const wasFolder = viewer.mode === 'folder' && viewer.folderPath === path;
   viewer.mode = 'folder';
   retireFirstPicture();
@@ -268,8 +273,11 @@ connection.onChange((online) => {
 setInterval(async () => {
   if (document.hidden) return;
   ratioChanged();
+  const asked = viewer.folderPath, ticket = folderTicket;
   try {
-    const listing = await api.folder(viewer.folderPath);
+    const listing = await api.folder(asked);
+    // The person moved on while it was asked (Backspace, a link): this answer is about a folder no longer shown.
+    if (viewer.folderPath !== asked || ticket !== folderTicket) return;
     if (viewer.mode === 'folder') { adopt(listing); folderView.show(listing); return; }
     const p = viewer.current();
     if (adopt(listing)) await goTo(viewer.index, p?.ready && !p.isFit ? { zoom: p.zoom, cx: p.cx, cy: p.cy } : null, false);

@@ -37,8 +37,8 @@ def served(tree, tmp_path_factory):
 class Page:
     """A viewer page that fails on any script error or failed response."""
 
-    def __init__(self, browser, server, path="/", **context):
-        self.context = browser.new_context(viewport={"width": 1100, "height": 720}, **context)
+    def __init__(self, browser, server, path="/", context=None, **options):
+        self.context = context or browser.new_context(viewport={"width": 1100, "height": 720}, **options)
         self.page = self.context.new_page()
         self.errors, self.thumbnails = [], []
         self.page.on("pageerror", lambda e: self.errors.append(str(e)))
@@ -132,6 +132,38 @@ def test_keyboard_moves_opens_pages_and_goes_back(browser, served):
     p.page.keyboard.press("Backspace")
     p.wait("location.search + location.hash === '?folder='")
     p.wait("document.activeElement && document.activeElement.dataset.id === 'folder:scans'")
+    p.close()
+
+
+SLOW_SCANS = """
+window.__slow = 0; window.__held = 0;
+const realFetch = window.fetch.bind(window);
+window.fetch = async (url, ...rest) => {
+  const slow = window.__slow && String(url).includes('folder=scans');
+  if (slow) window.__held++;
+  const response = await realFetch(url, ...rest);
+  if (slow) { await new Promise((r) => setTimeout(r, window.__slow)); window.__held--; }
+  return response;
+};
+"""
+
+
+def test_a_late_listing_of_the_folder_just_left_draws_nothing(browser, served):
+    """The folder is polled every 2 s; an answer about the folder just left (Backspace while it was on its way)
+    must neither redraw it nor take the focus or the address back."""
+    context = browser.new_context(viewport={"width": 1100, "height": 720})
+    context.add_init_script(SLOW_SCANS)
+    p = Page(browser, served, "/?folder=scans", context=context)
+    p.wait("document.querySelectorAll('#grid .cell').length === 30")
+    p.page.evaluate("window.__slow = 2500")
+    p.wait("window.__held > 0")                       # the poll's look at scans is on its way, held back
+    p.page.keyboard.press("Backspace")
+    p.wait("document.activeElement && document.activeElement.dataset.id === 'folder:scans'")
+    p.wait("window.__held === 0")                     # the late answer has arrived
+    p.page.wait_for_timeout(300)
+    assert p.page.evaluate("location.search + location.hash") == "?folder="
+    assert p.cells() == ["folder:2024", "folder:scans", "top"]
+    assert p.page.evaluate("document.activeElement.dataset.id") == "folder:scans"
     p.close()
 
 
