@@ -31,15 +31,23 @@ async function getJSON(url) {
 
 const enc = encodeURIComponent;
 
-/** 'webp' where the browser decodes WebP (every current one: a quarter to a third fewer bytes a tile than JPEG),
- *  else 'jpg': tile URLs in the viewport answers are in this format. Found by decoding a 1 × 1 WebP. */
-const tileFormat = new Promise((resolve) => {
-  if (typeof Image === 'undefined') { resolve('jpg'); return; }
+/** Whether this browser decodes WebP (every current one does), found once by decoding a 1 × 1 WebP. */
+const decodesWebP = new Promise((resolve) => {
+  if (typeof Image === 'undefined') { resolve(false); return; }
   const probe = new Image();
-  probe.onload = () => resolve(probe.width === 1 ? 'webp' : 'jpg');
-  probe.onerror = () => resolve('jpg');
+  probe.onload = () => resolve(probe.width === 1);
+  probe.onerror = () => resolve(false);
   probe.src = 'data:image/webp;base64,UklGRiIAAABXRUJQVlA4IBYAAAAwAQCdASoBAAEADsD+JaQAA3AAAAAA';
 });
+
+/** The tile format to ask for `image` in: the one its server's store keeps (the entry's `format`), so a tile is
+ *  cut once and sent as cut, never decoded and encoded again per request (a fitted view of a new photo took 20×
+ *  longer as WebP from a JPEG store). Only a format this browser cannot decode falls back to JPEG. */
+export async function tileFormat(image) {
+  const kept = image?.format ?? 'jpg';
+  if (kept === 'webp') return (await decodesWebP) ? 'webp' : 'jpg';
+  return kept === 'png' ? 'png' : 'jpg';
+}
 const num = (v) => (Math.round(v * 1e6) / 1e6).toString();
 
 /** Device pixels per CSS pixel of this screen now (page zoom and the monitor change it): tiles are chosen for
@@ -67,18 +75,18 @@ export function folderOf(id) {
   return slash < 0 ? '' : id.slice(0, slash);
 }
 
-/** /viewport for a view of `width × height` CSS pixels; zoom is a number, 'fit' or 'max'. */
-export async function viewport(id, width, height, zoom = 'fit', cx, cy, ratio = pixelRatio()) {
-  let url = `/api/images/${enc(id)}/viewport?width=${Math.round(width)}&height=${Math.round(height)}&zoom=${typeof zoom === 'number' ? num(zoom) : zoom}`;
+/** /viewport of `image` for a view of `width × height` CSS pixels; zoom is a number, 'fit' or 'max'. */
+export async function viewport(image, width, height, zoom = 'fit', cx, cy, ratio = pixelRatio()) {
+  let url = `/api/images/${enc(image.id)}/viewport?width=${Math.round(width)}&height=${Math.round(height)}&zoom=${typeof zoom === 'number' ? num(zoom) : zoom}`;
   if (cx !== undefined && cy !== undefined) url += `&cx=${num(cx)}&cy=${num(cy)}`;
-  return getJSON(`${url}&dpr=${num(ratio)}&format=${await tileFormat}`);
+  return getJSON(`${url}&dpr=${num(ratio)}&format=${await tileFormat(image)}`);
 }
 
-/** /zoomrect for a double tap at image point (x, y). */
-export async function doubleTap(id, width, height, zoom, x, y, mode = 'step', factor = 1.5) {
-  return getJSON(`/api/images/${enc(id)}/zoomrect?width=${Math.round(width)}&height=${Math.round(height)}` +
+/** /zoomrect for a double tap at image point (x, y) of `image`. */
+export async function doubleTap(image, width, height, zoom, x, y, mode = 'step', factor = 1.5) {
+  return getJSON(`/api/images/${enc(image.id)}/zoomrect?width=${Math.round(width)}&height=${Math.round(height)}` +
     `&zoom=${zoom === 'fit' ? 'fit' : num(zoom)}&x=${num(x)}&y=${num(y)}&mode=${mode}&factor=${num(factor)}` +
-    `&dpr=${num(pixelRatio())}&format=${await tileFormat}`);
+    `&dpr=${num(pixelRatio())}&format=${await tileFormat(image)}`);
 }
 
 /** The thumbnail the page's inline script asked for before the listing came (index.html), if it is image `id`'s:

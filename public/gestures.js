@@ -106,7 +106,7 @@ export function installGestures(viewer) {
     if (!page?.ready || page.error) return;
     const at = page.toImage(x, y);
     const mode = viewer.toggleMode !== flip ? 'toggle' : 'step';
-    const r = await api.doubleTap(page.image.id, page.vw, page.vh, page.isFit ? 'fit' : page.zoom, at.x, at.y,
+    const r = await api.doubleTap(page.image, page.vw, page.vh, page.isFit ? 'fit' : page.zoom, at.x, at.y,
       out ? 'step' : mode, out ? 1 / 1.5 : 1.5);
     page.apply(r.viewport);
   }

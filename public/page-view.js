@@ -81,7 +81,7 @@ export class PageView {
     const ticket = ++this.request;
     let v;
     try {
-      v = await api.viewport(this.image.id, vw, vh, zoom, cx, cy);
+      v = await api.viewport(this.image, vw, vh, zoom, cx, cy);
     } catch (error) {
       if (error instanceof api.APIError && error.status !== 503) this.fail(error.message);
       return null;
@@ -99,7 +99,7 @@ export class PageView {
     this.preview(vw, vh);
     const ticket = ++this.request;
     let v;
-    try { v = await api.viewport(this.image.id, vw / 2, vh / 2, 'fit', undefined, undefined, 1); } catch { return; }
+    try { v = await api.viewport(this.image, vw / 2, vh / 2, 'fit', undefined, undefined, 1); } catch { return; }
     if (ticket !== this.request || this.ready) return;
     for (const t of v.tiles) this.tiles.add({ ...t, w: t.screen.width / v.zoom, h: t.screen.height / v.zoom });
   }
@@ -142,7 +142,7 @@ export class PageView {
     const ticket = ++this.request;
     let v;
     try {
-      v = await api.viewport(this.image.id, this.vw, this.vh, this.fit ? 'fit' : this.zoom, this.cx, this.cy);
+      v = await api.viewport(this.image, this.vw, this.vh, this.fit ? 'fit' : this.zoom, this.cx, this.cy);
     } catch { return; }
     if (ticket !== this.request) return;
     this.level = v.level;

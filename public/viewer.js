@@ -232,6 +232,15 @@ async function follow(address, initial = false) {
       try { adopt(await api.folder(folder)); } catch (error) { if (!(error instanceof api.APIError)) return; }
     }
     const i = viewer.images.findIndex((im) => im.id === address.image);
+    if (i < 0 && !address.renamed) {
+      // An id of an earlier version (a bookmark, a `#image=` link the server never saw): the server redirects
+      // its API address to today's id, and the viewer follows it there.
+      const today = await api.image(address.image).then((entry) => entry.id, () => null);
+      if (today && today !== address.image) {
+        history.replaceState(null, '', imageAddress(today, address.view));
+        return follow({ ...parseAddress(), renamed: true }, initial);
+      }
+    }
     if (i < 0) {
       await showFolder(viewer.folderPath === folder ? folder : '');
       notice.say(`There is no image “${address.image}”: it was moved, renamed or removed. Here is its folder.`, 'missing');

@@ -39,15 +39,22 @@ final class ImageLibraryTests: XCTestCase {
     func testWalkIsRecursiveSkipsHiddenAndNeverLoops() {
         let (library, _) = scanned()
         // "linked" is the rome folder again: listed once, under the path met first ("2024/rome" sorts before it).
-        XCTAssertEqual(library.ids, ["2024/iceland/glacier", "2024/iceland/glacier.png", "2024/rome/forum", "My-Trip/a-b", "top"])
+        XCTAssertEqual(library.ids, ["2024/iceland/glacier", "2024/iceland/glacier.png", "2024/rome/forum", "my-trip/a-b", "top"])
         XCTAssertEqual(library.image("2024/rome/forum")?.path, root + "/2024/rome/forum.jpg")
+    }
+
+    func testIdsOfTheEarlierRuleNameTheirImagesToday() {
+        let (library, _) = scanned()
+        XCTAssertEqual(library.renamedID("My-Trip/a-b"), "my-trip/a-b")
+        XCTAssertNil(library.renamedID("top"), "an id the rules agree on is no rename")
+        XCTAssertNil(library.renamedID("My-Trip/nothing"))
     }
 
     func testFolderPagesListImagesAndSubFoldersWithCounts() throws {
         let (library, _) = scanned()
         let top = try XCTUnwrap(library.page(folder: "", limit: 10))
         XCTAssertEqual(top.images.map(\.id), ["top"])
-        XCTAssertEqual(top.folders.map(\.path), ["2024", "My-Trip"])
+        XCTAssertEqual(top.folders.map(\.path), ["2024", "my-trip"])
         XCTAssertEqual(top.folders.map(\.count), [3, 1])
         let iceland = try XCTUnwrap(library.page(folder: "2024/iceland", limit: 10))
         XCTAssertEqual(iceland.images.map(\.id), ["2024/iceland/glacier", "2024/iceland/glacier.png"])
@@ -67,7 +74,7 @@ final class ImageLibraryTests: XCTestCase {
         try FileManager.default.removeItem(atPath: root + "/2024/iceland/glacier.png")
         roots.scanAll(into: library)
         let second = try XCTUnwrap(library.page(after: first.next, limit: 10))
-        XCTAssertEqual(second.images.map(\.id), ["2024/rome/forum", "My-Trip/a-b", "top"])
+        XCTAssertEqual(second.images.map(\.id), ["2024/rome/forum", "my-trip/a-b", "top"])
     }
 
     func testApplyAddsRemovesAndReleasesWhatLeft() throws {
@@ -85,8 +92,8 @@ final class ImageLibraryTests: XCTestCase {
         // A folder scope leaves the rest alone; an empty subtree drops a whole branch and its counts.
         XCTAssertNotNil(library.image("2024/iceland/glacier"))
         library.apply(root: 0, scope: .subtree("2024"), files: [:])
-        XCTAssertEqual(library.ids, ["My-Trip/a-b", "top"])
-        XCTAssertEqual(library.page(folder: "", limit: 10)?.folders.map(\.path), ["My-Trip"])
+        XCTAssertEqual(library.ids, ["my-trip/a-b", "top"])
+        XCTAssertEqual(library.page(folder: "", limit: 10)?.folders.map(\.path), ["my-trip"])
         XCTAssertNil(library.page(folder: "2024", limit: 10))
     }
 

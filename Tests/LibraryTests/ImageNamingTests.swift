@@ -4,11 +4,21 @@ import XCTest
 
 final class ImageNamingTests: XCTestCase {
     func testComponentsAreCleanedAndNeverDotsOrEmpty() {
-        XCTAssertEqual(ImageNaming.component("My Photo!"), "My-Photo-")
-        XCTAssertEqual(ImageNaming.component("Île"), "-le")
+        XCTAssertEqual(ImageNaming.component("My Photo!"), "my-photo")
+        XCTAssertEqual(ImageNaming.component("Île"), "île")
+        XCTAssertEqual(ImageNaming.component("Été à Paris (1)"), "été-à-paris-1")
+        XCTAssertEqual(ImageNaming.component("e\u{301}te\u{301}"), "\u{E9}t\u{E9}", "decomposed letters are composed (NFC)")
+        XCTAssertEqual(ImageNaming.component("東京 タワー_2"), "東京-タワー-2")
+        XCTAssertEqual(ImageNaming.component("--a__b..c  "), "a-b-c")
         XCTAssertEqual(ImageNaming.component(".."), "image")
+        XCTAssertEqual(ImageNaming.component("!!!"), "image")
         XCTAssertEqual(ImageNaming.component(""), "image")
-        XCTAssertEqual(ImageNaming.stem(of: "/a/b/glacier.final.jpg"), "glacier.final")
+        XCTAssertEqual(ImageNaming.stem(of: "/a/b/glacier.final.jpg"), "glacier-final")
+    }
+
+    func testLegacyIdsAreTheEarlierRule() {
+        XCTAssertEqual(ImageNaming.legacyComponent("Été à Paris (1)"), "-t----Paris--1-")
+        XCTAssertEqual(ImageNaming.legacyStem(of: "/a/My_Photo.final.JPG"), "My_Photo.final")
     }
 
     func testOnlyVisibleJPEGAndPNGNamesAreImages() {
@@ -27,13 +37,14 @@ final class ImageNamingTests: XCTestCase {
         XCTAssertEqual(ImageNaming.ids(forFiles: names.shuffled()), expected)
     }
 
-    func testAnExtensionSuffixThatClashesWithAStemGetsANumber() {
-        XCTAssertEqual(ImageNaming.ids(forFiles: ["x.png", "x.jpg", "x.png.jpg"]),
-                       ["x.jpg": "x", "x.png.jpg": "x.png", "x.png": "x.png-2"])
+    func testAnExtensionSuffixThatClashesAgainGetsANumber() {
+        XCTAssertEqual(ImageNaming.ids(forFiles: ["x.png", "x.jpg", "X.png", "x.png.jpg"]),
+                       ["x.jpg": "x", "X.png": "x.png", "x.png": "x.png-2", "x.png.jpg": "x-png"])
     }
 
     func testFoldersThatCleanToOneNameAreNumbered() {
-        XCTAssertEqual(ImageNaming.ids(forFolders: ["My Trip", "My-Trip"]), ["My Trip": "My-Trip", "My-Trip": "My-Trip-2"])
+        XCTAssertEqual(ImageNaming.ids(forFolders: ["My Trip", "My-Trip", "my trip"]),
+                       ["My Trip": "my-trip", "My-Trip": "my-trip-2", "my trip": "my-trip-3"])
     }
 
     func testKeysSortByRootThenPathBytes() {

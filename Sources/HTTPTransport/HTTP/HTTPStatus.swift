@@ -10,6 +10,7 @@ public struct HTTPStatus: Hashable, Sendable {
 
     public static let ok = HTTPStatus(code: 200, reason: "OK")
     public static let noContent = HTTPStatus(code: 204, reason: "No Content")
+    public static let movedPermanently = HTTPStatus(code: 301, reason: "Moved Permanently")
     public static let seeOther = HTTPStatus(code: 303, reason: "See Other")
     public static let temporaryRedirect = HTTPStatus(code: 307, reason: "Temporary Redirect")
     public static let notModified = HTTPStatus(code: 304, reason: "Not Modified")

@@ -3,15 +3,34 @@ import ImageCodecs
 /// system lists them in or which of them appeared first.
 ///
 /// - An id is the path below the served folder without the extension, folders kept: `2024/iceland/glacier`.
-/// - Each path component keeps `A–Z a–z 0–9 . _ -`; any other character becomes `-` (`My Photo!.jpg` → `My-Photo-`).
+/// - Each path component is lower-cased and keeps its letters and digits, in any script (NFC); every run of
+///   anything else becomes one `-`, and none leads or trails: `Été à Paris (1).jpg` → `été-à-paris-1`.
 /// - Files whose names clash after that (`photo.jpg` and `photo.png`): the first in the order `.jpg`, `.jpeg`,
 ///   `.png` (then by name) keeps the bare id; every other one gets its lower-cased extension appended
 ///   (`photo.png`). Whatever still clashes gets `-2`, `-3`, … in name order; folders that clash likewise.
 /// - Hidden names (a leading dot: editors' and rsync's temporaries, `.DS_Store`) and files without a
 ///   `.jpg`, `.jpeg` or `.png` extension (downloads in progress: `.part`, `.crdownload`, `.tmp`) are not images.
+/// - Ids made by earlier versions (ASCII only, case kept: `-t----Paris--1-`) are `legacyComponent`'s: addresses
+///   that carry one are redirected to the id of today.
 package enum ImageNaming {
     /// One path component, cleaned.
     static func component(_ raw: some StringProtocol) -> String {
+        var cleaned = "", dash = false
+        for character in nfc(String(raw)).lowercased() {
+            if character.isLetter || character.isNumber {
+                if dash && !cleaned.isEmpty { cleaned.append("-") }
+                dash = false
+                cleaned.append(character)
+            } else {
+                dash = true
+            }
+        }
+        return cleaned.isEmpty ? "image" : cleaned
+    }
+
+    /// One path component as ids were made before they kept letters beyond ASCII: `A–Z a–z 0–9 . _ -` kept,
+    /// any other character `-`.
+    static func legacyComponent(_ raw: some StringProtocol) -> String {
         let cleaned = String(raw.unicodeScalars.map { scalar -> Character in
             switch scalar {
             case "A" ... "Z", "a" ... "z", "0" ... "9", ".", "_", "-": Character(scalar)
@@ -21,10 +40,25 @@ package enum ImageNaming {
         return cleaned.isEmpty || cleaned.allSatisfy({ $0 == "." }) ? "image" : cleaned
     }
 
+    /// `text` in Unicode normalisation form C (a name written on macOS arrives decomposed: `e` and U+0301),
+    /// so the same letters always make the same id.
+    static func nfc(_ text: String) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count)
+        text._withNFCCodeUnits { bytes.append($0) }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
     /// The file name without its directory and extension, cleaned: the id of a file named on the command line.
     package static func stem(of path: String) -> String {
         let file = path.split(separator: "/").last.map(String.init) ?? path
         return component(file.lastIndex(of: ".").map { file[..<$0] } ?? file[...])
+    }
+
+    /// `stem(of:)` as ids were made before (`legacyComponent`).
+    static func legacyStem(of path: String) -> String {
+        let file = path.split(separator: "/").last.map(String.init) ?? path
+        return legacyComponent(file.lastIndex(of: ".").map { file[..<$0] } ?? file[...])
     }
 
     /// The format a file name's extension promises, or nil for names that are not images (hidden ones too).

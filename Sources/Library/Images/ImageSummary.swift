@@ -11,6 +11,8 @@ package struct ImageSummary: Sendable, Equatable {
     package let version: String
     /// The source's kind (`jpeg`, `png`, `procedural`).
     package let kind: String
+    /// Whether the image has an alpha channel (a JPEG store keeps such images' tiles as PNG).
+    package let hasAlpha: Bool
     /// The file's size and modification time when the header was read.
     let stamp: FileStamp
 
@@ -19,6 +21,7 @@ package struct ImageSummary: Sendable, Equatable {
         height = snapshot.geometry.height
         version = snapshot.version
         kind = snapshot.source.kind
+        hasAlpha = snapshot.source.info.hasAlpha
         stamp = snapshot.source.info.stamp
     }
 
@@ -28,6 +31,7 @@ package struct ImageSummary: Sendable, Equatable {
         width = source.info.width
         height = source.info.height
         kind = source.kind
+        hasAlpha = source.info.hasAlpha
         stamp = source.info.stamp
         version = try SourceVersion.of(path: path, fileSize: stamp.size, modified: stamp.modified,
                                        keepsColourProfiles: limits.keepsColourProfiles)

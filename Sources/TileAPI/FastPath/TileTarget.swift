@@ -5,7 +5,8 @@ import TileGeometry
 
 /// A tile URL recognised on its bytes, as the fast path reads it: `/images/{id}/tiles/{z}/{x}/{y}[.ext]`,
 /// `/images/{id}_files/{z}/{x}_{y}[.ext]` and `/tiles/{z}/{x}/{y}[.ext]`, with no query or only `?v={version}`.
-/// The id may hold encoded slashes (`2024%2Ficeland%2Fglacier`: an image in a folder), its one escape; anything
+/// The id may hold encoded slashes (`2024%2Ficeland%2Fglacier`: an image in a folder) and escaped bytes of
+/// letters beyond ASCII (`%C3%A9t%C3%A9`: ids keep the file's letters), its only escapes; anything
 /// else — another percent-escape, another parameter, a dot segment or an empty or dot part of an id, a number
 /// too long — is not recognised, and the request goes the general way (`Routes`), which answers it or says what
 /// is wrong. So this never has to be right about an error, only about the requests it takes. Pure, so it is
@@ -30,12 +31,12 @@ struct TileTarget: Equatable {
             else { return nil }
             version = value ..< target.count
         }
-        // Printable ASCII only (what the parser lets through anyway), and no escape but `%2F` (in the id, checked
-        // below): the others are the routes' to decode.
+        // Printable ASCII only (what the parser lets through anyway), and no escape but `%2F` and `%80`–`%FF` (in
+        // the id, checked below): the others are the routes' to decode.
         guard !target.contains(where: { $0 <= 0x20 || $0 >= 0x7F }) else { return nil }
         var escapes = 0
         for i in 0 ..< end where target[i] == UInt8(ascii: "%") {
-            guard Self.isSlash(target, at: i, end: end) else { return nil }
+            guard Self.isSlash(target, at: i, end: end) || Self.isHighByte(target, at: i, end: end) else { return nil }
             escapes += 1
         }
         // Up to six segments after the leading slash.
@@ -84,6 +85,21 @@ struct TileTarget: Equatable {
     /// Whether `%2F` (or `%2f`) starts at `i`.
     static func isSlash(_ bytes: UnsafeRawBufferPointer, at i: Int, end: Int) -> Bool {
         i + 2 < end && bytes[i + 1] == UInt8(ascii: "2") && (bytes[i + 2] == UInt8(ascii: "F") || bytes[i + 2] == UInt8(ascii: "f"))
+    }
+
+    /// Whether `%80` to `%FF` (a byte of a letter beyond ASCII, either case) starts at `i`.
+    static func isHighByte(_ bytes: UnsafeRawBufferPointer, at i: Int, end: Int) -> Bool {
+        guard i + 2 < end, let high = hexValue(bytes[i + 1]), hexValue(bytes[i + 2]) != nil else { return false }
+        return high >= 8
+    }
+
+    static func hexValue(_ c: UInt8) -> UInt8? {
+        switch c {
+        case UInt8(ascii: "0") ... UInt8(ascii: "9"): c - UInt8(ascii: "0")
+        case UInt8(ascii: "A") ... UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
+        case UInt8(ascii: "a") ... UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
+        default: nil
+        }
     }
 
     /// Whether every part of the id between its encoded slashes is a name: not empty, `.` or `..` (what the

@@ -36,6 +36,9 @@ struct ImageAPIHandler: Sendable {
             after = key
         }
         guard let page = library.page(folder: folder, after: after, limit: limit), folder.map({ context.access?.sees(folder: $0) ?? true }) ?? true else {
+            if let folder, let new = library.renamedFolder(folder), context.access?.sees(folder: new) ?? true {
+                throw APIError.renamed(location: "/api/images?" + URLPath.replacing("folder", with: new, in: context.request.query))
+            }
             throw APIError.notFound("no folder '\(folder ?? "")'")
         }
         let access = context.access
@@ -148,7 +151,9 @@ struct ImageAPIHandler: Sendable {
             ("height", .int(g.height)),
             ("tileSize", .int(g.tileSize)),
             ("maxLevel", .int(g.maxLevel)),
-            ("format", .string(format.fileExtension)),
+            // The format the store keeps this image's tiles in: what a viewer should ask for, so no tile is
+            // transcoded per request.
+            ("format", .string((summary.hasAlpha && !format.keepsAlpha ? ImageFormat.png : format).fileExtension)),
             ("source", .string(summary.kind)),
             ("folder", .string(LibraryKey.folder(of: id))),
             ("tiles", .string(URLPath.tiles(id, version: version, format: format))),
@@ -156,6 +161,7 @@ struct ImageAPIHandler: Sendable {
             ("iiif", .string("/iiif/3/\(path)@\(version)/info.json")),
             ("thumbnail", thumbnail(id, summary)),
             ("manifest", .string(URLPath.manifest(id))),
+        ] + (summary.kind == "procedural" ? [] : [("download", .string(URLPath.original(id)))]) + [
             ("collection", .string(URLPath.collection(LibraryKey.folder(of: id)))),
         ] + (library.failure(of: id).map { [("error", .string($0.publicDescription))] } ?? [])
     }

@@ -30,6 +30,7 @@ struct StaticFileHandler: Sendable {
         if segments.isEmpty, let access = context.access, context.path.query["share"] != nil {
             return try shared(context, access)
         }
+        if segments.isEmpty, let moved = try renamed(context) { return .response(moved) }
         if segments.isEmpty, FirstPicture.wanted(context) {
             if context.onLoop { throw NeedsFile() }     // the thumbnail may be read from the store
             return try pageWithPicture(context)
@@ -59,6 +60,29 @@ struct StaticFileHandler: Sendable {
             response.headers.append(cookie)
             return response
         }
+    }
+
+    /// 301 to the same address with today's id or folder path, for a page address (`/?image=`, `/?folder=`)
+    /// naming an image or folder as an earlier version named it (`ImageLibrary.renamedID`); nil when it names
+    /// none the identity may know of, or one that is there.
+    private func renamed(_ context: RequestContext) throws -> HTTPResponse? {
+        let library = firstPicture.library, query = context.path.query
+        let image = query["image"].flatMap { library.hasImage($0) ? nil : $0 }
+        let folder = query["folder"].flatMap { library.folderName($0) == nil ? $0 : nil }
+        guard image != nil || folder != nil else { return nil }
+        if context.onLoop { throw NeedsFile() }
+        let moved: (name: String, value: String)?
+        if let image, let new = library.renamedID(image), context.access?.decision(for: new).map({ if case .hidden = $0 { false } else { true } }) ?? true {
+            moved = ("image", new)
+        } else if let folder, let new = library.renamedFolder(folder), context.access?.sees(folder: new) ?? true {
+            moved = ("folder", new)
+        } else {
+            moved = nil
+        }
+        guard let moved else { return nil }
+        var response = HTTPResponse.text("this address's id has changed\n", status: .movedPermanently)
+        response.headers.append(HTTPHeader(name: "Location", value: "/?" + URLPath.replacing(moved.name, with: moved.value, in: context.request.query)))
+        return response
     }
 
     /// The top page with the addressed image's thumbnail written in, or the page as it is when none is at hand.

@@ -12,6 +12,9 @@ public enum APIError: Swift.Error, Sendable, CustomStringConvertible {
     case unavailable(String)
     /// The request names an old version of the image; `location` is the same request for the current one.
     case staleVersion(location: String)
+    /// The request names an image by the id an earlier version of the server gave it; `location` is the same
+    /// request with today's id.
+    case renamed(location: String)
     /// Access control's refusal: not signed in (401) or signed in without the group (403); the answer points
     /// at the sign-in page and lists the image's IIIF Authorization Flow services (`services`), when one is named.
     case refused(signedIn: Bool, String, services: JSONValue? = nil)
@@ -20,6 +23,7 @@ public enum APIError: Swift.Error, Sendable, CustomStringConvertible {
         switch self {
         case let .badRequest(m), let .notFound(m), let .notImplemented(m), let .unavailable(m), let .refused(_, m, _): m
         case let .staleVersion(location): "this image has a newer version: \(location)"
+        case let .renamed(location): "this image's id has changed: \(location)"
         }
     }
 
@@ -60,6 +64,10 @@ public enum APIError: Swift.Error, Sendable, CustomStringConvertible {
                 ] + (services.map { [("service", $0)] } ?? [])), status: signedIn ? .forbidden : .unauthorized)
                 if !signedIn { response.headers.append(HTTPHeader(name: "WWW-Authenticate", value: "Bearer realm=\"tileserver\", error=\"sign_in\"")) }
                 response.headers.append(HTTPHeader(name: "Cache-Control", value: "private, no-store"))
+                return response
+            case let .renamed(location):
+                var response = HTTPResponse.text(error.description + "\n", status: .movedPermanently)
+                response.headers.append(HTTPHeader(name: "Location", value: location))
                 return response
             case let .staleVersion(location):
                 // Temporary: the version moves again when the file does.

@@ -1,4 +1,5 @@
 import HTTPTransport
+import Library
 
 /// One route: a path pattern, its handler, and the pool its handler runs on (`nil`: on the event loop, for
 /// handlers that touch no file, moving to the I/O pool by throwing `NeedsFile` when they would). In a pattern,
@@ -43,6 +44,8 @@ struct Router: Sendable {
     let fallback: Route
     /// Access control, asked before every handler; nil: everything public, nothing asked.
     var control: AccessControl?
+    /// The images served: an image route naming an id of the earlier naming rule is redirected (`renaming`).
+    var library: ImageLibrary?
 
     func route(_ segments: [String], slashed: Set<Int> = []) throws(APIError) -> (Route, [String: String]) {
         for route in routes {
@@ -60,7 +63,7 @@ struct Router: Sendable {
             let (route, captures) = try route(path.segments, slashed: path.slashed)
             notes.route = route.name
             let context = RequestContext(request: request, path: path, captures: captures, notes: notes, onLoop: route.lane == nil)
-            let handler = gated(route, page: path.segments.isEmpty)
+            let handler = renaming(route, gated(route, page: path.segments.isEmpty))
             if let lane = route.lane {
                 return .deferred(lane) { Self.outcome { try handler(context) } }
             }
@@ -84,6 +87,40 @@ struct Router: Sendable {
             let admitted = try control.admit(context, access)
             let outcome = try route.handler(admitted)
             return admitted.access?.personal == true ? outcome.map(AccessControl.personal) : outcome
+        }
+    }
+
+    /// `handler`, except that a request naming an image by the id an earlier version gave it (`ImageLibrary.renamedID`)
+    /// gets 301 to the same request with today's id, query kept. Looked for only on a 404 for an id the library
+    /// does not have, on a pool (the first look after a change walks the library); an image the identity may not
+    /// know of gets the 404, so the redirect names nothing it would not.
+    private func renaming(_ route: Route, _ handler: @escaping @Sendable (RequestContext) throws -> HandlerOutcome)
+        -> @Sendable (RequestContext) throws -> HandlerOutcome {
+        guard let library, case let .image(capture, form) = route.access else { return handler }
+        let control = control
+        return { context in
+            do {
+                return try handler(context)
+            } catch let error as APIError {
+                guard case .notFound = error else { throw error }
+                let captured = context.capture(capture), old = RouteAccess.id(captured, form)
+                guard !library.hasImage(old) else { throw error }
+                if context.onLoop { throw NeedsFile() }
+                guard let new = library.renamedID(old) else { throw error }
+                var captures = context.captures
+                captures[capture] = new + captured.dropFirst(old.count)
+                let moved = RequestContext(request: context.request, path: context.path, captures: captures, notes: context.notes, onLoop: false)
+                if let control {
+                    do { _ = try control.admit(moved, route.access) } catch let refusal as APIError {
+                        if case .notFound = refusal { throw error }
+                    }
+                }
+                let path = route.pattern.map { part in
+                    part.hasPrefix(":") || part.hasPrefix("*") ? URLPath.escape(captures[String(part.dropFirst())] ?? "") : part
+                }
+                let query = context.request.query
+                throw APIError.renamed(location: "/" + path.joined(separator: "/") + (query.isEmpty ? "" : "?" + query))
+            }
         }
     }
 

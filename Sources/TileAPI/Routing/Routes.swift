@@ -13,6 +13,7 @@ enum Routes {
         let iiif = IIIFHandler(services, tiles: tiles)
         let presentation = PresentationHandler(services)
         let auth = AuthHandler(services)
+        let download = DownloadHandler(services)
         let files = StaticFileHandler(viewer: services.viewer, firstPicture: FirstPicture(tiles: services.tiles, library: services.library))
         let id = RouteAccess.image(capture: "id", form: .plain), iiifID = RouteAccess.image(capture: "id", form: .versioned)
         return Router(routes: [
@@ -34,6 +35,7 @@ enum Routes {
             Route(name: "tile", pattern: ["tiles", ":z", ":x", ":y"], access: .defaultImage, handler: tiles.defaultImage),
             Route(name: "tile", pattern: ["images", "*id", "tiles", ":z", ":x", ":y"], access: id, handler: tiles.anyImage),
             Route(name: "dzi", pattern: ["images", "*file"], access: .image(capture: "file", form: .descriptor), handler: deepZoom.descriptor),
+            Route(name: "original", pattern: ["images", "*id", "original"], lane: .io, access: id, handler: download.original),
             Route(name: "thumbnail", pattern: ["images", "*id", ":name"], access: id, handler: tiles.thumbnail),
             Route(name: "tile", pattern: ["images", "*files", ":z", ":xy"], access: .image(capture: "files", form: .deepZoomFiles), handler: deepZoom.tile),
             Route(name: "iiif_manifest", pattern: ["iiif", "manifest", "*id"], lane: .io, access: id, handler: presentation.manifest),

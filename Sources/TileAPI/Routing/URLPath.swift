@@ -21,8 +21,16 @@ enum URLPath {
 }
 
 extension URLPath {
+    /// `query` (raw, as the request had it) with parameter `name` set to `value`, escaped; the rest as it was.
+    static func replacing(_ name: String, with value: String, in query: Substring) -> String {
+        query.split(separator: "&").map { $0.hasPrefix(name + "=") ? name + "=" + escape(value) : String($0) }.joined(separator: "&")
+    }
+
     /// The IIIF Presentation manifest of image `id`, as a path.
     static func manifest(_ id: String) -> String { "/iiif/manifest/" + escape(id) }
+
+    /// Image `id`'s master file as a download, as a path.
+    static func original(_ id: String) -> String { "/images/" + escape(id) + "/original" }
 
     /// The IIIF Presentation collection of `folder` ("" is the top), as a path.
     static func collection(_ folder: String) -> String { folder.isEmpty ? "/iiif/collection" : "/iiif/collection/" + escape(folder) }

@@ -22,7 +22,8 @@ final class CachedTileResponderTests: XCTestCase {
         let tileOptions = TileOptions()
         let images = [try PyramidImage(id: "photo", path: TestPaths.fixtures.appendingPathComponent("baseline.jpg").path, options: tileOptions),
                       try PyramidImage(id: "alpha", path: TestPaths.fixtures.appendingPathComponent("rgba.png").path, options: tileOptions),
-                      try PyramidImage(id: "2024/iceland/photo", path: TestPaths.fixtures.appendingPathComponent("baseline.jpg").path, options: tileOptions)]
+                      try PyramidImage(id: "2024/iceland/photo", path: TestPaths.fixtures.appendingPathComponent("baseline.jpg").path, options: tileOptions),
+                      try PyramidImage(id: "été/café", path: TestPaths.fixtures.appendingPathComponent("baseline.jpg").path, options: tileOptions)]
         let library: ImageLibrary
         (library, tiles) = Served.images(images, options: tileOptions)
         app = Application(options: options, tiles: tiles, library: library, logger: Logger(label: "test"),
@@ -81,7 +82,7 @@ final class CachedTileResponderTests: XCTestCase {
     func testEveryTileURLFormAnswersAsTheRoutesDo() throws {
         let version = try tiles.image("photo")!.current().version
         let warm = ["/images/photo/tiles/10/1/0.jpg", "/images/alpha/tiles/10/0/0.png", "/tiles/9/0/0.jpg",
-                    "/images/2024%2Ficeland%2Fphoto/tiles/10/1/0.jpg"]
+                    "/images/2024%2Ficeland%2Fphoto/tiles/10/1/0.jpg", "/images/%C3%A9t%C3%A9%2Fcaf%C3%A9/tiles/10/1/0.jpg"]
         for target in warm { XCTAssertEqual(routed(raw(target)).status, .ok, target) }
         let etag = try XCTUnwrap(routed(raw("/tiles/9/0/0")).header("etag"))
         for request in [raw("/images/photo/tiles/10/1/0.jpg"), raw("/images/photo/tiles/10/1/0.JPEG"), raw("/images/photo_files/10/1_0.jpg"),
@@ -94,7 +95,10 @@ final class CachedTileResponderTests: XCTestCase {
                         raw("/tiles/9/0/0.jpg", headers: ["if-none-match: \"other\""]),
                         // An image in a folder: its id's slashes encoded, the fast path's one escape.
                         raw("/images/2024%2Ficeland%2Fphoto/tiles/10/1/0.jpg"), raw("/images/2024%2ficeland%2Fphoto/tiles/10/1/0.jpg"),
-                        raw("/images/2024%2Ficeland%2Fphoto_files/10/1_0.jpg")] {
+                        raw("/images/2024%2Ficeland%2Fphoto_files/10/1_0.jpg"),
+                        // Ids keep letters beyond ASCII: their UTF-8 bytes escaped, either case.
+                        raw("/images/%C3%A9t%C3%A9%2Fcaf%C3%A9/tiles/10/1/0.jpg"), raw("/images/%c3%a9t%c3%a9%2fcaf%c3%a9/tiles/10/1/0.jpg"),
+                        raw("/images/%C3%A9t%C3%A9%2Fcaf%C3%A9_files/10/1_0.jpg")] {
             try assertSame(request)
             try assertSame(request) // the second time from the loop's own copy
         }
@@ -116,6 +120,10 @@ final class CachedTileResponderTests: XCTestCase {
             raw("/images/%2Fphoto/tiles/10/1/0.jpg"), raw("/images/photo%2F/tiles/10/1/0.jpg"), raw("/tiles/9%2F0/0/0.jpg"),
             raw("/images/photo/tiles/10%2F1/0.jpg"), raw("/images/2024%2Ficeland%2Fphoto/tiles/10/1/0.jpg?v=%2F"),
             raw("/images/2024%2Ficeland%2Fph%6Fto/tiles/10/1/0.jpg"), raw("/images/2024%2Ficeland%2Fphoto%2/tiles/10/1/0.jpg"),
+            // High bytes only as escapes inside an id, and only ones that are the id's UTF-8.
+            raw("/images/%C3%A9t%C3%A9%2Fcaf%C3/tiles/10/1/0.jpg"), raw("/images/%FF%2Fcaf%C3%A9/tiles/10/1/0.jpg"),
+            raw("/tiles/%C3%A9/0/0.jpg"), raw("/images/%C3%A9t%C3%A9%2Fcaf%C3%A9/tiles/10/1/0.jpg?v=%C3%A9"),
+            raw("/images/%C3%A9t%C3%A9%2Fcaf%C3%A9/tiles/10/1/0%C3%A9.jpg"), raw("/images/%C3%A9t%C3%A9%2Fcaf%C3%A9/tiles/10/1/0.jpg%C3%A9"),
         ]
         for request in declined {
             XCTAssertNil(try fastAnswer(request), String(decoding: request, as: UTF8.self))

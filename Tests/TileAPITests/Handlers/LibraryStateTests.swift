@@ -55,20 +55,32 @@ final class LibraryStateTests: XCTestCase {
     func testNamesAsWrittenOnDiskWithCoversAndTrails() throws {
         let top = try json("/api/images?folder=")
         let folders = try XCTUnwrap(top["folders"] as? [[String: Any]])
-        XCTAssertEqual(folders.map { $0["path"] as? String }, ["-le-de-R----summer"], "ids stay ASCII")
+        XCTAssertEqual(folders.map { $0["path"] as? String }, ["île-de-ré-summer"], "ids keep the letters")
         XCTAssertEqual(folders.first?["name"] as? String, "Île de Ré — summer")
         let cover = try XCTUnwrap(folders.first?["cover"] as? String)
-        XCTAssertTrue(cover.hasPrefix("/images/-le-de-R----summer%2FCaf--de-Flore--1-/tiles/"), cover)
+        XCTAssertTrue(cover.hasPrefix("/images/%C3%AEle-de-r%C3%A9-summer%2Fcaf%C3%A9-de-flore-1/tiles/"), cover)
         XCTAssertEqual(get(cover).status, .ok)
 
-        let inner = try json("/api/images?folder=-le-de-R----summer")
+        let inner = try json("/api/images?folder=%C3%AEle-de-r%C3%A9-summer")
         XCTAssertEqual(inner["name"] as? String, "Île de Ré — summer")
         let trail = try XCTUnwrap(inner["trail"] as? [[String: String]])
-        XCTAssertEqual(trail, [["path": "-le-de-R----summer", "name": "Île de Ré — summer"]])
+        XCTAssertEqual(trail, [["path": "île-de-ré-summer", "name": "Île de Ré — summer"]])
         let image = try XCTUnwrap((inner["images"] as? [[String: Any]])?.first)
-        XCTAssertEqual(image["id"] as? String, "-le-de-R----summer/Caf--de-Flore--1-")
+        XCTAssertEqual(image["id"] as? String, "île-de-ré-summer/café-de-flore-1")
         XCTAssertEqual(image["name"] as? String, "Café de Flore (1)")
-        XCTAssertEqual(try json("/api/images/-le-de-R----summer%2FCaf--de-Flore--1-")["name"] as? String, "Café de Flore (1)")
+        XCTAssertEqual(try json("/api/images/%C3%AEle-de-r%C3%A9-summer%2Fcaf%C3%A9-de-flore-1")["name"] as? String, "Café de Flore (1)")
+        // Addresses made with the ids of earlier versions (ASCII only) are sent on to today's.
+        for (old, new) in [("/api/images/-le-de-R----summer%2FCaf--de-Flore--1-", "/api/images/%C3%AEle-de-r%C3%A9-summer%2Fcaf%C3%A9-de-flore-1"),
+                           ("/images/-le-de-R----summer%2FCaf--de-Flore--1-/tiles/8/0/0.jpg?v=1", "/images/%C3%AEle-de-r%C3%A9-summer%2Fcaf%C3%A9-de-flore-1/tiles/8/0/0.jpg?v=1"),
+                           ("/iiif/3/-le-de-R----summer%2FCaf--de-Flore--1-/info.json", "/iiif/3/%C3%AEle-de-r%C3%A9-summer%2Fcaf%C3%A9-de-flore-1/info.json"),
+                           ("/?image=-le-de-R----summer%2FCaf--de-Flore--1-&zoom=1", "/?image=%C3%AEle-de-r%C3%A9-summer%2Fcaf%C3%A9-de-flore-1&zoom=1"),
+                           ("/?folder=-le-de-R----summer", "/?folder=%C3%AEle-de-r%C3%A9-summer"),
+                           ("/api/images?folder=-le-de-R----summer&limit=5", "/api/images?folder=%C3%AEle-de-r%C3%A9-summer&limit=5")] {
+            let moved = get(old)
+            XCTAssertEqual(moved.status.code, 301, old)
+            XCTAssertEqual(moved.header("location"), new, old)
+        }
+        XCTAssertEqual(get("/api/images/-le-de-R----summer%2Fnothing").status, .notFound)
         XCTAssertTrue(text(get("/iiif/collection")).contains("Île de Ré — summer"), "collection labels use the name too")
     }
 
@@ -106,6 +118,27 @@ final class LibraryStateTests: XCTestCase {
         XCTAssertTrue(text(get("/metrics")).contains("\ntileserver_broken_images 3\n"))
     }
 
+    func testTheOriginalIsTheFileItselfNamedAsOnDisk() throws {
+        let id = "%C3%AEle-de-r%C3%A9-summer%2Fcaf%C3%A9-de-flore-1"
+        let entry = try json("/api/images/\(id)")
+        XCTAssertEqual(entry["download"] as? String, "/images/\(id)/original")
+        let response = get("/images/\(id)/original")
+        XCTAssertEqual(response.status, .ok)
+        XCTAssertEqual(response.contentType, "image/jpeg")
+        XCTAssertEqual(response.header("content-disposition"),
+                       "attachment; filename=\"Caf_ de Flore (1).jpg\"; filename*=UTF-8''Caf%C3%A9%20de%20Flore%20%281%29.jpg")
+        let file = try XCTUnwrap(response.file)
+        let original = try Data(contentsOf: TestPaths.fixtures.appendingPathComponent("baseline.jpg"))
+        XCTAssertEqual(file.length, original.count)
+        XCTAssertEqual(try file.descriptor.read(count: file.length, at: 0), Array(original))
+        let etag = try XCTUnwrap(response.header("etag"))
+        let again = app.respond(to: HTTPRequest(method: "GET", target: "/images/\(id)/original", versionMinor: 1,
+                                                headers: [HTTPHeader(name: "host", value: "t"), HTTPHeader(name: "if-none-match", value: etag)],
+                                                keepAlive: true), notes: RequestNotes(started: 0)).wait()
+        XCTAssertEqual(again.status, .notModified)
+        XCTAssertEqual(get("/images/nothing/original").status, .notFound)
+    }
+
     func testAnImageIdWithPlainSlashesGetsAHint() {
         let response = get("/api/images/2024/iceland/volna")
         XCTAssertEqual(response.status, .notFound)
@@ -115,7 +148,7 @@ final class LibraryStateTests: XCTestCase {
     }
 
     func testViewportCarriesFitAndPicksTilesForDevicePixels() throws {
-        let id = "-le-de-R----summer%2FCaf--de-Flore--1-"
+        let id = "%C3%AEle-de-r%C3%A9-summer%2Fcaf%C3%A9-de-flore-1"
         let fit = try json("/api/images/\(id)/viewport?width=390&height=844")
         XCTAssertEqual(fit["fit"] as? Bool, true)
         XCTAssertEqual(fit["dpr"] as? Double, 1)
