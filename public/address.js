@@ -1,4 +1,5 @@
-// The address bar: what `?folder=…` or `?image=…[&zoom=…&cx=…&cy=…]` asks for, and the address of a view.
+// The address bar: what `?folder=…` or `?image=…[&zoom=…&cx=…&cy=…][&rotate=90|180|270]` asks for, and the
+// address of a view.
 // The query is what the server reads: for `?image=ID` at fit it writes the thumbnail into the page, so the first
 // frame has the picture. The older `#folder=…` and `#image=…` links still work; when the fragment names
 // something it wins (it is what a link within the page or an old bookmark says), and the viewer then writes the
@@ -9,18 +10,20 @@
 export function parseAddress(where = location) {
   const fragment = new URLSearchParams(where.hash.slice(1));
   const q = fragment.has('image') || fragment.has('folder') ? fragment : new URLSearchParams(where.search);
-  const zoom = Number(q.get('zoom')), cx = Number(q.get('cx')), cy = Number(q.get('cy'));
+  const zoom = Number(q.get('zoom')), cx = Number(q.get('cx')), cy = Number(q.get('cy')), turn = Number(q.get('rotate'));
   return {
     folder: q.get('folder'),
     image: q.get('image'),
     view: zoom > 0 && Number.isFinite(cx) && Number.isFinite(cy) ? { zoom, cx, cy } : null,
+    rotation: [90, 180, 270].includes(turn) ? turn : 0,
   };
 }
 
-/** The address of image `id` at fit, or zoomed in on `view` ({ zoom, cx, cy }). */
-export function imageAddress(id, view = null) {
-  const address = `?image=${encodeURIComponent(id)}`;
-  return view ? `${address}&zoom=${+view.zoom.toPrecision(8)}&cx=${+view.cx.toFixed(2)}&cy=${+view.cy.toFixed(2)}` : address;
+/** The address of image `id` at fit, or zoomed in on `view` ({ zoom, cx, cy }), turned by `rotation`°. */
+export function imageAddress(id, view = null, rotation = 0) {
+  let address = `?image=${encodeURIComponent(id)}`;
+  if (view) address += `&zoom=${+view.zoom.toPrecision(8)}&cx=${+view.cx.toFixed(2)}&cy=${+view.cy.toFixed(2)}`;
+  return rotation ? `${address}&rotate=${rotation}` : address;
 }
 
 /** The address of the folder view of `path`. */

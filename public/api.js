@@ -101,6 +101,16 @@ export function overviewURL(id, width, height) {
   return `/api/images/${enc(id)}/viewport.jpg?width=${Math.round(width)}&height=${Math.round(height)}`;
 }
 
+/** The view `page` shows now as one picture at device pixels: the part of the image on screen (no letterbox),
+ *  through the view-image API; what "Save this view" downloads. */
+export function viewImageURL(image, page) {
+  // Device pixels, but never past native size (the server's largest zoom).
+  const ratio = Math.max(1e-6, Math.min(pixelRatio(), (page.maxZoom || 1) / page.zoom)), z = page.zoom * ratio;
+  const w = Math.max(1, Math.round(Math.min(page.vw, image.width * page.zoom) * ratio));
+  const h = Math.max(1, Math.round(Math.min(page.vh, image.height * page.zoom) * ratio));
+  return `/api/images/${enc(image.id)}/viewport.jpg?width=${w}&height=${h}&zoom=${num(z)}&cx=${num(page.cx)}&cy=${num(page.cy)}`;
+}
+
 /** One image's entry, with the `metadata` its file carries. */
 export function image(id) {
   return getJSON(`/api/images/${enc(id)}`);

@@ -4,6 +4,8 @@
 // Arrow keys move between cells, Enter opens, Backspace goes up a folder; taps and clicks open. Names are as
 // written on disk (the listing's `name`), never the ASCII ids; a file that cannot be shown is listed with why.
 
+import * as api from './api.js';
+
 const label = (path) => path.slice(path.lastIndexOf('/') + 1);
 
 /** A lazily loaded thumbnail; `tiny` ones are drawn with hard pixels at their own size (a 1 × 1 image is a dot). */
@@ -16,6 +18,22 @@ function thumbnail(url, tiny = false) {
   if (tiny) img.className = 'tiny';
   img.src = url;
   return img;
+}
+
+/** A cell's picture box in CSS pixels (the grid's narrow and wide layouts: style.css). */
+const box = () => (window.innerWidth <= 480 ? { w: 130, h: 120 } : { w: 200, h: 160 });
+
+/** On a screen of more than one device pixel a pixel, a picture of `image` sized for the cell at device pixels
+ *  (the view-image API, the image's own shape, no letterbox), when the pyramid's one-tile thumbnail would be
+ *  drawn larger than its pixels; else nil, and the thumbnail tile (from the tile cache) it is. */
+function sharpThumbnail(image) {
+  const ratio = api.pixelRatio(), { w, h } = box();
+  if (ratio <= 1 || !image.width || !image.height) return null;
+  const scale = Math.min(1, (w * ratio) / image.width, (h * ratio) / image.height);
+  const tile = image.tileSize || 256;
+  if (Math.max(image.width, image.height) * scale <= tile) return null;
+  const width = Math.max(1, Math.round(image.width * scale)), height = Math.max(1, Math.round(image.height * scale));
+  return `/api/images/${encodeURIComponent(image.id)}/viewport.jpg?width=${width}&height=${height}&zoom=fit&v=${image.version}`;
 }
 
 export class FolderView {
@@ -137,7 +155,7 @@ export class FolderView {
     } else if (image.error) {
       broken(image.error);
     } else {
-      const img = thumbnail(image.thumbnail, image.width <= 16 && image.height <= 16);
+      const img = thumbnail(sharpThumbnail(image) ?? image.thumbnail, image.width <= 16 && image.height <= 16);
       img.onerror = () => broken('The file could not be decoded.');
       picture.append(img);
       cell.setAttribute('aria-label', `${shown}, ${image.width} × ${image.height}`);

@@ -20,14 +20,19 @@ export function installGestures(viewer) {
     if (e.button !== 0 && e.pointerType === 'mouse') return;
     const page = viewer.current();
     if (!page) return;
-    root.setPointerCapture(e.pointerId);
+    // A first finger down while pointers are still held means their up or cancel never came (the element under
+    // them went away, capture was lost): kept, they would turn every later swipe into a pinch.
+    if (e.isPrimary) pointers.clear();
+    try { root.setPointerCapture(e.pointerId); } catch { /* the pointer is already up: its events still come */ }
     pointers.set(e.pointerId, point(e));
     if (pointers.size === 2) {
       const [a, b] = [...pointers.values()];
       gesture = { kind: 'pinch', dist: Math.hypot(a.x - b.x, a.y - b.y), zoom: page.zoom };
     } else if (pointers.size === 1) {
       const p = point(e);
-      gesture = { kind: page.isFit && viewer.images.length > 1 ? 'page' : 'pan', start: p, last: p, t: performance.now(), moved: false, touch: e.pointerType !== 'mouse' };
+      // At fit a drag pages, also on a page whose view has not come yet (it opens at fit) or that cannot be shown.
+      const atFit = page.isFit || !page.ready || page.error;
+      gesture = { kind: atFit && viewer.images.length > 1 ? 'page' : 'pan', start: p, last: p, t: performance.now(), moved: false, touch: e.pointerType !== 'mouse' };
     }
   });
 
@@ -39,9 +44,11 @@ export function installGestures(viewer) {
     if (gesture.kind === 'pinch' && pointers.size === 2) {
       const [a, b] = [...pointers.values()];
       const dist = Math.hypot(a.x - b.x, a.y - b.y);
-      page.zoomAround(gesture.zoom * dist / gesture.dist, (a.x + b.x) / 2, (a.y + b.y) / 2);
+      const at = page.toLocal((a.x + b.x) / 2, (a.y + b.y) / 2);
+      page.zoomAround(gesture.zoom * dist / gesture.dist, at.x, at.y);
     } else if (gesture.kind === 'pan') {
-      page.setView(page.zoom, page.cx - (p.x - gesture.last.x) / page.zoom, page.cy - (p.y - gesture.last.y) / page.zoom);
+      const d = page.toLocalDelta(p.x - gesture.last.x, p.y - gesture.last.y);
+      page.setView(page.zoom, page.cx - d.x / page.zoom, page.cy - d.y / page.zoom);
       gesture.last = p;
     } else if (gesture.kind === 'page') {
       let offset = p.x - gesture.start.x;
@@ -85,12 +92,13 @@ export function installGestures(viewer) {
   }
   root.addEventListener('pointerup', endPointer);
   root.addEventListener('pointercancel', endPointer);
+  root.addEventListener('lostpointercapture', endPointer);
 
   root.addEventListener('wheel', (e) => {
     e.preventDefault();
     const page = viewer.current();
     if (!page) return;
-    const p = point(e);
+    const p = page.toLocal(point(e).x, point(e).y);
     const scale = e.deltaMode === 1 ? 40 : 1;
     page.zoomAround(page.zoom * Math.exp(-e.deltaY * scale * 0.002), p.x, p.y);
   }, { passive: false });
@@ -100,11 +108,11 @@ export function installGestures(viewer) {
     doubleTap(p.x, p.y, e.shiftKey, e.altKey || e.metaKey);
   });
 
-  /** Double tap at view point (x, y): /zoomrect decides the zoom and centre. */
+  /** Double tap at screen point (x, y) of the view: /zoomrect decides the zoom and centre. */
   async function doubleTap(x, y, out = false, flip = false) {
     const page = viewer.current();
     if (!page?.ready || page.error) return;
-    const at = page.toImage(x, y);
+    const local = page.toLocal(x, y), at = page.toImage(local.x, local.y);
     const mode = viewer.toggleMode !== flip ? 'toggle' : 'step';
     const r = await api.doubleTap(page.image, page.vw, page.vh, page.isFit ? 'fit' : page.zoom, at.x, at.y,
       out ? 'step' : mode, out ? 1 / 1.5 : 1.5);

@@ -10,9 +10,26 @@ export const SHORTCUTS = [
   ['1', '100 %: one image pixel per screen pixel'],
   ['Page Up / Page Down', 'Previous / next image'],
   ['Double-click', 'Zoom in 1.5× (Shift: out); fit ↔ 100 % with the switch on'],
+  ['Space', 'Slideshow: start / stop'],
+  ['f', 'Full screen'],
+  ['r  Shift+r', 'Turn the view 90° right / left'],
+  ['s', 'Share: copy a link to this view'],
+  ['d', 'Download the original or this view'],
   ['i', 'About this photo'],
   ['Escape', 'Close a panel, else back to the folder'],
   ['?', 'This list'],
+];
+
+/** The gestures, as the overlay lists them on touch screens. */
+export const GESTURES = [
+  ['Swipe left / right', 'Next / previous image (at fit)'],
+  ['Pinch', 'Zoom in and out'],
+  ['Drag', 'Move around when zoomed in'],
+  ['Double-tap', 'Zoom in 1.5×; fit ↔ 100 % with the switch on'],
+  ['▦', 'Back to the folder'],
+  ['i', 'About this photo: details, download, rotate, full screen'],
+  ['↗', 'Share a link to this view'],
+  ['▶', 'Slideshow'],
 ];
 
 export function installKeys(viewer) {
@@ -20,8 +37,12 @@ export function installKeys(viewer) {
   const help = document.getElementById('help');
   const helpButton = document.getElementById('show-help');
   const list = help.querySelector('dl');
-  list.replaceChildren(...SHORTCUTS.flatMap(([keys, what]) => {
-    const dt = document.createElement('dt'); dt.textContent = keys;
+  // A touch screen without a keyboard gets the gestures; one with a fine pointer too gets the keys as well.
+  const touch = matchMedia('(pointer: coarse)').matches, keys = matchMedia('(any-pointer: fine)').matches || !touch;
+  help.querySelector('h2').textContent = touch ? (keys ? 'Gestures and keys' : 'Gestures') : 'Keys';
+  help.setAttribute('aria-label', help.querySelector('h2').textContent);
+  list.replaceChildren(...[...(touch ? GESTURES : []), ...(keys ? SHORTCUTS : [])].flatMap(([name, what]) => {
+    const dt = document.createElement('dt'); dt.textContent = name;
     const dd = document.createElement('dd'); dd.textContent = what;
     return [dt, dd];
   }));
@@ -48,18 +69,24 @@ export function installKeys(viewer) {
     if (e.key === 'Escape' && info.open) { e.preventDefault(); info.toggle(false); root.focus(); return; }
     if (e.key === 'Escape') { e.preventDefault(); viewer.showFolder(viewer.folderPath, page.image.id); return; }
     if (e.key === 'i' && !e.altKey) { e.preventDefault(); info.toggle(); return; }
-    const stepX = page.vw * 0.1 / page.zoom, stepY = page.vh * 0.1 / page.zoom;
+    // A tenth of the screen a press, in the screen's directions (the view may be turned).
+    const pan = (dx, dy) => {
+      const d = page.toLocalDelta(dx * page.screen.w * 0.1, dy * page.screen.h * 0.1);
+      page.setView(page.zoom, page.cx + d.x / page.zoom, page.cy + d.y / page.zoom);
+    };
     const atFit = page.isFit || page.error;
     const handled = {
-      ArrowLeft: () => (e.altKey || atFit ? viewer.goTo(viewer.index - 1) : page.setView(page.zoom, page.cx - stepX, page.cy)),
-      ArrowRight: () => (e.altKey || atFit ? viewer.goTo(viewer.index + 1) : page.setView(page.zoom, page.cx + stepX, page.cy)),
-      ArrowUp: () => page.setView(page.zoom, page.cx, page.cy - stepY),
-      ArrowDown: () => page.setView(page.zoom, page.cx, page.cy + stepY),
+      ArrowLeft: () => (e.altKey || atFit ? viewer.goTo(viewer.index - 1) : pan(-1, 0)),
+      ArrowRight: () => (e.altKey || atFit ? viewer.goTo(viewer.index + 1) : pan(1, 0)),
+      ArrowUp: () => pan(0, -1),
+      ArrowDown: () => pan(0, 1),
       '+': () => page.zoomAround(page.zoom * 1.5, page.vw / 2, page.vh / 2),
       '=': () => page.zoomAround(page.zoom * 1.5, page.vw / 2, page.vh / 2),
       '-': () => page.zoomAround(page.zoom / 1.5, page.vw / 2, page.vh / 2),
-      0: () => page.show(page.vw, page.vh, 'fit'),
-      1: () => page.show(page.vw, page.vh, 1, page.cx, page.cy),
+      0: () => viewer.fit(page),
+      1: () => page.show(page.screen.w, page.screen.h, 1, page.cx, page.cy),
+      r: () => viewer.rotate(page.rotation + 90),
+      R: () => viewer.rotate(page.rotation - 90),
       PageUp: () => viewer.goTo(viewer.index - 1),
       PageDown: () => viewer.goTo(viewer.index + 1),
     }[e.key];

@@ -24,5 +24,12 @@ export class Notice {
     this.text.textContent = '';
   }
 
+  /** Shows `text` for a few seconds (a confirmation: "Link copied"). */
+  flash(text) {
+    this.say(text, 'flash');
+    clearTimeout(this.flashTimer);
+    this.flashTimer = setTimeout(() => this.clear('flash'), 4000);
+  }
+
   announce(text) { this.announcer.textContent = text; }
 }

@@ -17,7 +17,14 @@ export class PageView {
     this.el.dataset.image = image.id;
     this.stage = document.createElement('div');
     this.stage.className = 'stage';
-    this.el.append(this.stage);
+    // The view turned by `rotation` (0, 90, 180, 270° clockwise): the stage lies in `turn`, a box of the view's
+    // size as the unturned image sees it (width and height swapped at 90° and 270°), turned about its centre.
+    this.turn = document.createElement('div');
+    this.turn.className = 'turn';
+    this.turn.append(this.stage);
+    this.el.append(this.turn);
+    this.rotation = 0;
+    this.screen = { w: 1, h: 1 };
     this.tiles = new TileLayers(this.stage, image, () => this.onChange?.(this), () => this.tileFailed());
     this.zoom = 1; this.cx = image.width / 2; this.cy = image.height / 2;
     this.minZoom = 1; this.maxZoom = 1; this.fitZoom = 1; this.level = 0;
@@ -63,9 +70,42 @@ export class PageView {
     this.stage.prepend(img);
   }
 
+  /** `w × h` of the screen as the unturned image sees it, and the turn box placed for it. */
+  local(w, h) {
+    this.screen = { w, h };
+    const sideways = this.rotation % 180 !== 0;
+    const [lw, lh] = sideways ? [h, w] : [w, h];
+    this.turn.style.width = `${lw}px`;
+    this.turn.style.height = `${lh}px`;
+    this.turn.style.transform = this.rotation ? `translate(${w / 2}px, ${h / 2}px) rotate(${this.rotation}deg) translate(${-lw / 2}px, ${-lh / 2}px)` : '';
+    return [lw, lh];
+  }
+
+  /** The view point under screen point (x, y) of the page (they differ when the view is turned). */
+  toLocal(x, y) {
+    if (!this.rotation) return { x, y };
+    const { w, h } = this.screen, a = -this.rotation * Math.PI / 180;
+    const dx = x - w / 2, dy = y - h / 2;
+    return { x: this.vw / 2 + dx * Math.cos(a) - dy * Math.sin(a), y: this.vh / 2 + dx * Math.sin(a) + dy * Math.cos(a) };
+  }
+
+  /** A movement (dx, dy) on screen as a movement in the view. */
+  toLocalDelta(dx, dy) {
+    if (!this.rotation) return { x: dx, y: dy };
+    const a = -this.rotation * Math.PI / 180;
+    return { x: dx * Math.cos(a) - dy * Math.sin(a), y: dx * Math.sin(a) + dy * Math.cos(a) };
+  }
+
+  /** Turns the view to `degrees` (a multiple of 90) and fits it on a `w × h` screen. */
+  rotate(degrees, w, h) {
+    this.rotation = ((Math.round(degrees / 90) * 90) % 360 + 360) % 360;
+    return this.show(w, h, 'fit');
+  }
+
   /** Draws the view the page is about to ask for at once (fit when no zoom), from the image's size alone. */
   preview(vw, vh, zoom = 'fit', cx, cy) {
     if (this.ready || !this.image.width) return;
+    [vw, vh] = this.local(vw, vh);
     this.vw = vw; this.vh = vh;
     this.zoom = typeof zoom === 'number' ? zoom : fitZoom(this.image.width, this.image.height, vw, vh);
     this.fit = typeof zoom !== 'number';
@@ -75,15 +115,18 @@ export class PageView {
 
   /** Size the view and ask the server for the view at `zoom` (a number, 'fit' or 'max') around (cx, cy). */
   async show(vw, vh, zoom = 'fit', cx, cy) {
+    const screen = [vw, vh];
+    [vw, vh] = this.local(vw, vh);
     this.vw = vw; this.vh = vh;
     if (this.error) { this.onChange?.(this); return null; }
-    this.preview(vw, vh, zoom, cx, cy);
+    this.preview(...screen, zoom, cx, cy);
     const ticket = ++this.request;
     let v;
     try {
       v = await api.viewport(this.image, vw, vh, zoom, cx, cy);
     } catch (error) {
       if (error instanceof api.APIError && error.status !== 503) this.fail(error.message);
+      else if (!(error instanceof api.APIError) && this.ready && ticket === this.request) this.viewLocally(zoom, cx, cy);
       return null;
     }
     if (ticket !== this.request) return v;
@@ -91,12 +134,23 @@ export class PageView {
     return v;
   }
 
+  /** With the server away: the view at `zoom` ('fit' or a number) worked out here, drawn with the tiles the
+   *  page has (sharper ones come when the server answers again). */
+  viewLocally(zoom, cx, cy) {
+    const { width: W, height: H } = this.image;
+    const fitted = fitZoom(W, H, this.vw, this.vh);
+    this.fit = zoom === 'fit' || (typeof zoom === 'number' && zoom <= fitted);
+    this.zoom = this.fit ? fitted : clamp(zoom === 'max' ? this.maxZoom : zoom, fitted, this.maxZoom);
+    if (this.fit) { this.cx = W / 2; this.cy = H / 2; } else if (cx !== undefined) { this.cx = cx; this.cy = cy; }
+    this.render();
+  }
+
   /** A neighbour's picture: thumbnail at once, then the tiles of a view half the size (a quarter of the bytes of
    *  the fit view), never anything sharper until it is shown. */
   async overview(vw, vh) {
-    this.vw = vw; this.vh = vh;
     if (this.error || this.ready) return;
     this.preview(vw, vh);
+    [vw, vh] = [this.vw, this.vh];
     const ticket = ++this.request;
     let v;
     try { v = await api.viewport(this.image, vw / 2, vh / 2, 'fit', undefined, undefined, 1); } catch { return; }

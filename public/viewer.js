@@ -17,6 +17,8 @@ import { GalleryNav } from './gallery-nav.js';
 import { Notice } from './notice.js';
 import { installScreenWatch } from './screen-watch.js';
 import { signOut } from './auth.js';
+import { installChrome } from './chrome.js';
+import { installSlideshow } from './slideshow.js';
 
 const GAP = 24;                     // pixels between pages
 const POLL = 2000;                  // ms between looks at the folder's listing
@@ -51,6 +53,18 @@ const viewer = {
   goTo: (i, view, animate) => goTo(i, view, animate),
   layoutStrip: (animate) => layoutStrip(animate),
   showFolder: (path, focusID) => showFolder(path, focusID),
+  /** Fits `page` (worked out here when the server is away). */
+  fit: (page) => page.show(page.screen.w, page.screen.h, 'fit'),
+  /** Turns the view of the current image to `degrees` and fits it; the address keeps the turn. */
+  rotate: async (degrees) => {
+    const page = viewer.current();
+    if (!page || page.error) return;
+    const { w, h } = viewer.size();
+    await page.rotate(degrees, w, h);
+    onPageChange(page);
+  },
+  /** The address of `page`'s view: its id, its zoom and centre unless at fit, its turn. */
+  addressOf: (page) => imageAddress(page.image.id, page.isFit || page.error ? null : page, page.rotation),
   info,
 };
 let listingKey = '';
@@ -93,6 +107,7 @@ function onPageChange(page) {
   bar.busy.hidden = page.pending === 0;
   root.setAttribute('aria-busy', page.pending > 0 ? 'true' : 'false');
   info.showing(page);
+  chrome?.links();
   minimap.update(page, viewer.mode === 'zoom');
   scheduleAddress();
 }
@@ -104,7 +119,7 @@ function scheduleAddress() {
   addressTimer = setTimeout(() => {
     const p = viewer.current();
     if (viewer.mode !== 'zoom' || !p?.ready) return;
-    const address = imageAddress(p.image.id, p.isFit || p.error ? null : p);
+    const address = viewer.addressOf(p);
     if (!showing(address)) history.replaceState(null, '', address);
   }, 150);
 }
@@ -150,7 +165,7 @@ function retireFirstPicture(page = null) {
 }
 
 /** Shows page `i`: its neighbours at overview resolution, everything further away purged. */
-async function goTo(i, view = null, animate = true) {
+async function goTo(i, view = null, animate = true, rotation = null) {
   const { images } = viewer;
   if (!images.length) return showFolder(viewer.folderPath);
   viewer.index = Math.max(0, Math.min(images.length - 1, i));
@@ -158,6 +173,7 @@ async function goTo(i, view = null, animate = true) {
   const near = new Set(images.slice(Math.max(0, viewer.index - 1), viewer.index + 2).map((im) => im.id));
   for (const [id, page] of pages) if (!near.has(id)) dropPage(id, page);
   const page = viewer.current();
+  if (rotation !== null) page.rotation = rotation;
   viewer.neighbours();                // made now, so the strip lays them out beside the page
   layoutStrip(animate);
   nav.mark(viewer.index, images.length);
@@ -179,13 +195,17 @@ async function goTo(i, view = null, animate = true) {
   onPageChange(page);
 }
 
+/** The folders' listings as last fetched, so that with the server away the folder view still shows them. */
+const listings = new Map();
+function remember(listing) { listings.set(listing.folder, listing); return listing; }
+
 /** The zoom view of image `i` of the folder on screen; from the folder view it is a new history entry, so the
  *  browser's Back returns to the grid (not when the history itself brought us here: `push` false). */
-async function openImage(i, view = null, push = true) {
+async function openImage(i, view = null, push = true, rotation = null) {
   if (push && viewer.mode === 'folder' && viewer.images[i]) history.pushState(null, '', imageAddress(viewer.images[i].id));
   viewer.mode = 'zoom';
   document.body.classList.remove('browsing');
-  const done = goTo(i, view, false);
+  const done = goTo(i, view, false, rotation);
   root.focus();
   await done;
 }
@@ -201,10 +221,12 @@ async function showFolder(path, focusID = null, missing = null) {
   try {
     listing = await api.folder(path, (partial) => { if (viewer.mode === 'folder' && folderView.path === path && ticket === folderTicket) folderView.show(partial); });
   } catch (error) {
-    if (!(error instanceof api.APIError) || ticket !== folderTicket) return;   // no server: stay, the notice says reconnecting
-    if (path) return showFolder(api.folderOf(path), null, missing ?? path);
-    return;
+    if (ticket !== folderTicket) return;
+    if (error instanceof api.APIError) return path ? showFolder(api.folderOf(path), null, missing ?? path) : undefined;
+    listing = listings.get(path);              // no server: the folder as last seen, or stay where we are
+    if (!listing) return;
   }
+  remember(listing);
   if (ticket !== folderTicket) return;                       // a later step (Backspace twice, Back) went elsewhere
   const wasFolder = viewer.mode === 'folder' && viewer.folderPath === path;
   viewer.mode = 'folder';
@@ -229,7 +251,7 @@ async function follow(address, initial = false) {
   if (address.image !== null) {
     const folder = api.folderOf(address.image);
     if (folder !== viewer.folderPath || !viewer.images.length) {
-      try { adopt(await api.folder(folder)); } catch (error) { if (!(error instanceof api.APIError)) return; }
+      try { adopt(remember(await api.folder(folder))); } catch (error) { if (!(error instanceof api.APIError)) return; }
     }
     const i = viewer.images.findIndex((im) => im.id === address.image);
     if (i < 0 && !address.renamed) {
@@ -237,7 +259,7 @@ async function follow(address, initial = false) {
       // its API address to today's id, and the viewer follows it there.
       const today = await api.image(address.image).then((entry) => entry.id, () => null);
       if (today && today !== address.image) {
-        history.replaceState(null, '', imageAddress(today, address.view));
+        history.replaceState(null, '', imageAddress(today, address.view, address.rotation));
         return follow({ ...parseAddress(), renamed: true }, initial);
       }
     }
@@ -248,15 +270,15 @@ async function follow(address, initial = false) {
     }
     const page = pageAt(i);
     const view = address.view;
-    if (viewer.mode === 'zoom' && i === viewer.index && page?.ready && (!view || (Math.abs(page.zoom - view.zoom) < 1e-9
+    if (viewer.mode === 'zoom' && i === viewer.index && page?.ready && page.rotation === address.rotation && (!view || (Math.abs(page.zoom - view.zoom) < 1e-9
         && Math.abs(page.cx - view.cx) < 0.01 && Math.abs(page.cy - view.cy) < 0.01))) return;
-    return openImage(i, view, false);
+    return openImage(i, view, false, address.rotation);
   }
   if (!initial) return;
   // No address: the top folder's first image, as the product promises ("the whole photo appears at once");
   // a library whose top folder holds only folders opens on them.
   const top = await api.folder('');
-  if (top.images.length) { adopt(top); return openImage(0, null, false); }
+  if (top.images.length) { adopt(remember(top)); return openImage(0, null, false); }
   return showFolder('');
 }
 
@@ -284,7 +306,7 @@ setInterval(async () => {
   ratioChanged();
   const asked = viewer.folderPath, ticket = folderTicket;
   try {
-    const listing = await api.folder(asked);
+    const listing = remember(await api.folder(asked));
     // The person moved on while it was asked (Backspace, a link): this answer is about a folder no longer shown.
     if (viewer.folderPath !== asked || ticket !== folderTicket) return;
     if (viewer.mode === 'folder') { adopt(listing); folderView.show(listing); return; }
@@ -301,7 +323,10 @@ const modeSwitches = [bar.mode, document.getElementById('toggle-mode-panel')];
 for (const button of modeSwitches) {
   button.addEventListener('click', () => {
     viewer.toggleMode = !viewer.toggleMode;
-    for (const b of modeSwitches) b.setAttribute('aria-pressed', String(viewer.toggleMode));
+    for (const b of modeSwitches) {
+      b.setAttribute('aria-pressed', String(viewer.toggleMode));
+      b.querySelector('.state').textContent = viewer.toggleMode ? 'on' : 'off';
+    }
   });
 }
 // A control used with the mouse or a tap gives the keyboard back to the picture: +, 0, 1, arrows work at once.
@@ -309,6 +334,8 @@ for (const el of [nav.prev, nav.next, bar.mode, nav.dots]) el.addEventListener('
 
 installGestures(viewer);
 installKeys(viewer);
+const chrome = installChrome(viewer, notice);
+const slideshow = installSlideshow(viewer, notice);
 const ratioChanged = installScreenWatch(viewer);
 
 // For tests and the console: the current view as numbers.
@@ -318,7 +345,8 @@ window.tileViewer = {
     if (!p) return { mode: viewer.mode, folder: viewer.folderPath, count: viewer.images.length, ready: true, pending: 0 };
     return { mode: viewer.mode, folder: viewer.folderPath, count: viewer.images.length, image: p.image.id, name: p.image.name, index: viewer.index,
       zoom: p.zoom, fit: p.isFit, cx: p.cx, cy: p.cy, minZoom: p.minZoom, maxZoom: p.maxZoom, fitZoom: p.fitZoom, level: p.level,
-      width: p.vw, height: p.vh, pending: p.pending, ready: p.ready, error: p.error, online: connection.online };
+      width: p.vw, height: p.vh, pending: p.pending, ready: p.ready, error: p.error, online: connection.online,
+      rotation: p.rotation, slideshow: slideshow.running };
   },
   tilesPerPage: () => viewer.images.map((image) => pages.get(image.id)?.tileCount ?? 0),
   toImage: (x, y) => viewer.current().toImage(x, y),

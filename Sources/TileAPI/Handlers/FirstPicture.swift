@@ -25,7 +25,7 @@ struct FirstPicture: Sendable {
     static func wanted(_ context: RequestContext) -> Bool {
         var query = context.path.query
         query["share"] = nil
-        return query.isEmpty || (query["image"] != nil && query["zoom"] == nil && query["folder"] == nil)
+        return query.isEmpty || (query["image"] != nil && query["zoom"] == nil && query["rotate"] == nil && query["folder"] == nil)
     }
 
     /// The image the address shows at fit, if `wanted`. Walks the top folder for a bare `/`: off the event loop.

@@ -1,0 +1,111 @@
+// The controls around the photo: they fade after a while without pointer, touch or key and come back on any
+// (never while a panel or menu is open); full screen (the Fullscreen API, else the controls hidden until
+// wanted); share (the system share sheet where there is one, else the address copied); download (the original
+// file, or this view at screen size through the view-image API).
+import * as api from './api.js';
+
+const IDLE = 2000;                  // ms without activity before the controls fade
+
+export function installChrome(viewer, notice) {
+  const body = document.body;
+  const el = (id) => document.getElementById(id);
+  const fullscreenButtons = [el('fullscreen'), el('info-fullscreen')];
+  const menu = el('download-menu'), downloadButton = el('download');
+  let timer = 0;
+
+  /** Whether something is open that the person is reading or using: then nothing fades. */
+  const busy = () => viewer.mode !== 'zoom' || viewer.info.open || !el('help').hidden || !menu.hidden;
+
+  function wake() {
+    body.classList.remove('idle');
+    clearTimeout(timer);
+    timer = setTimeout(() => { if (!busy()) body.classList.add('idle'); else wake(); }, IDLE);
+  }
+  for (const type of ['pointermove', 'pointerdown', 'wheel', 'keydown', 'touchstart', 'focusin']) {
+    window.addEventListener(type, wake, { capture: true, passive: true });
+  }
+  wake();
+
+  const native = () => Boolean(document.fullscreenEnabled && document.documentElement.requestFullscreen);
+  const isFull = () => Boolean(document.fullscreenElement) || body.classList.contains('pseudo-fullscreen');
+  function showState() {
+    for (const b of fullscreenButtons) {
+      b.setAttribute('aria-pressed', String(isFull()));
+      b.textContent = b.id === 'fullscreen' ? (isFull() ? '⤡' : '⤢') : isFull() ? 'Leave full screen' : 'Full screen';
+    }
+  }
+  /** Enters or leaves full screen: the browser's own where it has one; else our controls hide until wanted
+   *  (a phone's browser keeps its bars, which scrolling cannot hide on a page that never scrolls). */
+  async function toggleFullscreen(on = !isFull()) {
+    if (native()) {
+      try {
+        if (on && !document.fullscreenElement) await document.documentElement.requestFullscreen({ navigationUI: 'hide' });
+        else if (!on && document.fullscreenElement) await document.exitFullscreen();
+      } catch { body.classList.toggle('pseudo-fullscreen', on); }
+    } else {
+      body.classList.toggle('pseudo-fullscreen', on);
+    }
+    showState();
+  }
+  document.addEventListener('fullscreenchange', showState);
+  for (const b of fullscreenButtons) b.addEventListener('click', () => toggleFullscreen());
+  el('rotate').addEventListener('click', () => viewer.rotate((viewer.current()?.rotation ?? 0) + 90));
+
+  /** The address of what is on screen now (the address bar lags the view by a moment). */
+  function here() {
+    const page = viewer.current();
+    return page ? new URL(viewer.addressOf(page), location.href).href : location.href;
+  }
+  async function share() {
+    const url = here(), title = document.title;
+    if (navigator.share && matchMedia('(pointer: coarse)').matches) {
+      try { await navigator.share({ title, url }); return; } catch (error) { if (error?.name === 'AbortError') return; }
+    }
+    try {
+      await navigator.clipboard.writeText(url);
+      notice.flash('Link copied: it opens this photo at this view.');
+    } catch {
+      notice.flash(`Copy this link: ${url}`);
+    }
+  }
+  el('share').addEventListener('click', share);
+
+  /** Points the download links at the photo on screen: its original (when the server offers it to this
+   *  viewer) and this view at the size it has on screen. */
+  function links() {
+    const page = viewer.current();
+    if (!page) return;
+    const image = page.image, name = image.name ?? image.id;
+    const original = image.download && !image.maxSize ? image.download : null;
+    for (const a of [el('download-original'), el('info-original')]) {
+      a.hidden = !original;
+      if (original) a.href = original;
+    }
+    const view = page.error ? null : api.viewImageURL(image, page);
+    for (const a of [el('download-view'), el('info-view')]) {
+      a.hidden = !view;
+      if (view) { a.href = view; a.download = `${name} (view).jpg`; }
+    }
+  }
+  function toggleMenu(open = menu.hidden) {
+    if (open) links();
+    menu.hidden = !open;
+    downloadButton.setAttribute('aria-expanded', String(open));
+    if (open) menu.querySelector('a:not([hidden])')?.focus();
+  }
+  downloadButton.addEventListener('click', () => toggleMenu());
+  menu.addEventListener('click', () => toggleMenu(false));
+  for (const id of ['info-original', 'info-view']) el(id).addEventListener('pointerenter', links);
+  window.addEventListener('pointerdown', (e) => { if (!menu.hidden && !menu.contains(e.target) && e.target !== downloadButton) toggleMenu(false); });
+
+  window.addEventListener('keydown', (e) => {
+    if (viewer.mode !== 'zoom' || e.ctrlKey || e.metaKey || e.altKey || e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement) return;
+    if (e.key === 'Escape' && !menu.hidden) { e.preventDefault(); e.stopImmediatePropagation(); toggleMenu(false); return; }
+    const action = { f: () => toggleFullscreen(), s: share, d: () => toggleMenu() }[e.key];
+    if (!action) return;
+    e.preventDefault();
+    action();
+  }, true);
+
+  return { links, toggleFullscreen, share };
+}
