@@ -114,6 +114,8 @@ public final class ImageLibrary: ImageDirectory {
 
     let state = Locked(State())
     /// Ids of the earlier naming rule to today's, and the library generation they were made at (`renamedID`, `renamedFolder`).
+    /// What the files say, for finding and ordering them; indexed once `search.start(_:)` is called.
+    package let search = SearchIndex()
     let renameCache = Locked<(generation: Int, map: [String: String])>((-1, [:]))
     /// Bumped (after the change is in place) by every change that adds, removes or replaces an image.
     private let changes = Atomic<Int>(0)
@@ -216,6 +218,7 @@ public final class ImageLibrary: ImageDirectory {
         }
         if !change.isEmpty { changes.add(1, ordering: .releasing) }
         seen.forEach { $0.recheck() }
+        search.nudge()
         if let service { gone.forEach(service.imageRemoved) }
         return change
     }

@@ -28,6 +28,7 @@ struct ImageAPIHandler: Sendable {
     /// A page of the whole library in path order (`?limit=`, `?after=` from a `next` URL), or with `?folder=`
     /// one folder's images and its sub-folders. `next` is absent on the last page.
     func list(_ context: RequestContext) throws -> HandlerOutcome {
+        if context.path.query["q"] != nil || context.path.query["sort"] != nil { return try search(context) }
         let limit = try context.integer("limit", 1 ... Self.maxLimit, default: Self.defaultLimit)
         let folder = context.path.query["folder"].map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
         var after: LibraryKey?
@@ -44,21 +45,7 @@ struct ImageAPIHandler: Sendable {
         let access = context.access
         var members: [(String, JSONValue)] = []
         if let folder {
-            members.append(("folder", .string(folder)))
-            members.append(("name", .string(library.folderName(folder) ?? "")))
-            members.append(("trail", trail(folder)))
-            members.append(("collection", .string(URLPath.collection(folder))))
-            members.append(("folders", .array(page.folders.filter { access?.sees(folder: $0.path) ?? true }.map { sub in
-                let count = access.map { $0.count(sub.path) } ?? sub.count
-                var fields: [(String, JSONValue)] = [("path", .string(sub.path)), ("name", .string(sub.name)), ("count", .int(count)),
-                                                     ("images", .string("/api/images?folder=" + URLPath.escape(sub.path))),
-                                                     ("collection", .string(URLPath.collection(sub.path)))]
-                if let cover = sub.cover, access?.decision(for: cover)?.showsPixels ?? true,
-                   let summary = try? library.summary(cover), library.failure(of: cover) == nil {
-                    fields.append(("cover", thumbnail(cover, summary)))
-                }
-                return .object(fields)
-            })))
+            members += folderFields(folder, page, access)
         } else {
             members.append(("collection", .string(URLPath.collection(""))))
         }
@@ -82,9 +69,27 @@ struct ImageAPIHandler: Sendable {
         return .response(response.conditional(on: context.request))
     }
 
+    /// What a listing of `folder` says of the folder: its name, trail, collection and sub-folders (with counts
+    /// and covers as `access` sees them).
+    func folderFields(_ folder: String, _ page: ImageLibrary.Page, _ access: AccessView?) -> [(String, JSONValue)] {
+        [("folder", .string(folder)), ("name", .string(library.folderName(folder) ?? "")), ("trail", trail(folder)),
+         ("collection", .string(URLPath.collection(folder))),
+         ("folders", .array(page.folders.filter { access?.sees(folder: $0.path) ?? true }.map { sub in
+             let count = access.map { $0.count(sub.path) } ?? sub.count
+             var fields: [(String, JSONValue)] = [("path", .string(sub.path)), ("name", .string(sub.name)), ("count", .int(count)),
+                                                  ("images", .string("/api/images?folder=" + URLPath.escape(sub.path))),
+                                                  ("collection", .string(URLPath.collection(sub.path)))]
+             if let cover = sub.cover, access?.decision(for: cover)?.showsPixels ?? true,
+                let summary = try? library.summary(cover), library.failure(of: cover) == nil {
+                 fields.append(("cover", thumbnail(cover, summary)))
+             }
+             return .object(fields)
+         }))]
+    }
+
     /// A listed image: its entry, with `error` when its file cannot be shown (damaged, not an image, unreadable):
     /// such images are listed, not left out, so a viewer can say which files are wrong and why.
-    private func listed(_ image: ImageLibrary.Entry, maxSize: Int? = nil) -> JSONValue {
+    func listed(_ image: ImageLibrary.Entry, maxSize: Int? = nil) -> JSONValue {
         do {
             return .object(entry(image.id, image.name, try library.summary(image.id)) + Self.access(maxSize: maxSize))
         } catch {
@@ -94,7 +99,7 @@ struct ImageAPIHandler: Sendable {
     }
 
     /// A restricted image as those who may not see it get it: its name, with a lock, and no pixels or sizes.
-    private func locked(_ image: ImageLibrary.Entry) -> JSONValue {
+    func locked(_ image: ImageLibrary.Entry) -> JSONValue {
         .object([("id", .string(image.id)), ("folder", .string(LibraryKey.folder(of: image.id))), ("name", .string(image.name)),
                  ("locked", true), ("login", .string(AuthHandler.loginPath))])
     }

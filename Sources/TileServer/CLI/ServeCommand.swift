@@ -87,6 +87,7 @@ struct ServeCommand: ParsableCommand {
                 FolderWatcher(sync: sync, library: library, logger: logger, inotify: config.watch,
                               rescanInterval: config.rescanInterval).start()
             }
+            library.search.start(library)
             let count = library.count
             print("tileserver: access \(access.summary)")
             print("tileserver: serving \(count) image\(count == 1 ? "" : "s") (default: \(library.firstID ?? "none")) on \(host):\(server.port)")

@@ -1,0 +1,70 @@
+import ImageCodecs
+import POSIXSupport
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The library's search index: a `SearchRecord` per image file, by path, read from the files' headers by a
+/// thread of its own at low priority, never by a request. It looks again at every file after the library
+/// changes (a file added, removed or replaced, as the watcher reports it) and every `interval` seconds (for
+/// files rewritten in place, whose tags an editor changed); a file whose size and time are unchanged is not read.
+/// Until its first pass ends, searches answer from what is indexed and say how far it is (`status`).
+package final class SearchIndex: Sendable {
+    private let records = Locked<[String: SearchRecord]>([:])
+    private let counts = Locked<(indexed: Int, total: Int, passes: Int)>((0, 0, 0))
+    private let nudged = Atomic<Int>(0)
+
+    package init() {}
+
+    /// The record of the file at `path`, if it was indexed.
+    func record(_ path: String) -> SearchRecord? { records.withLock { $0[path] } }
+
+    /// The records of `paths`, in order (nil where not indexed yet), under one lock.
+    func records(_ paths: [String]) -> [SearchRecord?] { records.withLock { table in paths.map { table[$0] } } }
+
+    /// Files indexed and files in the library at the last look; `complete` once a whole pass has ended.
+    package var status: (indexed: Int, total: Int, complete: Bool) {
+        counts.withLock { ($0.indexed, $0.total, $0.passes > 0) }
+    }
+
+    /// Asks the indexing thread to look at the files again now (the library changed).
+    func nudge() { nudged.add(1, ordering: .releasing) }
+
+    /// Indexes `library` on a thread of its own: a pass now, then again after each change and every `interval`.
+    package func start(_ library: ImageLibrary, interval: Double = 10) {
+        startDetachedThread { [self] in
+            lowerCurrentThreadPriority()
+            while true {
+                let seen = nudged.load(ordering: .acquiring), generation = library.generation
+                pass(library)
+                var waited = 0.0
+                while waited < interval, nudged.load(ordering: .acquiring) == seen, library.generation == generation {
+                    usleep(250_000)
+                    waited += 0.25
+                }
+            }
+        }
+    }
+
+    /// One look at every image file of `library`: new and changed files read, records of files gone dropped.
+    package func pass(_ library: ImageLibrary) {
+        let members = library.members()
+        counts.withLock { $0.total = members.count; $0.indexed = 0 }
+        var kept = Set<String>(minimumCapacity: members.count)
+        for (n, member) in members.enumerated() {
+            kept.insert(member.path)
+            if n % 256 == 255 { counts.withLock { $0.indexed = n } }
+            guard let stamp = FileStamp.of(member.path) else { continue }
+            if records.withLock({ $0[member.path]?.stamp }) == stamp { continue }
+            let metadata = (try? MetadataReader.read(path: member.path)) ?? PhotoMetadata()
+            let record = SearchRecord(name: ImageLibrary.displayName(ofFile: member.path, id: member.id), metadata: metadata, stamp: stamp)
+            records.withLock { $0[member.path] = record }
+        }
+        records.withLock { table in
+            if table.count > kept.count { table = table.filter { kept.contains($0.key) } }
+        }
+        counts.withLock { $0.indexed = members.count; $0.passes += 1 }
+    }
+}

@@ -1,0 +1,66 @@
+/// A search of the library as `/api/images?q=…&sort=…&order=…` asks it: words that must all appear (in the
+/// name, title, caption, keywords or creators, case ignored), and an order.
+package struct SearchQuery: Sendable, Equatable {
+    package enum Sort: String, Sendable, CaseIterable {
+        /// By name as written on disk, then path.
+        case name
+        /// By the date the file says the photo was taken; photos without one after those with one.
+        case taken
+        /// By the file's modification time.
+        case added
+    }
+
+    package let words: [String]
+    package let sort: Sort
+    package let ascending: Bool
+
+    /// `q` split at white space, lower-cased; `order` `asc` or `desc` (by default A to Z, oldest taken first,
+    /// newest added first). Nil with a message for anything else.
+    package init(q: String?, sort: String?, order: String?) throws(SearchQueryError) {
+        words = ImageNaming.nfc(q ?? "").lowercased().split(whereSeparator: { $0.isWhitespace }).map(String.init)
+        guard words.count <= 16, (q ?? "").utf8.count <= 512 else { throw .tooLong }
+        guard let chosen = Sort(rawValue: sort ?? "name") else { throw .unknownSort(sort ?? "") }
+        self.sort = chosen
+        switch order {
+        case nil: ascending = chosen != .added
+        case "asc"?: ascending = true
+        case "desc"?: ascending = false
+        case let other?: throw .unknownOrder(other)
+        }
+    }
+
+    /// Whether `a` comes before `b` in this order (ties by id, so pages never overlap).
+    func precedes(_ a: (id: String, record: SearchRecord?), _ b: (id: String, record: SearchRecord?)) -> Bool {
+        switch sort {
+        case .name:
+            let (x, y) = (a.record?.name ?? a.id, b.record?.name ?? b.id)
+            if x != y { return ascending ? x < y : x > y }
+        case .taken:
+            switch (a.record?.taken, b.record?.taken) {
+            case let (x?, y?) where x != y: return ascending ? x < y : x > y
+            case (_?, nil): return true
+            case (nil, _?): return false
+            default: break
+            }
+        case .added:
+            let (x, y) = (a.record?.added ?? 0, b.record?.added ?? 0)
+            if x != y { return ascending ? x < y : x > y }
+        }
+        return a.id < b.id
+    }
+}
+
+/// Why a search was refused, in words a person can act on.
+package enum SearchQueryError: Error, Equatable, CustomStringConvertible {
+    case unknownSort(String)
+    case unknownOrder(String)
+    case tooLong
+
+    package var description: String {
+        switch self {
+        case let .unknownSort(s): "sort must be name, taken or added, not '\(s)'"
+        case let .unknownOrder(o): "order must be asc or desc, not '\(o)'"
+        case .tooLong: "q may hold at most 16 words and 512 bytes"
+        }
+    }
+}

@@ -1,0 +1,53 @@
+import HTTPTransport
+import Library
+
+/// `/api/images?q=…&sort=name|taken|added&order=asc|desc`: images found by the words their files carry (name,
+/// title, caption, keywords, creators) across the library or below `folder`, or one folder's images in another
+/// order; a page at a time (`limit`, `offset` from the `next` URL), as listings are. Runs on the I/O pool.
+extension ImageAPIHandler {
+    func search(_ context: RequestContext) throws -> HandlerOutcome {
+        let parameters = context.path.query
+        let query: SearchQuery
+        do { query = try SearchQuery(q: parameters["q"], sort: parameters["sort"], order: parameters["order"]) } catch {
+            throw APIError.badRequest(error.description)
+        }
+        let limit = try context.integer("limit", 1 ... Self.maxLimit, default: Self.defaultLimit)
+        let offset = try context.integer("offset", 0 ... Int(Int32.max), default: 0)
+        let folder = parameters["folder"].map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
+        let access = context.access
+        if let folder, !(access?.sees(folder: folder) ?? true) { throw APIError.notFound("no folder '\(folder)'") }
+        // Words find only what the one asking may see: a locked image's metadata is not searched for them.
+        let admits: (String) -> Bool = { id in
+            switch access?.decision(for: id) {
+            case .hidden?: false
+            case .refused?: query.words.isEmpty
+            case .full?, .limited?, nil: true
+            }
+        }
+        guard let found = library.search(query, folder: folder, admits: admits) else { throw APIError.notFound("no folder '\(folder ?? "")'") }
+        var members: [(String, JSONValue)] = [
+            ("query", .string(query.words.joined(separator: " "))), ("sort", .string(query.sort.rawValue)),
+            ("order", .string(query.ascending ? "asc" : "desc")), ("total", .int(found.count)),
+        ]
+        let status = library.search.status
+        members.append(("indexing", .object([("indexed", .int(status.indexed)), ("total", .int(status.total)), ("complete", .bool(status.complete))])))
+        if let folder, query.words.isEmpty, let page = library.page(folder: folder, limit: 0) {
+            members += folderFields(folder, page, access)
+        }
+        let end = min(found.count, offset + limit)
+        let shown = offset < end ? found[offset ..< end] : []
+        members.append(("images", .array(shown.map { image in
+            switch access?.decision(for: image.id) {
+            case .refused?, .hidden?: locked(image)
+            case let .limited(maxSize)?: listed(image, maxSize: maxSize)
+            case .full?, nil: listed(image)
+            }
+        })))
+        if end < found.count {
+            let next = URLPath.replacing("offset", with: String(end), in: context.request.query)
+            members.append(("next", .string("/api/images?" + (parameters["offset"] == nil ? next + "&offset=\(end)" : next))))
+        }
+        members += access?.listingFields ?? []
+        return .response(HTTPResponse.json(.object(members)).tagged().conditional(on: context.request))
+    }
+}
