@@ -14,6 +14,7 @@ export function parseAddress(where = location) {
   return {
     folder: q.get('folder'),
     image: q.get('image'),
+    q: q.get('q'),
     view: zoom > 0 && Number.isFinite(cx) && Number.isFinite(cy) ? { zoom, cx, cy } : null,
     rotation: [90, 180, 270].includes(turn) ? turn : 0,
   };

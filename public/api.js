@@ -56,8 +56,8 @@ export const pixelRatio = () => Math.min(4, Math.max(1, window.devicePixelRatio 
 
 /** Everything in `folder` ('' is the top): its sub-folders and all its images, following `next` pages.
  *  `onPage(listing)` sees each page as it arrives, so a folder of 10,000 images shows its first 1,000 at once. */
-export async function folder(path, onPage) {
-  let url = `/api/images?folder=${enc(path)}`;
+export async function folder(path, onPage, sort = 'name') {
+  let url = `/api/images?folder=${enc(path)}${sort && sort !== 'name' ? `&sort=${sort}` : ''}`;
   const all = { folder: path, name: '', trail: [], folders: [], images: [] };
   while (url) {
     const page = await getJSON(url);
@@ -68,6 +68,26 @@ export async function folder(path, onPage) {
   }
   return all;
 }
+
+/** The images the words `q` find across the library (name, title, caption, keywords, creators), in `sort`
+ *  order, all pages; shaped as a folder's listing so the grid shows it. */
+export async function search(q, sort = 'name') {
+  let url = `/api/images?q=${enc(q)}&sort=${sort}&limit=1000`;
+  const all = { folder: SEARCH, name: '', trail: [], folders: [], images: [], search: q, total: 0 };
+  while (url) {
+    const page = await getJSON(url);
+    all.images.push(...page.images);
+    all.total = page.total;
+    all.user = page.user ?? null;
+    all.indexing = page.indexing;
+    url = all.images.length < 10_000 ? page.next : null;
+  }
+  all.trail = [{ name: `“${q}”: ${all.total.toLocaleString()} photo${all.total === 1 ? '' : 's'}`, path: SEARCH }];
+  return all;
+}
+
+/** The folder path search results are shown as (no folder has it: paths never start with a NUL). */
+export const SEARCH = '\u0000search';
 
 /** The folder an image id sits in: everything before its last '/'. */
 export function folderOf(id) {

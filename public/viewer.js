@@ -19,6 +19,7 @@ import { installScreenWatch } from './screen-watch.js';
 import { signOut } from './auth.js';
 import { installChrome } from './chrome.js';
 import { installSlideshow } from './slideshow.js';
+import { installFind } from './find.js';
 
 const GAP = 24;                     // pixels between pages
 const POLL = 2000;                  // ms between looks at the folder's listing
@@ -34,7 +35,7 @@ const notice = new Notice();
 const minimap = new Minimap(document.getElementById('minimap'), document.getElementById('minimap-img'), document.getElementById('minimap-box'));
 const info = new InfoPanel(document.getElementById('info'), document.getElementById('show-info'));
 const folderView = new FolderView(document.getElementById('folder'), {
-  open: (i) => openImage(i),
+  open: (i) => (found ? openFound(found.images[i].id) : openImage(i)),
   enter: (path, focusID) => showFolder(path, focusID),
 });
 
@@ -212,6 +213,35 @@ async function openImage(i, view = null, push = true, rotation = null) {
 
 /** Counts folder views asked for, so a slow answer never draws over a later one. */
 let folderTicket = 0;
+/** The search whose results the grid shows (a listing, `search` its words), or null for a folder. */
+let found = null;
+
+/** The grid of what the words `q` find across the library; `push`: a new history entry. */
+async function showSearch(q, push = !found) {
+  const ticket = ++folderTicket;
+  let listing;
+  try { listing = await api.search(q, viewer.sort); } catch { return; }
+  if (ticket !== folderTicket) return;
+  found = listing;
+  viewer.mode = 'folder';
+  retireFirstPicture();
+  document.body.classList.add('browsing');
+  minimap.hide();
+  for (const [id, page] of pages) dropPage(id, page);
+  const address = `?q=${encodeURIComponent(q)}`;
+  if (!showing(address)) history[push ? 'pushState' : 'replaceState'](null, '', address);
+  find.show(q);
+  showUser(listing.user);
+  document.title = `Search: ${q}`;
+  folderView.show(listing);
+  notice.clear('missing');
+}
+
+/** Opens image `id` from the search results, in its own folder (a new history entry: Back returns to them). */
+function openFound(id) {
+  history.pushState(null, '', imageAddress(id));
+  return follow(parseAddress());
+}
 
 /** The folder view of `path`; `focusID` is the cell to focus (the image just left, the folder just left).
  *  A folder that is not there says so and shows the nearest one that is; a lost server keeps what is shown. */
@@ -219,7 +249,7 @@ async function showFolder(path, focusID = null, missing = null) {
   const ticket = ++folderTicket;
   let listing;
   try {
-    listing = await api.folder(path, (partial) => { if (viewer.mode === 'folder' && folderView.path === path && ticket === folderTicket) folderView.show(partial); });
+    listing = await api.folder(path, (partial) => { if (viewer.mode === 'folder' && folderView.path === path && ticket === folderTicket) folderView.show(partial); }, viewer.sort);
   } catch (error) {
     if (ticket !== folderTicket) return;
     if (error instanceof api.APIError) return path ? showFolder(api.folderOf(path), null, missing ?? path) : undefined;
@@ -228,6 +258,8 @@ async function showFolder(path, focusID = null, missing = null) {
   }
   remember(listing);
   if (ticket !== folderTicket) return;                       // a later step (Backspace twice, Back) went elsewhere
+  found = null;
+  find.show('');
   const wasFolder = viewer.mode === 'folder' && viewer.folderPath === path;
   viewer.mode = 'folder';
   retireFirstPicture();
@@ -247,11 +279,12 @@ async function showFolder(path, focusID = null, missing = null) {
 
 /** Shows what the address names: a folder, or an image (in its folder) with its view. */
 async function follow(address, initial = false) {
+  if (address.q) return showSearch(address.q, false);
   if (address.folder !== null) return showFolder(address.folder);
   if (address.image !== null) {
     const folder = api.folderOf(address.image);
     if (folder !== viewer.folderPath || !viewer.images.length) {
-      try { adopt(remember(await api.folder(folder))); } catch (error) { if (!(error instanceof api.APIError)) return; }
+      try { adopt(remember(await api.folder(folder, null, viewer.sort))); } catch (error) { if (!(error instanceof api.APIError)) return; }
     }
     const i = viewer.images.findIndex((im) => im.id === address.image);
     if (i < 0 && !address.renamed) {
@@ -277,7 +310,7 @@ async function follow(address, initial = false) {
   if (!initial) return;
   // No address: the top folder's first image, as the product promises ("the whole photo appears at once");
   // a library whose top folder holds only folders opens on them.
-  const top = await api.folder('');
+  const top = await api.folder('', null, viewer.sort);
   if (top.images.length) { adopt(remember(top)); return openImage(0, null, false); }
   return showFolder('');
 }
@@ -305,8 +338,9 @@ setInterval(async () => {
   if (document.hidden) return;
   ratioChanged();
   const asked = viewer.folderPath, ticket = folderTicket;
+  if (found && viewer.mode === 'folder') return;        // search results are not polled
   try {
-    const listing = remember(await api.folder(asked));
+    const listing = remember(await api.folder(asked, null, viewer.sort));
     // The person moved on while it was asked (Backspace, a link): this answer is about a folder no longer shown.
     if (viewer.folderPath !== asked || ticket !== folderTicket) return;
     if (viewer.mode === 'folder') { adopt(listing); folderView.show(listing); return; }
@@ -335,6 +369,11 @@ for (const el of [nav.prev, nav.next, bar.mode, nav.dots]) el.addEventListener('
 installGestures(viewer);
 installKeys(viewer);
 const chrome = installChrome(viewer, notice);
+const find = installFind(viewer, {
+  search: (q) => showSearch(q),
+  leave: () => showFolder(viewer.folderPath),
+  reorder: () => (found ? showSearch(found.search, false) : showFolder(viewer.folderPath)),
+});
 const slideshow = installSlideshow(viewer, notice);
 const ratioChanged = installScreenWatch(viewer);
 
