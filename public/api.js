@@ -61,7 +61,8 @@ export async function folder(path, onPage, sort = 'name') {
   const all = { folder: path, name: '', trail: [], folders: [], images: [] };
   while (url) {
     const page = await getJSON(url);
-    if (!all.folders.length) Object.assign(all, { folders: page.folders, name: page.name, trail: page.trail, user: page.user ?? null });
+    // The folder as the server names it (an old path is redirected to today's).
+    if (!all.folders.length) Object.assign(all, { folder: page.folder ?? path, folders: page.folders, name: page.name, trail: page.trail, user: page.user ?? null });
     all.images.push(...page.images);
     onPage?.(all);
     url = page.next;

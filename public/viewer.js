@@ -196,6 +196,9 @@ async function goTo(i, view = null, animate = true, rotation = null) {
   onPageChange(page);
 }
 
+/** Whether the view the address asked for at load has been shown: the poll waits for it. */
+let opened = false;
+
 /** The folders' listings as last fetched, so that with the server away the folder view still shows them. */
 const listings = new Map();
 function remember(listing) { listings.set(listing.folder, listing); return listing; }
@@ -335,7 +338,7 @@ connection.onChange((online) => {
 
 // New, removed and replaced files: the folder on screen is listed again every few seconds (304 until it changes).
 setInterval(async () => {
-  if (document.hidden) return;
+  if (document.hidden || !opened) return;          // the first view is still being worked out
   ratioChanged();
   const asked = viewer.folderPath, ticket = folderTicket;
   if (found && viewer.mode === 'folder') return;        // search results are not polled
@@ -380,8 +383,9 @@ const ratioChanged = installScreenWatch(viewer);
 // For tests and the console: the current view as numbers.
 window.tileViewer = {
   get state() {
-    const p = viewer.mode === 'zoom' ? viewer.current() : null;
-    if (!p) return { mode: viewer.mode, folder: viewer.folderPath, count: viewer.images.length, ready: true, pending: 0 };
+    // Read without making a page (a look must not change what is shown); ready once the first view is in.
+    const p = viewer.mode === 'zoom' ? pages.get(viewer.images[viewer.index]?.id) : null;
+    if (!p) return { mode: viewer.mode, folder: viewer.folderPath, count: viewer.images.length, ready: opened, pending: 0 };
     return { mode: viewer.mode, folder: viewer.folderPath, count: viewer.images.length, image: p.image.id, name: p.image.name, index: viewer.index,
       zoom: p.zoom, fit: p.isFit, cx: p.cx, cy: p.cy, minZoom: p.minZoom, maxZoom: p.maxZoom, fitZoom: p.fitZoom, level: p.level,
       width: p.vw, height: p.vh, pending: p.pending, ready: p.ready, error: p.error, online: connection.online,
@@ -393,5 +397,5 @@ window.tileViewer = {
   showFolder,
 };
 
-await follow(parseAddress(), true);
+try { await follow(parseAddress(), true); } finally { opened = true; }
 if (viewer.mode === 'zoom') root.focus();
