@@ -250,8 +250,10 @@ def test_directories_ids_and_clashes(tmp_path):
     try:
         ids = [i["id"] for i in s.json("/api/images")["images"]]
         # Folders are walked recursively; the JPEG keeps the bare name, the PNG its extension; then the file.
-        assert ids == ["My-Photo-", "b", "b.png", "sub/deep", "tiny-1x1"]
-        assert s.get("/images/My-Photo-/tiles/0/0/0.jpg")[0].status == 200
+        assert ids == ["b", "b.png", "my-photo", "sub/deep", "tiny-1x1"]
+        assert s.get("/images/my-photo/tiles/0/0/0.jpg")[0].status == 200
+        moved = s.get("/images/My-Photo-/tiles/0/0/0.jpg")[0]          # the id an earlier version gave it
+        assert moved.status == 301 and moved.getheader("Location") == "/images/my-photo/tiles/0/0/0.jpg"
     finally:
         s.stop()
 

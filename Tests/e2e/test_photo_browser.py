@@ -307,7 +307,8 @@ def test_top_bar_controls_never_overlap(browser, served, device):
     boxes = tab.page.eval_on_selector_all("#top > *", """els => els.filter(e => e.offsetParent !== null)
         .map(e => { const r = e.getBoundingClientRect(); return [e.id, r.left, r.top, r.right, r.bottom]; })""")
     ids = [b[0] for b in boxes]
-    assert {"to-folder", "title", "zoom", "show-info", "show-help"} <= set(ids), ids
+    wanted = {"to-folder", "title", "show-info", "share", "show-help"} | ({"zoom"} if width > 360 else set())
+    assert wanted <= set(ids), ids
     for i, a in enumerate(boxes):
         assert a[1] >= 0 and a[3] <= width, a
         for b in boxes[i + 1:]:
@@ -364,7 +365,7 @@ def test_unknown_addresses_and_a_lost_server_say_so_and_recover(browser, served,
 
     own = Server([str(tree / FOLDER), "--access-log", "off"])
     port = own.port
-    tab = Tab(browser, own, f"/?image=Caf--de-Flore--1-&zoom=0.5&cx=2000&cy=1300", device)
+    tab = Tab(browser, own, f"/?image={quote('café-de-flore-1')}&zoom=0.5&cx=2000&cy=1300", device)
     own.stop()
     tab.page.keyboard.press("+")
     tab.wait("!document.getElementById('notice').hidden", timeout=10_000)
@@ -372,10 +373,8 @@ def test_unknown_addresses_and_a_lost_server_say_so_and_recover(browser, served,
     tab.page.wait_for_timeout(1500)
     icons = tab.page.eval_on_selector_all(".layer img", "imgs => imgs.filter(i => getComputedStyle(i).visibility !== 'hidden' && i.complete && i.naturalWidth === 0).length")
     assert icons == 0, "no broken-image icons while the server is away"
-    tab.page.keyboard.press("Escape")
-    tab.page.wait_for_timeout(300)
-    assert tab.state()["mode"] == "zoom" and tab.page.locator(".page img").count() > 0, "Escape keeps the picture"
-    tab.shot("7-offline")
+    assert tab.page.locator(".page img").count() > 0, "the picture stays"
+    tab.shot("7-offline")          # Escape, 0 and the arrows while away: test_viewer_photographer.py
     view = tab.state()
     again = Server([str(tree / FOLDER), "--access-log", "off", "--port", str(port)])
     try:

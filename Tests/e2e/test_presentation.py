@@ -78,7 +78,7 @@ def test_every_image_has_a_valid_manifest(library):
         assert response.getheader("Content-Type") == f'application/ld+json;profile="{CONTEXT}"'
         parent = check_manifest(library, json.loads(body), image)
         assert parent.endswith(image["collection"])
-    glacier = library.json("/api/images/2024%2Ficeland%2FGlacier-at-dawn")
+    glacier = library.json("/api/images/2024%2Ficeland%2Fglacier-at-dawn")
     label = json.loads(get(library, glacier["manifest"])[1])["label"]
     assert label == {"none": ["Glacier at dawn"]}, "the label is the file's own name"
 

@@ -34,6 +34,9 @@ class Session:
         self.page.on("pageerror", lambda e: self.errors.append(("script", str(e))))
         self.page.goto(f"http://127.0.0.1:{server.port}{path}")
         self.settle()
+        # The picture area: the window less the top and gallery bars, which never cover the photo at fit.
+        self.left, self.top, self.vw, self.vh = self.page.evaluate(
+            "(() => { const r = document.getElementById('viewer').getBoundingClientRect(); return [r.left, r.top, r.width, r.height]; })()")
 
     def state(self):
         return self.page.evaluate("window.tileViewer.state")
@@ -46,7 +49,8 @@ class Session:
         self.page.wait_for_function("window.tileViewer.state.pending === 0", timeout=30_000)
 
     def to_image(self, x, y):
-        return self.page.evaluate(f"window.tileViewer.toImage({x}, {y})")
+        """The image point under page point (x, y)."""
+        return self.page.evaluate(f"window.tileViewer.toImage({x - self.left}, {y - self.top})")
 
     def api(self, path):
         with urlopen(f"http://127.0.0.1:{self.server.port}{path}") as r:
@@ -69,9 +73,9 @@ def mean_colour(image, box=None):
 def test_first_view_requests_exactly_what_viewport_lists(browser, gallery):
     s = Session(browser, gallery)
     state = s.state()
-    assert state["image"] == "large" and state["width"] == 1280 and state["height"] == 800
-    # Chromium decodes WebP, so the viewer asks for its tiles as WebP.
-    v = s.api("/api/images/large/viewport?width=1280&height=800&format=webp&dpr=1")
+    assert state["image"] == "large" and state["width"] == s.vw == 1280 and state["height"] == s.vh == 800 - 56 - 60
+    # The viewer asks for its tiles in the format the store keeps (JPEG here): none is transcoded.
+    v = s.api(f"/api/images/large/viewport?width={s.vw}&height={s.vh}&format=jpg&dpr=1")
     assert state["zoom"] == pytest.approx(v["zoom"]) and state["level"] == v["level"] and state["fit"] and v["fit"]
     # At fit the browser fetches what is on screen and the thumbnail under it, nothing more (the server warms
     # the next level in its own cache).
@@ -81,9 +85,9 @@ def test_first_view_requests_exactly_what_viewport_lists(browser, gallery):
     shot = s.screenshot("first-view.png")
     # the picture area is not blank and has the image's colours
     inset = v["inset"]
-    box = (int(inset["left"]) + 2, int(inset["top"]) + 2, int(1280 - inset["right"]) - 2, int(800 - inset["bottom"]) - 2)
-    ours = mean_colour(shot, box)
-    with urlopen(f"http://127.0.0.1:{gallery.port}/api/images/large/viewport.png?width=1280&height=800") as r:
+    box = (int(inset["left"]) + 2, int(inset["top"]) + 2, int(s.vw - inset["right"]) - 2, int(s.vh - inset["bottom"]) - 2)
+    ours = mean_colour(shot, (box[0], box[1] + s.top, box[2], box[3] + s.top))
+    with urlopen(f"http://127.0.0.1:{gallery.port}/api/images/large/viewport.png?width={s.vw}&height={s.vh}") as r:
         reference = Image.open(io.BytesIO(r.read())).convert("RGB")
     theirs = mean_colour(reference, box)
     assert max(abs(a - b) for a, b in zip(ours, theirs)) < 8, (ours, theirs)
@@ -110,7 +114,7 @@ def test_double_click_lands_where_zoomrect_says(browser, gallery):
     s = Session(browser, gallery)
     before = s.state()
     point = s.to_image(700, 420)
-    expected = s.api(f"/api/images/large/zoomrect?width=1280&height=800&zoom={before['zoom']}&x={point['x']}&y={point['y']}")
+    expected = s.api(f"/api/images/large/zoomrect?width={s.vw}&height={s.vh}&zoom={before['zoom']}&x={point['x']}&y={point['y']}")
     s.page.mouse.dblclick(700, 420)
     s.settle()
     after = s.state()
@@ -146,9 +150,9 @@ def test_resize_refits_and_keeps_the_centre(browser, gallery):
     s.page.set_viewport_size({"width": 800, "height": 600})
     s.page.wait_for_timeout(300)
     s.settle()
-    v = s.api("/api/images/large/viewport?width=800&height=600")
+    v = s.api(f"/api/images/large/viewport?width=800&height={600 - 56 - 60}")
     state = s.state()
-    assert state["width"] == 800 and state["zoom"] == pytest.approx(v["zoom"])
+    assert state["width"] == 800 and state["height"] == 600 - 56 - 60 and state["zoom"] == pytest.approx(v["zoom"])
     s.page.goto(f"http://127.0.0.1:{gallery.port}/#image=large&zoom=0.5&cx=1000&cy=900")
     s.settle()
     s.page.set_viewport_size({"width": 1000, "height": 700})
@@ -186,7 +190,7 @@ def test_keyboard_fit_and_native(browser, gallery):
     assert s.state()["zoom"] == 1
     s.page.keyboard.press("0")
     s.settle()
-    assert s.state()["zoom"] == pytest.approx(s.api("/api/images/large/viewport?width=1280&height=800")["zoom"])
+    assert s.state()["zoom"] == pytest.approx(s.api(f"/api/images/large/viewport?width={s.vw}&height={s.vh}")["zoom"])
     s.close()
 
 
