@@ -158,11 +158,13 @@ def fetch_all(port, paths, connections=6):
 def test_a_new_photo_is_sharp_at_jpeg_speed(browser, tmp_path, device):
     """Time to sharp on a photo no server has seen: the viewer's visible tiles at the device-pixel level, from the
     first tile asked to the last in, against the same tiles asked for as JPEG by the same browser from a fresh
-    server on the same photo (after its thumbnail and its view, as the page asks them first); three rounds
-    alternated, medians."""
+    server on the same photo (after its thumbnail and its view, as the page asks them first); five rounds
+    alternated, medians. Single rounds swing between about 100 and 400 ms on either side (whether the decode
+    pass has cut the level before its tiles are asked), so the bound allows 50 ms beside the 1.2×: what it
+    guards against is a view that makes the server transcode (20× in issue 46)."""
     ratio = device.get("device_scale_factor", 1)
     viewer_times, jpeg_times, sharp_times = [], [], []
-    for round_ in range(3):
+    for round_ in range(5):
         folder = tmp_path / f"viewer-{round_}"
         folder.mkdir()
         shutil.copy(LARGE, folder / "new.jpg")
@@ -212,7 +214,7 @@ def test_a_new_photo_is_sharp_at_jpeg_speed(browser, tmp_path, device):
     print(f"time to sharp ({'x'.join(map(str, device['viewport'].values()))} @{ratio}): viewer tiles {v * 1000:.0f} ms, "
           f"the same tiles as JPEG {j * 1000:.0f} ms (ratio {v / j:.2f}); from navigation {statistics.median(sharp_times) * 1000:.0f} ms; "
           f"rounds {[round(x * 1000) for x in viewer_times]} / {[round(x * 1000) for x in jpeg_times]}")
-    assert v <= 1.2 * j + 0.02, (viewer_times, jpeg_times)
+    assert v <= 1.2 * j + 0.05, (viewer_times, jpeg_times)
 
 
 @BOTH
