@@ -275,32 +275,44 @@ def test_full_screen_by_key_and_button(browser, served, device):
     tab.close()
 
 
-def test_copy_link_opens_the_same_image_and_view_elsewhere(browser, served):
-    tab = Tab(browser, served, f"/?image={quote(PARIS_ID, safe='')}", DESKTOP)
+def press(tab, selector):
+    """A tap on the phone, a click on the desktop."""
+    if tab.device is PHONE:
+        tab.page.tap(selector)
+    else:
+        tab.page.click(selector)
+
+
+@BOTH
+def test_copy_link_opens_the_same_image_and_view_elsewhere(browser, served, device):
+    tab = Tab(browser, served, f"/?image={quote(PARIS_ID, safe='')}", device)
     tab.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    tab.page.evaluate("delete Navigator.prototype.share")     # no system sheet here: the link is copied
     tab.page.keyboard.press("+")
     tab.page.keyboard.press("+")
     tab.settle()
     before = tab.state()
-    tab.page.click("#share")
+    press(tab, "#share")
     tab.wait("!document.getElementById('notice').hidden")
     assert "Link copied" in tab.page.text_content("#notice")
     link = tab.page.evaluate("navigator.clipboard.readText()")
     assert "été-à-paris-1" in unquote(link), link                 # a readable id
+    tab.shot("shared")
     tab.close()
-    other = Tab(browser, served, link.split(f":{served.port}", 1)[1], DESKTOP)
+    other = Tab(browser, served, link.split(f":{served.port}", 1)[1], device)
     after = other.state()
     assert after["image"] == PARIS_ID and not after["fit"]
     assert abs(after["zoom"] - before["zoom"]) < 1e-6 and abs(after["cx"] - before["cx"]) < 1 and abs(after["cy"] - before["cy"]) < 1
-    other.shot("shared-link")
+    other.shot("shared-link-opened")
     other.close()
 
 
-def test_ids_keep_the_letters_and_old_ids_still_open_the_image(browser, served):
+@BOTH
+def test_ids_keep_the_letters_and_old_ids_still_open_the_image(browser, served, device):
     entries = served.json(f"/api/images?folder={quote('été', safe='')}")["images"]
     assert PARIS_ID in [e["id"] for e in entries]
     for old in (f"/?image={quote(OLD_PARIS_ID, safe='')}", f"/#image={quote(OLD_PARIS_ID, safe='')}"):
-        tab = Tab(browser, served, old, DESKTOP)
+        tab = Tab(browser, served, old, device)
         assert tab.state()["image"] == PARIS_ID, old
         tab.wait(f"location.search === '?image={quote(PARIS_ID, safe='')}' && location.hash === ''")
         tab.close()
@@ -308,32 +320,42 @@ def test_ids_keep_the_letters_and_old_ids_still_open_the_image(browser, served):
     assert response[0].status == 301 and response[0].getheader("Location") == f"/api/images/{quote(PARIS_ID, safe='')}"
 
 
-def test_download_the_original_and_this_view(browser, served, tree):
-    tab = Tab(browser, served, f"/?image={quote(PARIS_ID, safe='')}", DESKTOP, accept_downloads=True)
-    tab.page.click("#download")
+@BOTH
+def test_download_the_original_and_this_view(browser, served, tree, device):
+    """The desktop's ⤓ menu, the phone's info panel."""
+    ratio = device.get("device_scale_factor", 1)
+    tab = Tab(browser, served, f"/?image={quote(PARIS_ID, safe='')}", device, accept_downloads=True)
+    original_link, view_link = ("#download-original", "#download-view") if device is DESKTOP else ("#info-original", "#info-view")
+    opener = "#download" if device is DESKTOP else "#show-info"
+    press(tab, opener)
     with tab.page.expect_download() as event:
-        tab.page.click("#download-original")
+        press(tab, original_link)
     download = event.value
     assert download.suggested_filename == f"{PARIS}.jpg"
     original = (tree / "Été" / f"{PARIS}.jpg").read_bytes()
     assert hashlib.sha256(open(download.path(), "rb").read()).hexdigest() == hashlib.sha256(original).hexdigest()
     for zoom_in in (False, True):
         if zoom_in:
+            if device is PHONE:
+                press(tab, "#info .close")
             tab.page.keyboard.press("+")
             tab.settle()
         s = tab.state()
-        visible = (round(min(s["width"], 3996 * s["zoom"])), round(min(s["height"], 2582 * s["zoom"])))
-        tab.page.click("#download")
+        scale = min(ratio, s["maxZoom"] / s["zoom"])
+        visible = (round(min(s["width"], 3996 * s["zoom"]) * scale), round(min(s["height"], 2582 * s["zoom"]) * scale))
+        if device is DESKTOP or zoom_in:
+            press(tab, opener)
         with tab.page.expect_download() as event:
-            tab.page.click("#download-view")
+            press(tab, view_link)
         view = Image.open(event.value.path())
         assert view.format == "JPEG" and view.size == visible, (view.size, visible)
         assert np.asarray(view.convert("L"), dtype=float).std() > 10, "a picture, not a blank"
-    tab.shot("download-menu")
+    tab.shot("download")
     tab.close()
 
 
-def test_search_by_keyword_and_creator_and_sort_by_date_taken(browser, served):
+@BOTH
+def test_search_by_keyword_and_creator_and_sort_by_date_taken(browser, served, device):
     ids = lambda q: [i["id"] for i in served.json(f"/api/images?q={quote(q)}")["images"]]
     assert ids("glacier") == ["été/b-river", "été/d-forest"]
     assert ids("ana ruiz") == ["été/b-river", "été/c-dunes"]
@@ -344,12 +366,12 @@ def test_search_by_keyword_and_creator_and_sort_by_date_taken(browser, served):
     assert added == ["été/c-dunes", "été/b-river", PARIS_ID, "été/d-forest", "été/e-harbour"], added
     assert served.get("/api/images?sort=size")[0].status == 400
 
-    tab = Tab(browser, served, f"/?folder={quote('été')}", DESKTOP, settle=False)
+    tab = Tab(browser, served, f"/?folder={quote('été')}", device, settle=False)
     tab.wait("document.querySelectorAll('#grid .cell').length === 5")
     tab.page.select_option("#sort", "taken")
     tab.wait(f"document.querySelector('#grid .cell').dataset.id === 'été/d-forest'")
     assert tab.page.eval_on_selector_all("#grid .cell", "c => c.map(x => x.dataset.id)") == taken
-    tab.page.click('#grid .cell[data-id="été/d-forest"]')
+    press(tab, '#grid .cell[data-id="été/d-forest"]')
     tab.wait("window.tileViewer.state.mode === 'zoom' && window.tileViewer.state.ready")
     tab.page.keyboard.press("ArrowRight")
     tab.wait(f"window.tileViewer.state.image === '{PARIS_ID}'")       # paging follows the order chosen
@@ -361,49 +383,66 @@ def test_search_by_keyword_and_creator_and_sort_by_date_taken(browser, served):
     tab.shot("search")
     tab.page.fill("#search", "Ana Ruiz")
     tab.wait("decodeURIComponent(location.search) === '?q=Ana Ruiz' && document.querySelectorAll('#grid .cell').length === 2")
-    tab.page.click('#grid .cell[data-id="été/c-dunes"]')
+    press(tab, '#grid .cell[data-id="été/c-dunes"]')
     tab.wait("window.tileViewer.state.image === 'été/c-dunes' && window.tileViewer.state.ready")
     tab.page.go_back()
     tab.wait("decodeURIComponent(location.search) === '?q=Ana Ruiz' && document.querySelectorAll('#grid .cell').length === 2")
-    tab.page.select_option("#sort", "name")
     tab.close()
 
 
-def test_a_slideshow_advances_preloads_and_stops_on_a_key(browser, served):
-    tab = Tab(browser, served, f"/?image={quote('été/b-river', safe='')}", DESKTOP)
-    tab.page.click("#show-help")
+@BOTH
+def test_a_slideshow_advances_preloads_and_stops_on_a_key(browser, served, device):
+    tab = Tab(browser, served, f"/?image={quote('été/b-river', safe='')}", device)
+    press(tab, "#show-help")
     tab.page.select_option("#slide-interval", "2")
-    tab.page.keyboard.press("Escape")
+    press(tab, "#help .close")
     start = tab.state()["index"]
-    tab.page.keyboard.press(" ")
+    if device is PHONE:
+        press(tab, "#play")
+    else:
+        tab.page.keyboard.press(" ")
     tab.wait("window.tileViewer.state.slideshow")
     assert tab.page.get_attribute("#play", "aria-pressed") == "true"
     tab.wait(f"window.tileViewer.state.index === {start + 1}", timeout=6000)
     # While photo start+1 shows, the next one's fitted tiles are fetched already.
     following = served.json(f"/api/images?folder={quote('été')}")["images"][start + 2]
     s = tab.state()
-    view = served.json(f"/api/images/{quote(following['id'], safe='')}/viewport?width={round(s['width'])}&height={round(s['height'])}&format=jpg")
+    ratio = device.get("device_scale_factor", 1)
+    view = served.json(f"/api/images/{quote(following['id'], safe='')}/viewport?width={round(s['width'])}&height={round(s['height'])}&dpr={ratio}&format=jpg")
     tab.page.wait_for_timeout(800)
     assert tab.state()["index"] == start + 1
     assert all(t["url"] in tab.requests for t in view["tiles"]), "the next photo is preloaded"
     tab.wait(f"window.tileViewer.state.index === {start + 2}", timeout=6000)
+    tab.shot("slideshow")
     tab.page.keyboard.press("x")
     assert not tab.state()["slideshow"]
     tab.page.wait_for_timeout(2600)
     assert tab.state()["index"] == start + 2, "stopped"
-    tab.page.click("#play")
+    if device is PHONE:
+        tab.page.tap("#viewer")                       # a first tap brings the faded controls back
+    press(tab, "#play")
     tab.wait("window.tileViewer.state.slideshow")
-    tab.page.mouse.click(700, 450)
-    assert not tab.state()["slideshow"], "a click stops it"
+    if device is PHONE:
+        tab.page.tap("#viewer")
+    else:
+        tab.page.mouse.click(700, 450)
+    assert not tab.state()["slideshow"], "a click or a tap stops it"
     tab.close()
 
 
-def test_rotate_the_view(browser, served):
-    tab = Tab(browser, served, f"/?image={quote(PARIS_ID, safe='')}", DESKTOP)
+@BOTH
+def test_rotate_the_view(browser, served, device):
+    ratio = device.get("device_scale_factor", 1)
+    tab = Tab(browser, served, f"/?image={quote(PARIS_ID, safe='')}", device)
     before = tab.state()
-    box = [round(c) for c in photo_box(tab)]
+    box = [round(c * ratio) for c in photo_box(tab)]
     upright = tab.shot("rotate-0").crop(box)
-    tab.page.keyboard.press("r")
+    if device is PHONE:
+        press(tab, "#show-info")
+        press(tab, "#rotate")
+        press(tab, "#info .close")
+    else:
+        tab.page.keyboard.press("r")
     tab.settle()
     turned = tab.state()
     assert turned["rotation"] == 90 and turned["fit"]
@@ -411,7 +450,8 @@ def test_rotate_the_view(browser, served):
     tab.wait(f"location.search === '?image={quote(PARIS_ID, safe='')}&rotate=90'")
     left, top, right, bottom = tab.box("#viewer")
     inset = served.json(f"/api/images/{quote(PARIS_ID, safe='')}/viewport?width={round(bottom - top)}&height={round(right - left)}")["inset"]
-    shown = tab.shot("rotate-90").crop((round(left + inset["top"]), round(top + inset["left"]), round(right - inset["bottom"]), round(bottom - inset["right"])))
+    area = (left + inset["top"], top + inset["left"], right - inset["bottom"], bottom - inset["right"])
+    shown = tab.shot("rotate-90").crop(tuple(round(c * ratio) for c in area))
     expected = upright.transpose(Image.Transpose.ROTATE_270).resize(shown.size)
     difference = np.abs(np.asarray(shown, dtype=float) - np.asarray(expected, dtype=float)).mean()
     assert difference < 12, f"the picture on screen is the photo turned 90° clockwise (mean difference {difference:.1f})"
@@ -424,10 +464,6 @@ def test_rotate_the_view(browser, served):
     tab.page.keyboard.press("Shift+R")
     tab.settle()
     assert tab.state()["rotation"] == 0
-    tab.page.click("#show-info")
-    tab.page.click("#rotate")
-    tab.settle()
-    assert tab.state()["rotation"] == 90
     tab.close()
 
 

@@ -12,31 +12,9 @@ extension ImageLibrary {
     /// who asks may not find (an image hidden or locked to them is not matched by its metadata). Nil when there
     /// is no such folder.
     package func search(_ query: SearchQuery, folder: String?, admits: (String) -> Bool) -> [Entry]? {
-        let scope: [Entry]? = state.withLock { state in
-            if query.words.isEmpty, let folder {
-                guard let node = state.folders[folder] else { return nil }
-                return node.images.compactMap { key in state.members[key.id].map { Entry(id: key.id, path: $0.path) } }
-            }
-            if let folder, !folder.isEmpty {
-                guard state.folders[folder] != nil else { return nil }
-                let prefix = folder + "/"
-                return state.order.compactMap { key in
-                    key.id.hasPrefix(prefix) ? state.members[key.id].map { Entry(id: key.id, path: $0.path) } : nil
-                }
-            }
-            return state.order.compactMap { key in state.members[key.id].map { Entry(id: key.id, path: $0.path) } }
+        if let folder, !folder.isEmpty || query.words.isEmpty {
+            guard state.withLock({ $0.folders[folder] != nil }) else { return nil }
         }
-        guard let scope else { return nil }
-        let records = search.records(scope.map(\.path))
-        var found: [(entry: Entry, record: SearchRecord?)] = []
-        found.reserveCapacity(query.words.isEmpty ? scope.count : 64)
-        for (entry, record) in zip(scope, records) where admits(entry.id) {
-            if !query.words.isEmpty {
-                guard let record, record.matches(query.words) else { continue }
-            }
-            found.append((entry, record))
-        }
-        found.sort { query.precedes(($0.entry.id, $0.record), ($1.entry.id, $1.record)) }
-        return found.map(\.entry)
+        return search.table(self).search(query, folder: folder, admits: admits)
     }
 }

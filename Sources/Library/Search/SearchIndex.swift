@@ -15,11 +15,12 @@ package final class SearchIndex: Sendable {
     private let records = Locked<[String: SearchRecord]>([:])
     private let counts = Locked<(indexed: Int, total: Int, passes: Int)>((0, 0, 0))
     private let nudged = Atomic<Int>(0)
+    /// Bumped whenever a record is added, changed or dropped.
+    private let version = Atomic<Int>(0)
+    /// What searches read, made after each pass that changed something (`table(_:)`).
+    private let current = Locked<SearchTable?>(nil)
 
     package init() {}
-
-    /// The record of the file at `path`, if it was indexed.
-    func record(_ path: String) -> SearchRecord? { records.withLock { $0[path] } }
 
     /// The records of `paths`, in order (nil where not indexed yet), under one lock.
     func records(_ paths: [String]) -> [SearchRecord?] { records.withLock { table in paths.map { table[$0] } } }
@@ -61,10 +62,27 @@ package final class SearchIndex: Sendable {
             let metadata = (try? MetadataReader.read(path: member.path)) ?? PhotoMetadata()
             let record = SearchRecord(name: ImageLibrary.displayName(ofFile: member.path, id: member.id), metadata: metadata, stamp: stamp)
             records.withLock { $0[member.path] = record }
+            version.add(1, ordering: .releasing)
         }
         records.withLock { table in
-            if table.count > kept.count { table = table.filter { kept.contains($0.key) } }
+            if table.count > kept.count {
+                table = table.filter { kept.contains($0.key) }
+                version.add(1, ordering: .releasing)
+            }
         }
         counts.withLock { $0.indexed = members.count; $0.passes += 1 }
+        _ = table(library)
+    }
+
+    /// The table for the library as it is and the records as they are: the one made last while neither has
+    /// changed, else made now (about 0.3 s for 100,000 images; the indexing thread makes it after each pass, so
+    /// a search seldom does).
+    func table(_ library: ImageLibrary) -> SearchTable {
+        let generation = library.generation, version = version.load(ordering: .acquiring)
+        if let table = current.withLock({ $0 }), table.generation == generation, table.version == version { return table }
+        let members = library.members()
+        let table = SearchTable(members: members, records: records(members.map(\.path)), generation: generation, version: version)
+        current.withLock { if ($0?.version ?? -1) <= version { $0 = table } }
+        return table
     }
 }

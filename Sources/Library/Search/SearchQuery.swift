@@ -29,6 +29,13 @@ package struct SearchQuery: Sendable, Equatable {
         }
     }
 
+    /// No words, `sort` in one direction: how `SearchTable` works out each order.
+    init(sort: Sort, ascending: Bool) {
+        words = []
+        self.sort = sort
+        self.ascending = ascending
+    }
+
     /// Whether `a` comes before `b` in this order (ties by id, so pages never overlap).
     func precedes(_ a: (id: String, record: SearchRecord?), _ b: (id: String, record: SearchRecord?)) -> Bool {
         switch sort {
