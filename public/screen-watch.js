@@ -27,6 +27,9 @@ export function installScreenWatch(viewer) {
       const page = zoomPage();
       if (!page?.ready) return;
       const { w, h } = viewer.size();
+      // The observer also reports the size it starts with: a page already shown at this size is left alone
+      // (asking again cost every first view a second /viewport and the server a second prefetch).
+      if (page.screen.w === w && page.screen.h === h) return;
       viewer.layoutStrip(false);
       page.show(w, h, page.isFit ? 'fit' : page.zoom, page.cx, page.cy);
       for (const neighbour of viewer.neighbours()) if (neighbour.ready) neighbour.show(w, h);
