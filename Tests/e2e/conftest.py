@@ -28,6 +28,17 @@ def assert_iiif_validator_passes(port, image_id):
     assert "(33 tests, 0 failures)" in output and " FAIL" not in output
 
 
+def touch_swipe(context, page, x0, x1, y):
+    """A one-finger touch swipe through the DevTools protocol (real touch events, as a phone sends them): down at
+    (x0, y), eight moves to (x1, y), up."""
+    cdp = context.new_cdp_session(page)
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x0, "y": y}]})
+    for i in range(1, 9):
+        cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [{"x": x0 + (x1 - x0) * i / 8, "y": y}]})
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+    cdp.detach()
+
+
 def binary() -> str:
     for candidate in (ROOT / ".build/debug/tileserver", ROOT / ".build/release/tileserver"):
         if candidate.exists():

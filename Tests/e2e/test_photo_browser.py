@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from conftest import FIXTURES, ROOT, Server, binary
+from conftest import FIXTURES, ROOT, Server, touch_swipe, binary
 from test_library import metric
 
 ARTIFACTS = ROOT / "artifacts"
@@ -103,13 +103,7 @@ class Tab:
         return np.asarray(shot.crop(tuple(int(round(c * ratio)) for c in box)), dtype=np.float64)
 
     def swipe(self, x0, x1, y):
-        """A one-finger touch swipe through the DevTools protocol (real touch events, as a phone sends them)."""
-        cdp = self.context.new_cdp_session(self.page)
-        cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x0, "y": y}]})
-        for i in range(1, 9):
-            cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [{"x": x0 + (x1 - x0) * i / 8, "y": y}]})
-        cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
-        cdp.detach()
+        touch_swipe(self.context, self.page, x0, x1, y)
 
     def close(self):
         assert self.errors == [], self.errors

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from conftest import FIXTURES, ROOT, Server
+from conftest import FIXTURES, ROOT, Server, touch_swipe
 
 ARTIFACTS = ROOT / "artifacts"
 LARGE = FIXTURES.parent / "gallery" / "large.jpg"         # 3996 × 2582
@@ -102,12 +102,7 @@ class Tab:
         return Image.open(io.BytesIO(self.page.screenshot(path=str(ARTIFACTS / f"photographer-{name}-{label}.png")))).convert("RGB")
 
     def swipe(self, x0, x1, y):
-        cdp = self.context.new_cdp_session(self.page)
-        cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x0, "y": y}]})
-        for i in range(1, 9):
-            cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [{"x": x0 + (x1 - x0) * i / 8, "y": y}]})
-        cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
-        cdp.detach()
+        touch_swipe(self.context, self.page, x0, x1, y)
 
     def close(self):
         assert self.errors == [], self.errors
