@@ -12,7 +12,7 @@ import { InfoPanel } from './info-panel.js';
 import { installGestures } from './gestures.js';
 import { installKeys } from './keys.js';
 import { Minimap } from './minimap.js';
-import { folderAddress, imageAddress, parseAddress, showing } from './address.js';
+import { imageAddress, parseAddress, showing } from './address.js';
 import { GalleryNav } from './gallery-nav.js';
 import { Notice } from './notice.js';
 import { installScreenWatch } from './screen-watch.js';
@@ -20,6 +20,7 @@ import { signOut } from './auth.js';
 import { installChrome } from './chrome.js';
 import { installSlideshow } from './slideshow.js';
 import { installFind } from './find.js';
+import { installBrowse } from './browse.js';
 
 const GAP = 24;                     // pixels between pages
 const POLL = 2000;                  // ms between looks at the folder's listing
@@ -35,7 +36,7 @@ const notice = new Notice();
 const minimap = new Minimap(document.getElementById('minimap'), document.getElementById('minimap-img'), document.getElementById('minimap-box'));
 const info = new InfoPanel(document.getElementById('info'), document.getElementById('show-info'));
 const folderView = new FolderView(document.getElementById('folder'), {
-  open: (i) => (found ? openFound(found.images[i].id) : openImage(i)),
+  open: (i) => (browse.found ? browse.openFound(browse.found.images[i].id) : openImage(i)),
   enter: (path, focusID) => showFolder(path, focusID),
 });
 
@@ -199,10 +200,6 @@ async function goTo(i, view = null, animate = true, rotation = null) {
 /** Whether the view the address asked for at load has been shown: the poll waits for it. */
 let opened = false;
 
-/** The folders' listings as last fetched, so that with the server away the folder view still shows them. */
-const listings = new Map();
-function remember(listing) { listings.set(listing.folder, listing); return listing; }
-
 /** The zoom view of image `i` of the folder on screen; from the folder view it is a new history entry, so the
  *  browser's Back returns to the grid (not when the history itself brought us here: `push` false). */
 async function openImage(i, view = null, push = true, rotation = null) {
@@ -214,80 +211,26 @@ async function openImage(i, view = null, push = true, rotation = null) {
   await done;
 }
 
-/** Counts folder views asked for, so a slow answer never draws over a later one. */
-let folderTicket = 0;
-/** The search whose results the grid shows (a listing, `search` its words), or null for a folder. */
-let found = null;
-
-/** The grid of what the words `q` find across the library; `push`: a new history entry. */
-async function showSearch(q, push = !found) {
-  const ticket = ++folderTicket;
-  let listing;
-  try { listing = await api.search(q, viewer.sort); } catch { return; }
-  if (ticket !== folderTicket) return;
-  found = listing;
-  viewer.mode = 'folder';
-  retireFirstPicture();
-  document.body.classList.add('browsing');
-  minimap.hide();
-  for (const [id, page] of pages) dropPage(id, page);
-  const address = `?q=${encodeURIComponent(q)}`;
-  if (!showing(address)) history[push ? 'pushState' : 'replaceState'](null, '', address);
-  find.show(q);
-  showUser(listing.user);
-  document.title = `Search: ${q}`;
-  folderView.show(listing);
-  notice.clear('missing');
-}
-
-/** Opens image `id` from the search results, in its own folder (a new history entry: Back returns to them). */
-function openFound(id) {
-  history.pushState(null, '', imageAddress(id));
-  return follow(parseAddress());
-}
-
-/** The folder view of `path`; `focusID` is the cell to focus (the image just left, the folder just left).
- *  A folder that is not there says so and shows the nearest one that is; a lost server keeps what is shown. */
-async function showFolder(path, focusID = null, missing = null) {
-  const ticket = ++folderTicket;
-  let listing;
-  try {
-    listing = await api.folder(path, (partial) => { if (viewer.mode === 'folder' && folderView.path === path && ticket === folderTicket) folderView.show(partial); }, viewer.sort);
-  } catch (error) {
-    if (ticket !== folderTicket) return;
-    if (error instanceof api.APIError) return path ? showFolder(api.folderOf(path), null, missing ?? path) : undefined;
-    listing = listings.get(path);              // no server: the folder as last seen, or stay where we are
-    if (!listing) return;
-  }
-  remember(listing);
-  if (ticket !== folderTicket) return;                       // a later step (Backspace twice, Back) went elsewhere
-  found = null;
-  find.show('');
-  const wasFolder = viewer.mode === 'folder' && viewer.folderPath === path;
-  viewer.mode = 'folder';
-  retireFirstPicture();
-  document.body.classList.add('browsing');
-  minimap.hide();
-  for (const [id, page] of pages) dropPage(id, page);
-  // A new history entry only when coming from elsewhere: not for the address the bar already says (a link, a
-  // reload, Back), nor the first view of a bare `/`, nor the folder shown instead of one that is not there.
-  const address = folderAddress(path), said = parseAddress().folder === path;
-  if (!showing(address)) history[wasFolder || said || !(location.search || location.hash) || missing ? 'replaceState' : 'pushState'](null, '', address);
-  adopt(listing);
-  document.title = listing.name || 'All images';
-  folderView.show(listing, wasFolder ? null : focusID);
-  if (missing) notice.say(`There is no folder “${missing}”. Showing ${listing.name ? `“${listing.name}”` : 'all images'}.`, 'missing');
-  else notice.clear('missing');
-}
+/** The grids: a folder's and a search's (browse.js). */
+const browse = installBrowse(viewer, {
+  folderView, notice, adopt, showUser, follow: (address) => follow(address),
+  leaveZoom: () => {
+    retireFirstPicture();
+    document.body.classList.add('browsing');
+    minimap.hide();
+    for (const [id, page] of pages) dropPage(id, page);
+  },
+});
+const showFolder = browse.showFolder;
 
 /** Shows what the address names: a folder, or an image (in its folder) with its view. */
 async function follow(address, initial = false) {
-  if (address.q) return showSearch(address.q, false);
+  if (address.q) return browse.showSearch(address.q, false);
   if (address.folder !== null) return showFolder(address.folder);
   if (address.image !== null) {
     const folder = api.folderOf(address.image);
     if (folder !== viewer.folderPath || !viewer.images.length) {
-      try { adopt(remember(await api.folder(folder, null, viewer.sort))); } catch (error) { if (!(error instanceof api.APIError)) return; }
+      try { adopt(browse.remember(await api.folder(folder, null, viewer.sort))); } catch (error) { if (!(error instanceof api.APIError)) return; }
     }
     const i = viewer.images.findIndex((im) => im.id === address.image);
     if (i < 0 && !address.renamed) {
@@ -314,7 +257,7 @@ async function follow(address, initial = false) {
   // No address: the top folder's first image, as the product promises ("the whole photo appears at once");
   // a library whose top folder holds only folders opens on them.
   const top = await api.folder('', null, viewer.sort);
-  if (top.images.length) { adopt(remember(top)); return openImage(0, null, false); }
+  if (top.images.length) { adopt(browse.remember(top)); return openImage(0, null, false); }
   return showFolder('');
 }
 
@@ -340,12 +283,12 @@ connection.onChange((online) => {
 setInterval(async () => {
   if (document.hidden || !opened) return;          // the first view is still being worked out
   ratioChanged();
-  const asked = viewer.folderPath, ticket = folderTicket;
-  if (found && viewer.mode === 'folder') return;        // search results are not polled
+  const asked = viewer.folderPath, ticket = browse.ticket;
+  if (browse.found && viewer.mode === 'folder') return;        // search results are not polled
   try {
-    const listing = remember(await api.folder(asked, null, viewer.sort));
+    const listing = browse.remember(await api.folder(asked, null, viewer.sort));
     // The person moved on while it was asked (Backspace, a link): this answer is about a folder no longer shown.
-    if (viewer.folderPath !== asked || ticket !== folderTicket) return;
+    if (viewer.folderPath !== asked || ticket !== browse.ticket) return;
     if (viewer.mode === 'folder') { adopt(listing); folderView.show(listing); return; }
     const p = viewer.current();
     if (adopt(listing)) await goTo(viewer.index, p?.ready && !p.isFit ? { zoom: p.zoom, cx: p.cx, cy: p.cy } : null, false);
@@ -372,10 +315,10 @@ for (const el of [nav.prev, nav.next, bar.mode, nav.dots]) el.addEventListener('
 installGestures(viewer);
 installKeys(viewer);
 const chrome = installChrome(viewer, notice);
-const find = installFind(viewer, {
-  search: (q) => showSearch(q),
+browse.find = installFind(viewer, {
+  search: (q) => browse.showSearch(q),
   leave: () => showFolder(viewer.folderPath),
-  reorder: () => (found ? showSearch(found.search, false) : showFolder(viewer.folderPath)),
+  reorder: () => (browse.found ? browse.showSearch(browse.found.search, false) : showFolder(viewer.folderPath)),
 });
 const slideshow = installSlideshow(viewer, notice);
 const ratioChanged = installScreenWatch(viewer);

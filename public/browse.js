@@ -1,0 +1,81 @@
+// The viewer's grids: a folder's view and a search's results. Each view asked for takes a ticket, so a slow
+// answer never draws over a later one (Backspace twice, Back); listings are remembered, so with the server
+// away a folder still shows as it was last listed.
+import * as api from './api.js';
+import { folderAddress, imageAddress, parseAddress, showing } from './address.js';
+
+/** `folderView` draws; `adopt(listing)` makes a folder the one the zoom view pages through; `leaveZoom()` puts
+ *  the zoom view away; `follow(address)` shows what an address names; `showUser(name)` the sign-out button.
+ *  `find` (the search box) is set once made. */
+export function installBrowse(viewer, { folderView, notice, adopt, leaveZoom, follow, showUser }) {
+  const listings = new Map();
+  const browse = {
+    /** Bumped by every grid asked for. */
+    ticket: 0,
+    /** The search whose results the grid shows (a listing, `search` its words), or null for a folder. */
+    found: null,
+    find: null,
+
+    /** Keeps `listing` as its folder's last listing; returns it. */
+    remember(listing) { listings.set(listing.folder, listing); return listing; },
+
+    /** The grid of what the words `q` find across the library; `push`: a new history entry. */
+    async showSearch(q, push = !browse.found) {
+      const ticket = ++browse.ticket;
+      let listing;
+      try { listing = await api.search(q, viewer.sort); } catch { return; }
+      if (ticket !== browse.ticket) return;
+      browse.found = listing;
+      viewer.mode = 'folder';
+      leaveZoom();
+      const address = `?q=${encodeURIComponent(q)}`;
+      if (!showing(address)) history[push ? 'pushState' : 'replaceState'](null, '', address);
+      browse.find?.show(q);
+      showUser(listing.user);
+      document.title = `Search: ${q}`;
+      folderView.show(listing);
+      notice.clear('missing');
+    },
+
+    /** Opens image `id` from the search results, in its own folder (a new history entry: Back returns to them). */
+    openFound(id) {
+      history.pushState(null, '', imageAddress(id));
+      return follow(parseAddress());
+    },
+
+    /** The folder view of `path`; `focusID` is the cell to focus (the image just left, the folder just left).
+     *  A folder that is not there says so and shows the nearest one that is; a lost server shows the folder as
+     *  last listed, or keeps what is shown. */
+    async showFolder(path, focusID = null, missing = null) {
+      const ticket = ++browse.ticket;
+      let listing;
+      try {
+        listing = await api.folder(path, (partial) => {
+          if (viewer.mode === 'folder' && folderView.path === path && ticket === browse.ticket) folderView.show(partial);
+        }, viewer.sort);
+      } catch (error) {
+        if (ticket !== browse.ticket) return;
+        if (error instanceof api.APIError) return path ? browse.showFolder(api.folderOf(path), null, missing ?? path) : undefined;
+        listing = listings.get(path);
+        if (!listing) return;
+      }
+      browse.remember(listing);
+      if (ticket !== browse.ticket) return;                  // a later step (Backspace twice, Back) went elsewhere
+      browse.found = null;
+      browse.find?.show('');
+      const wasFolder = viewer.mode === 'folder' && viewer.folderPath === path;
+      viewer.mode = 'folder';
+      leaveZoom();
+      // A new history entry only when coming from elsewhere: not for the address the bar already says (a link,
+      // a reload, Back), nor the first view of a bare `/`, nor the folder shown instead of one that is not there.
+      const address = folderAddress(path), said = parseAddress().folder === path;
+      if (!showing(address)) history[wasFolder || said || !(location.search || location.hash) || missing ? 'replaceState' : 'pushState'](null, '', address);
+      adopt(listing);
+      document.title = listing.name || 'All images';
+      folderView.show(listing, wasFolder ? null : focusID);
+      if (missing) notice.say(`There is no folder “${missing}”. Showing ${listing.name ? `“${listing.name}”` : 'all images'}.`, 'missing');
+      else notice.clear('missing');
+    },
+  };
+  return browse;
+}
