@@ -71,7 +71,8 @@ export function installChrome(viewer, notice) {
   el('share').addEventListener('click', share);
 
   /** Points the download links at the photo on screen: its original (when the server offers it to this
-   *  viewer) and this view at the size it has on screen. */
+   *  viewer) and this view at the size it has on screen. Called when the image changes and when a link is
+   *  about to be used (the view moves too often to follow it on every frame). */
   function links() {
     const page = viewer.current();
     if (!page) return;
@@ -95,7 +96,8 @@ export function installChrome(viewer, notice) {
   }
   downloadButton.addEventListener('click', () => toggleMenu());
   menu.addEventListener('click', () => toggleMenu(false));
-  for (const id of ['info-original', 'info-view']) el(id).addEventListener('pointerenter', links);
+  // Before a link's own click acts: the view it saves is the one on screen now.
+  for (const id of ['download-original', 'download-view', 'info-original', 'info-view']) el(id).addEventListener('click', links, true);
   window.addEventListener('pointerdown', (e) => { if (!menu.hidden && !menu.contains(e.target) && e.target !== downloadButton) toggleMenu(false); });
 
   window.addEventListener('keydown', (e) => {

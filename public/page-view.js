@@ -84,9 +84,8 @@ export class PageView {
   /** The view point under screen point (x, y) of the page (they differ when the view is turned). */
   toLocal(x, y) {
     if (!this.rotation) return { x, y };
-    const { w, h } = this.screen, a = -this.rotation * Math.PI / 180;
-    const dx = x - w / 2, dy = y - h / 2;
-    return { x: this.vw / 2 + dx * Math.cos(a) - dy * Math.sin(a), y: this.vh / 2 + dx * Math.sin(a) + dy * Math.cos(a) };
+    const d = this.toLocalDelta(x - this.screen.w / 2, y - this.screen.h / 2);
+    return { x: this.vw / 2 + d.x, y: this.vh / 2 + d.y };
   }
 
   /** A movement (dx, dy) on screen as a movement in the view. */

@@ -109,7 +109,6 @@ function onPageChange(page) {
   bar.busy.hidden = page.pending === 0;
   root.setAttribute('aria-busy', page.pending > 0 ? 'true' : 'false');
   info.showing(page);
-  chrome?.links();
   minimap.update(page, viewer.mode === 'zoom');
   scheduleAddress();
 }
@@ -189,6 +188,7 @@ async function goTo(i, view = null, animate = true, rotation = null) {
   notice.announce(`${name}, image ${viewer.index + 1} of ${images.length}`);
   notice.clear('missing');
   info.follow(page.image.id);
+  chrome.links();
   retireFirstPicture(page);
   const { w, h } = viewer.size();
   const shown = view ? page.show(w, h, view.zoom, view.cx, view.cy) : page.ready ? page.show(w, h, page.isFit ? 'fit' : page.zoom, page.cx, page.cy) : page.show(w, h);

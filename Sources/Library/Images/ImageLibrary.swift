@@ -113,9 +113,9 @@ public final class ImageLibrary: ImageDirectory {
     }
 
     let state = Locked(State())
-    /// Ids of the earlier naming rule to today's, and the library generation they were made at (`renamedID`, `renamedFolder`).
     /// What the files say, for finding and ordering them; indexed once `search.start(_:)` is called.
     package let search = SearchIndex()
+    /// Ids of the earlier naming rule to today's, and the library generation they were made at (`renamedID`, `renamedFolder`).
     let renameCache = Locked<(generation: Int, map: [String: String])>((-1, [:]))
     /// Bumped (after the change is in place) by every change that adds, removes or replaces an image.
     private let changes = Atomic<Int>(0)

@@ -75,8 +75,8 @@ package final class SearchIndex: Sendable {
     }
 
     /// The table for the library as it is and the records as they are: the one made last while neither has
-    /// changed, else made now (about 0.3 s for 100,000 images; the indexing thread makes it after each pass, so
-    /// a search seldom does).
+    /// changed, else made now (every image sorted in six orders; the indexing thread makes it after each pass,
+    /// so a search seldom does).
     func table(_ library: ImageLibrary) -> SearchTable {
         let generation = library.generation, version = version.load(ordering: .acquiring)
         if let table = current.withLock({ $0 }), table.generation == generation, table.version == version { return table }

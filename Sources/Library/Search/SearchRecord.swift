@@ -23,9 +23,4 @@ package struct SearchRecord: Sendable, Equatable {
         added = stamp.modified
         self.stamp = stamp
     }
-
-    /// Whether every one of `words` (lower-cased) is in the record's text.
-    func matches(_ words: [String]) -> Bool {
-        words.allSatisfy { text.contains($0) }
-    }
 }

@@ -1,3 +1,4 @@
+import POSIXSupport
 import ImageCodecs
 import TileGeometry
 
@@ -125,19 +126,11 @@ package final class CachedTileReader {
     /// path takes) decoded. Bytes that are not UTF-8 decode to U+FFFD, which no id holds.
     package static func decodedID(_ bytes: UnsafeRawBufferPointer) -> String {
         guard bytes.contains(UInt8(ascii: "%")) else { return String(decoding: bytes, as: UTF8.self) }
-        func hex(_ c: UInt8) -> UInt8? {
-            switch c {
-            case UInt8(ascii: "0") ... UInt8(ascii: "9"): c - UInt8(ascii: "0")
-            case UInt8(ascii: "A") ... UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
-            case UInt8(ascii: "a") ... UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
-            default: nil
-            }
-        }
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)
         var i = 0
         while i < bytes.count {
-            if bytes[i] == UInt8(ascii: "%"), i + 2 < bytes.count, let high = hex(bytes[i + 1]), let low = hex(bytes[i + 2]) {
+            if bytes[i] == UInt8(ascii: "%"), i + 2 < bytes.count, let high = PathText.hexDigit(bytes[i + 1]), let low = PathText.hexDigit(bytes[i + 2]) {
                 out.append(high << 4 | low)
                 i += 3
             } else {

@@ -31,7 +31,7 @@ extension TileService {
     /// The format a pass stores tiles in: the tile format setting, PNG instead of JPEG for images with alpha
     /// (regions of those read PNG or WebP tiles, which keep it).
     package func passFormat(_ snapshot: PyramidImage.Snapshot) -> ImageFormat {
-        snapshot.source.info.hasAlpha && !options.format.keepsAlpha ? .png : options.format
+        options.storedFormat(hasAlpha: snapshot.source.info.hasAlpha)
     }
 
     /// The pixels of a missed tile: from its pass, started if it is not running; decoded on their own when the

@@ -47,4 +47,9 @@ public struct TileOptions: Sendable, Hashable {
         self.rasterDirectory = rasterDirectory
         self.limits = limits
     }
+
+    /// The format a pass stores an image's tiles in: `format`, PNG instead of JPEG for an image with alpha.
+    package func storedFormat(hasAlpha: Bool) -> ImageFormat {
+        hasAlpha && !format.keepsAlpha ? .png : format
+    }
 }

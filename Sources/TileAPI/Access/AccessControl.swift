@@ -140,7 +140,7 @@ public final class AccessControl: TileGate, @unchecked Sendable {
         var out: [UInt8] = []
         var high: UInt8?
         for c in text.utf8 {
-            guard let d = FormFields.hex(c) else { return nil }
+            guard let d = PathText.hexDigit(c) else { return nil }
             if let h = high { out.append(h << 4 | d); high = nil } else { high = d }
         }
         return high == nil ? out : nil

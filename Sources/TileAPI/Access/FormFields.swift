@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import POSIXSupport
 
 /// The small texts a browser sends that access control reads: a `Cookie` header's values and an
 /// `application/x-www-form-urlencoded` body. Pure and bounded, so fuzzed alone.
@@ -74,7 +75,7 @@ enum FormFields {
                 out.append(0x20)
             } else if b == UInt8(ascii: "%") {
                 guard i + 2 < bytes.endIndex,
-                      let high = hex(bytes[i + 1]), let low = hex(bytes[i + 2]) else { return nil }
+                      let high = PathText.hexDigit(bytes[i + 1]), let low = PathText.hexDigit(bytes[i + 2]) else { return nil }
                 out.append(high << 4 | low)
                 i += 2
             } else {
@@ -83,14 +84,5 @@ enum FormFields {
             i += 1
         }
         return String(validating: out, as: UTF8.self)
-    }
-
-    static func hex(_ c: UInt8) -> UInt8? {
-        switch c {
-        case UInt8(ascii: "0") ... UInt8(ascii: "9"): c - 48
-        case UInt8(ascii: "a") ... UInt8(ascii: "f"): c - 87
-        case UInt8(ascii: "A") ... UInt8(ascii: "F"): c - 55
-        default: nil
-        }
     }
 }

@@ -1,3 +1,4 @@
+import POSIXSupport
 import HTTPTransport
 import Pyramid
 import ImageCodecs
@@ -89,17 +90,8 @@ struct TileTarget: Equatable {
 
     /// Whether `%80` to `%FF` (a byte of a letter beyond ASCII, either case) starts at `i`.
     static func isHighByte(_ bytes: UnsafeRawBufferPointer, at i: Int, end: Int) -> Bool {
-        guard i + 2 < end, let high = hexValue(bytes[i + 1]), hexValue(bytes[i + 2]) != nil else { return false }
+        guard i + 2 < end, let high = PathText.hexDigit(bytes[i + 1]), PathText.hexDigit(bytes[i + 2]) != nil else { return false }
         return high >= 8
-    }
-
-    static func hexValue(_ c: UInt8) -> UInt8? {
-        switch c {
-        case UInt8(ascii: "0") ... UInt8(ascii: "9"): c - UInt8(ascii: "0")
-        case UInt8(ascii: "A") ... UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
-        case UInt8(ascii: "a") ... UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
-        default: nil
-        }
     }
 
     /// Whether every part of the id between its encoded slashes is a name: not empty, `.` or `..` (what the

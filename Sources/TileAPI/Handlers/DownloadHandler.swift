@@ -56,16 +56,7 @@ struct DownloadHandler {
         let fallback = String(name.unicodeScalars.map { s -> Character in
             s.isASCII && s.value >= 0x20 && s.value < 0x7F && s != "\"" && s != "\\" ? Character(s) : "_"
         })
-        var encoded = ""
-        for byte in name.utf8 {
-            switch byte {
-            case UInt8(ascii: "A") ... UInt8(ascii: "Z"), UInt8(ascii: "a") ... UInt8(ascii: "z"), UInt8(ascii: "0") ... UInt8(ascii: "9"),
-                 UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "~"):
-                encoded.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                encoded += "%" + String(byte >> 4, radix: 16, uppercase: true) + String(byte & 15, radix: 16, uppercase: true)
-            }
-        }
-        return "attachment; filename=\"\(fallback)\"; filename*=UTF-8''\(encoded)"
+        // RFC 8187's attr-char set holds URLPath.escape's unreserved bytes, so its escaping is valid here.
+        return "attachment; filename=\"\(fallback)\"; filename*=UTF-8''\(URLPath.escape(name))"
     }
 }

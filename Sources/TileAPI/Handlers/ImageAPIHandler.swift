@@ -158,7 +158,7 @@ struct ImageAPIHandler: Sendable {
             ("maxLevel", .int(g.maxLevel)),
             // The format the store keeps this image's tiles in: what a viewer should ask for, so no tile is
             // transcoded per request.
-            ("format", .string((summary.hasAlpha && !format.keepsAlpha ? ImageFormat.png : format).fileExtension)),
+            ("format", .string(tiles.options.storedFormat(hasAlpha: summary.hasAlpha).fileExtension)),
             ("source", .string(summary.kind)),
             ("folder", .string(LibraryKey.folder(of: id))),
             ("tiles", .string(URLPath.tiles(id, version: version, format: format))),

@@ -1,3 +1,4 @@
+import POSIXSupport
 import HTTPTransport
 
 /// A request target split into percent-decoded path segments and query parameters. Decoding happens once,
@@ -65,7 +66,7 @@ struct RequestPath: Sendable {
         var iterator = Array(text.utf8).makeIterator()
         while let c = iterator.next() {
             if c == UInt8(ascii: "%") {
-                guard let h = iterator.next().flatMap(hexValue), let l = iterator.next().flatMap(hexValue) else {
+                guard let h = iterator.next().flatMap(PathText.hexDigit), let l = iterator.next().flatMap(PathText.hexDigit) else {
                     throw .badRequest("malformed percent-escape in '\(text)'")
                 }
                 bytes.append(h << 4 | l)
@@ -77,14 +78,5 @@ struct RequestPath: Sendable {
         }
         guard let decoded = String(validating: bytes, as: UTF8.self) else { throw .badRequest("the path is not valid UTF-8 after decoding") }
         return decoded
-    }
-
-    private static func hexValue(_ c: UInt8) -> UInt8? {
-        switch c {
-        case UInt8(ascii: "0") ... UInt8(ascii: "9"): c - 48
-        case UInt8(ascii: "a") ... UInt8(ascii: "f"): c - 87
-        case UInt8(ascii: "A") ... UInt8(ascii: "F"): c - 55
-        default: nil
-        }
     }
 }
