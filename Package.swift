@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "Pyramid", targets: ["Pyramid"]),
         .library(name: "Library", targets: ["Library"]),
         .library(name: "POSIXSupport", targets: ["POSIXSupport"]),
+        .library(name: "ObjectStorage", targets: ["ObjectStorage"]),
         .library(name: "HTTPTransport", targets: ["HTTPTransport"]),
         .library(name: "TileAPI", targets: ["TileAPI"]),
     ],
@@ -60,15 +61,25 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
+        // HTTP for object storage (S3 and compatible stores): libcurl signs requests with AWS SigV4 itself and keeps
+        // connections alive per handle; a well-kept client, where an S3 SDK would bring a runtime of its own.
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
         .systemLibrary(name: "CEpoll"),
         .target(
             name: "CImageIO",
-            dependencies: ["CJPEG", "CPNG", "CLCMS", "CTIFF", "CWebP", "COpenJPEG"]
+            dependencies: ["CJPEG", "CPNG", "CLCMS", "CTIFF", "CWebP", "COpenJPEG", "CCurl"]
         ),
         .target(name: "POSIXSupport"),
+        // Object storage (S3 and compatible stores) over CImageIO's libcurl calls: locations, credentials the way
+        // AWS tools take them, signed requests with bounded retries, listings, and the store's health.
+        .target(name: "ObjectStorage", dependencies: ["CImageIO", "POSIXSupport"]),
         // Image sources, decoders and encoders, pixel buffers, resampling, colour and metadata over CImageIO. It
         // takes plain values (format, quality, rectangles) and knows nothing of tiles, pyramids or the library.
-        .target(name: "ImageCodecs", dependencies: ["CImageIO", "POSIXSupport"]),
+        .target(name: "ImageCodecs", dependencies: ["CImageIO", "POSIXSupport", "ObjectStorage"]),
         // Pyramid geometry (levels, tiles, DeepZoom numbering) and the zoom maths of a viewport: Sendable values, no I/O.
         .target(name: "TileGeometry", dependencies: ["ImageCodecs"]),
         // The tile service over the codecs: cache, decode passes, the tile store, regions and view images.
@@ -84,6 +95,7 @@ let package = Package(
             dependencies: [
                 "Pyramid",
                 "ImageCodecs",
+                "ObjectStorage",
                 "POSIXSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -101,6 +113,7 @@ let package = Package(
                 "CArgon2",
                 "COpenSSL",
                 "Library",
+                "ObjectStorage",
                 "Pyramid",
                 "TileGeometry",
                 "ImageCodecs",
@@ -115,6 +128,7 @@ let package = Package(
                 "TileAPI",
                 "HTTPTransport",
                 "Library",
+                "ObjectStorage",
                 "Pyramid",
                 "TileGeometry",
                 "ImageCodecs",
@@ -126,6 +140,7 @@ let package = Package(
         ),
         .testTarget(name: "CImageIOTests", dependencies: ["CImageIO"]),
         .testTarget(name: "POSIXSupportTests", dependencies: ["POSIXSupport"]),
+        .testTarget(name: "ObjectStorageTests", dependencies: ["ObjectStorage", "POSIXSupport", "TestSupport"]),
         // Test images made by scripts/make-fixtures.sh, libvips' reference decodes, pixel comparisons.
         .target(name: "ImageTestSupport", dependencies: ["ImageCodecs"], path: "Tests/ImageTestSupport"),
         .testTarget(name: "ImageCodecsTests", dependencies: ["ImageCodecs", "ImageTestSupport", "POSIXSupport", "TestSupport"]),

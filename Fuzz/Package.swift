@@ -17,11 +17,14 @@ let package = Package(
             .product(name: "TileAPI", package: "tileserver"),
             .product(name: "Library", package: "tileserver"),
             .product(name: "Pyramid", package: "tileserver"),
+            .product(name: "ObjectStorage", package: "tileserver"),
         ]),
         .executableTarget(name: "FuzzHTTPParser", dependencies: ["ServerParsers"]),
         .executableTarget(name: "FuzzRequestURLs", dependencies: ["ServerParsers"]),
         // Access control's parsers: the access file, share tokens, cookies and forms, the users file, address ranges.
         .executableTarget(name: "FuzzAccess", dependencies: ["ServerParsers"]),
+        // Object storage's parsers: ListObjectsV2 XML, ~/.aws files, HTTP dates, s3:// locations.
+        .executableTarget(name: "FuzzObjectStorage", dependencies: ["ServerParsers"]),
         // One target for every image format: the corpus (Fuzz/Corpus/jpeg, png, tiff or jp2) steers it.
         .executableTarget(name: "FuzzDecoders", dependencies: [.product(name: "ImageCodecs", package: "tileserver")]),
     ]

@@ -10,13 +10,13 @@
 #include <openjpeg.h>
 
 /*
- * JPEG 2000 through OpenJPEG. Each call makes its own codec over its own stream (pread(2) at an offset of its own),
+ * JPEG 2000 through OpenJPEG. Each call makes its own codec over its own stream (reads at an offset of its own),
  * so calls on one file run on any threads at once. OpenJPEG reports through callbacks and return values, never
  * by jumping: its messages come to the call's status, never to stderr.
  */
 
 typedef struct {
-    int fd;
+    tsio_input source;
     uint64_t pos;
     uint64_t size;
     tsio_status *st;
@@ -25,13 +25,8 @@ typedef struct {
 static OPJ_SIZE_T in_read(void *buf, OPJ_SIZE_T n, void *user) {
     jp2_input *in = user;
     if (in->pos >= in->size) return (OPJ_SIZE_T)-1;
-    size_t done = 0;
-    while (done < n) {
-        ssize_t got = pread(in->fd, (uint8_t *)buf + done, n - done, (off_t)(in->pos + done));
-        if (got < 0 && errno == EINTR) continue;
-        if (got <= 0) break;
-        done += (size_t)got;
-    }
+    long long got = tsio_input_pread(&in->source, buf, n, in->pos);
+    size_t done = got > 0 ? (size_t)got : 0;
     in->pos += done;
     return done == 0 ? (OPJ_SIZE_T)-1 : done;
 }
@@ -71,7 +66,7 @@ static void on_warning(const char *msg, void *user) {
 
 static void on_info(const char *msg, void *user) { (void)msg; (void)user; }
 
-/* A codec and stream over `fd` with the header read: a JP2 file or a bare code-stream, by its first bytes. */
+/* A codec and stream over the input with the header read: a JP2 file or a bare code-stream, by its first bytes. */
 typedef struct {
     jp2_input in;
     opj_stream_t *stream;
@@ -86,14 +81,14 @@ static void reader_close(jp2_reader *r) {
     if (r->stream) opj_stream_destroy(r->stream);
 }
 
-static int reader_open(jp2_reader *r, int fd, uint32_t reduce, tsio_status *st) {
+static int reader_open(jp2_reader *r, const tsio_input *source, uint32_t reduce, tsio_status *st) {
     memset(r, 0, sizeof *r);
-    r->in.fd = fd;
-    r->in.size = tsio_fd_size(fd);
+    r->in.source = *source;
+    r->in.size = tsio_input_size(source);
     r->in.st = st;
     st->file_size = r->in.size;
     uint8_t head[4] = {0};
-    if (pread(fd, head, 4, 0) != 4) {
+    if (tsio_input_pread(source, head, 4, 0) != 4) {
         tsio_status_fail(st, TSIO_ERR_TRUNCATED, "the file is too short for JPEG 2000");
         return -1;
     }
@@ -146,14 +141,14 @@ static void layout(const opj_image_t *im, int *colour, int *alpha) {
 
 /* The box at `at` (ending before `end`): its type, where its body starts and where it ends; 0 at the end or on a
  * box that runs past `end`. */
-static int next_box(int fd, uint64_t at, uint64_t end, uint32_t *type, uint64_t *body, uint64_t *box_end) {
+static int next_box(const tsio_input *in, uint64_t at, uint64_t end, uint32_t *type, uint64_t *body, uint64_t *box_end) {
     uint8_t b[16];
-    if (at + 8 > end || pread(fd, b, 8, (off_t)at) != 8) return 0;
+    if (at + 8 > end || tsio_input_pread(in, b, 8, at) != 8) return 0;
     uint64_t length = (uint64_t)b[0] << 24 | (uint64_t)b[1] << 16 | (uint64_t)b[2] << 8 | b[3];
     *type = (uint32_t)b[4] << 24 | (uint32_t)b[5] << 16 | (uint32_t)b[6] << 8 | b[7];
     *body = at + 8;
     if (length == 1) { /* a 64-bit length follows */
-        if (at + 16 > end || pread(fd, b + 8, 8, (off_t)(at + 8)) != 8) return 0;
+        if (at + 16 > end || tsio_input_pread(in, b + 8, 8, at + 8) != 8) return 0;
         length = 0;
         for (int i = 8; i < 16; i++) length = length << 8 | b[i];
         *body = at + 16;
@@ -167,18 +162,18 @@ static int next_box(int fd, uint64_t at, uint64_t end, uint32_t *type, uint64_t 
 
 /* The ICC profile of a JP2 file's colour box (`jp2h` > `colr`, method 2 or 3), into a malloc'd buffer. OpenJPEG hands
  * the profile over only with the decoded image, so the header's boxes are read here. */
-static int jp2_profile(int fd, uint64_t size, uint8_t **profile, size_t *profile_size) {
+static int jp2_profile(const tsio_input *in, uint64_t size, uint8_t **profile, size_t *profile_size) {
     uint32_t type;
     uint64_t body, end, at = 0;
-    while (next_box(fd, at, size, &type, &body, &end)) {
+    while (next_box(in, at, size, &type, &body, &end)) {
         if (type == 0x6A703268) { /* jp2h */
             uint64_t inner = body, ibody, iend;
-            while (next_box(fd, inner, end, &type, &ibody, &iend)) {
+            while (next_box(in, inner, end, &type, &ibody, &iend)) {
                 uint8_t method;
-                if (type == 0x636F6C72 && iend - ibody > 3 && pread(fd, &method, 1, (off_t)ibody) == 1 && (method == 2 || method == 3)) {
+                if (type == 0x636F6C72 && iend - ibody > 3 && tsio_input_pread(in, &method, 1, ibody) == 1 && (method == 2 || method == 3)) {
                     uint64_t n = iend - ibody - 3;
                     if (n == 0 || n > (16u << 20) || !(*profile = malloc(n))) return 0;
-                    if (pread(fd, *profile, n, (off_t)(ibody + 3)) != (ssize_t)n) { free(*profile); *profile = NULL; return 0; }
+                    if (tsio_input_pread(in, *profile, n, ibody + 3) != (long long)n) { free(*profile); *profile = NULL; return 0; }
                     *profile_size = n;
                     return 1;
                 }
@@ -193,15 +188,15 @@ static int jp2_profile(int fd, uint64_t size, uint8_t **profile, size_t *profile
 }
 
 struct tsio_jp2 {
-    int fd;
+    tsio_input in;
 };
 
 /* What tsio_jp2_open reads when asked for the header. */
-static int read_header(int fd, tsio_jp2_header *h, uint8_t **profile, size_t *profile_size, tsio_status *st) {
+static int read_header(const tsio_input *in, tsio_jp2_header *h, uint8_t **profile, size_t *profile_size, tsio_status *st) {
     memset(h, 0, sizeof *h);
     if (profile) *profile = NULL;
     jp2_reader r;
-    int rc = reader_open(&r, fd, 0, st);
+    int rc = reader_open(&r, in, 0, st);
     if (rc == 0) {
         opj_image_t *im = r.image;
         h->width = im->x1 - im->x0;
@@ -212,7 +207,7 @@ static int read_header(int fd, tsio_jp2_header *h, uint8_t **profile, size_t *pr
         h->codestream = r.codestream;
         uint8_t *icc = NULL;
         size_t icc_size = 0;
-        h->has_profile = !r.codestream && jp2_profile(fd, r.in.size, &icc, &icc_size);
+        h->has_profile = !r.codestream && jp2_profile(in, r.in.size, &icc, &icc_size);
         if (profile) {
             *profile = icc;
             *profile_size = icc_size;
@@ -243,9 +238,9 @@ static int read_header(int fd, tsio_jp2_header *h, uint8_t **profile, size_t *pr
     return rc;
 }
 
-tsio_jp2 *tsio_jp2_open(int fd, tsio_jp2_header *h, uint8_t **profile, size_t *profile_size, tsio_status *st) {
+tsio_jp2 *tsio_jp2_open(const tsio_input *in, tsio_jp2_header *h, uint8_t **profile, size_t *profile_size, tsio_status *st) {
     tsio_status_clear(st);
-    if (h != NULL && read_header(fd, h, profile, profile_size, st) != 0) return NULL;
+    if (h != NULL && read_header(in, h, profile, profile_size, st) != 0) return NULL;
     tsio_jp2 *j = malloc(sizeof *j);
     if (j == NULL) {
         if (profile && *profile) {
@@ -255,7 +250,7 @@ tsio_jp2 *tsio_jp2_open(int fd, tsio_jp2_header *h, uint8_t **profile, size_t *p
         tsio_status_fail(st, TSIO_ERR_NOMEM, "out of memory");
         return NULL;
     }
-    j->fd = fd;
+    j->in = *in;
     return j;
 }
 
@@ -275,7 +270,7 @@ int tsio_jp2_read(const tsio_jp2 *j, uint32_t reduce, uint32_t x, uint32_t y, ui
                   size_t stride, int channels, tsio_status *st) {
     tsio_status_clear(st);
     jp2_reader r;
-    if (reader_open(&r, j->fd, reduce, st) != 0) { reader_close(&r); return -1; }
+    if (reader_open(&r, &j->in, reduce, st) != 0) { reader_close(&r); return -1; }
     opj_image_t *im = r.image;
     uint64_t scale = (uint64_t)1 << reduce;
     uint64_t rw = ((uint64_t)(im->x1 - im->x0) + scale - 1) / scale, rh = ((uint64_t)(im->y1 - im->y0) + scale - 1) / scale;

@@ -1,4 +1,5 @@
 #include "jpeg_bits.h"
+#include "status.h"
 
 #include <errno.h>
 #include <string.h>
@@ -12,12 +13,9 @@ ssize_t jidx_bits_load(jidx_bits *b, uint64_t off, size_t n) {
         memcpy(b->win, b->mem + off, got);
         return (ssize_t)got;
     }
-    ssize_t got;
-    do {
-        got = pread(b->fd, b->win, n, (off_t)off);
-    } while (got < 0 && errno == EINTR);
+    long long got = tsio_input_pread(&b->in, b->win, n, off);
     if (got < 0) b->io_error = errno;
-    return got;
+    return (ssize_t)got;
 }
 
 /* The next raw byte of the data, -1 at its end or on a read error. `off` gets its offset. */

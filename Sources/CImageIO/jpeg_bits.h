@@ -4,9 +4,11 @@
 /*
  * Internal: the one bit reader and the one bit writer of the JPEG entry index, its extracts and joins
  * (jpeg_index.c, jpeg_eighth.c, jpeg_extract.c, jpeg_join_bits.c). The reader takes entropy-coded bits from a file
- * through a window (pread(2), so it can start at any recorded bit) or from memory, and knows the file offset of
+ * through a window (reads at any offset, so it can start at any recorded bit) or from memory, and knows the file offset of
  * every bit it has not used; the writer appends bytes and bits, stuffing 0xFF, to a growing buffer.
  */
+
+#include "CImageIO.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -16,11 +18,11 @@
 #define JIDX_MEM_WINDOW 4096
 
 /* Reads entropy-coded bits, unstuffing 0xFF00, stopping at a marker (then feeding zeros, as libjpeg does). From a
- * file through a window (`fd`), or from a stream in memory (`mem`: offsets are the stream's, copied into the window a
+ * file through a window (`in`), or from a stream in memory (`mem`: offsets are the stream's, copied into the window a
  * few KB at a time, since a join reads a few rows of a tile at each place). */
 typedef struct jidx_bits {
-    int fd;
-    const uint8_t *mem;       /* NULL: read from fd */
+    tsio_input in;
+    const uint8_t *mem;       /* NULL: read from `in` */
     uint64_t mem_size;
     uint64_t win_off;         /* file offset of win[0] */
     uint32_t win_len;

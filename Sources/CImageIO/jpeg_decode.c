@@ -19,10 +19,10 @@ struct tsio_jpeg {
     struct jpeg_progress_mgr progress;
     jmp_buf jump;
     tsio_status *st;          /* the status of the call in progress */
-    int fd;
-    const uint8_t *mem;       /* in-memory input instead of fd (tsio_jpeg_open_mem) */
+    tsio_input in;
+    const uint8_t *mem;       /* in-memory input instead of `in` (tsio_jpeg_open_mem) */
     size_t mem_size;
-    uint64_t read_total;      /* bytes read from fd so far */
+    uint64_t read_total;      /* bytes read from the input so far */
     uint64_t file_size;
     int started;
     int cmyk;                 /* decoding to JCS_CMYK, converted here */
@@ -76,7 +76,7 @@ static void on_output_message(j_common_ptr cinfo) { (void)cinfo; }
 
 static void src_init(j_decompress_ptr cinfo) { (void)cinfo; }
 
-/* fill_input_buffer: read(2) the next chunk; the end of the file mid-image is an error. */
+/* fill_input_buffer: read the next chunk; the end of the file mid-image is an error. */
 static boolean src_fill(j_decompress_ptr cinfo) {
     tsio_jpeg *j = (tsio_jpeg *)cinfo->client_data;
     if (j->mem != NULL) {
@@ -92,7 +92,7 @@ static boolean src_fill(j_decompress_ptr cinfo) {
         j->src.bytes_in_buffer = j->mem_size;
         return TRUE;
     }
-    long n = tsio_read_fd(j->fd, j->buffer, SOURCE_BUFFER);
+    long long n = tsio_input_pread(&j->in, j->buffer, SOURCE_BUFFER, j->read_total);
     if (n < 0) {
         tsio_status_fail(j->st, TSIO_ERR_IO, "read failed: %s", strerror(errno));
         j->st->offset = j->read_total;
@@ -158,7 +158,7 @@ static void fill_info(tsio_jpeg *j, tsio_info *info) {
     }
 }
 
-static tsio_jpeg *open_input(int fd, const uint8_t *mem, size_t mem_size, uint64_t max_memory,
+static tsio_jpeg *open_input(const tsio_input *in, const uint8_t *mem, size_t mem_size, uint64_t max_memory,
                              tsio_info *info, tsio_status *st) {
     tsio_status_clear(st);
     tsio_jpeg *j = calloc(1, sizeof *j);
@@ -167,10 +167,10 @@ static tsio_jpeg *open_input(int fd, const uint8_t *mem, size_t mem_size, uint64
         return NULL;
     }
     j->st = st;
-    j->fd = fd;
+    if (in != NULL) j->in = *in;
     j->mem = mem;
     j->mem_size = mem_size;
-    j->file_size = mem != NULL ? mem_size : tsio_fd_size(fd);
+    j->file_size = mem != NULL ? mem_size : tsio_input_size(in);
     st->file_size = j->file_size;
     j->cinfo.err = jpeg_std_error(&j->err);
     j->err.error_exit = on_error_exit;
@@ -198,8 +198,8 @@ static tsio_jpeg *open_input(int fd, const uint8_t *mem, size_t mem_size, uint64
     return j;
 }
 
-tsio_jpeg *tsio_jpeg_open(int fd, uint64_t max_memory, tsio_info *info, tsio_status *st) {
-    return open_input(fd, NULL, 0, max_memory, info, st);
+tsio_jpeg *tsio_jpeg_open(const tsio_input *in, uint64_t max_memory, tsio_info *info, tsio_status *st) {
+    return open_input(in, NULL, 0, max_memory, info, st);
 }
 
 tsio_jpeg *tsio_jpeg_open_mem(const uint8_t *data, size_t size, uint64_t max_memory, tsio_info *info, tsio_status *st) {
@@ -208,7 +208,7 @@ tsio_jpeg *tsio_jpeg_open_mem(const uint8_t *data, size_t size, uint64_t max_mem
         tsio_status_fail(st, TSIO_ERR_TRUNCATED, "JPEG data ends at byte 0");
         return NULL;
     }
-    return open_input(-1, data, size, max_memory, info, st);
+    return open_input(NULL, data, size, max_memory, info, st);
 }
 
 int tsio_jpeg_start(tsio_jpeg *j, int scale_denom, uint32_t crop_x, uint32_t crop_w,

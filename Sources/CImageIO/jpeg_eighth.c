@@ -203,7 +203,7 @@ static void emit(const tsio_jidx *x, const jidx_eighth *e, int r, uint8_t *dst) 
     }
 }
 
-int64_t tsio_jidx_eighth_row(tsio_jidx *x, int fd, uint8_t *dst, size_t stride, tsio_status *st) {
+int64_t tsio_jidx_eighth_row(tsio_jidx *x, const tsio_input *in, uint8_t *dst, size_t stride, tsio_status *st) {
     tsio_status_clear(st);
     jidx_eighth *e = x->eighth;
     if (e == NULL) {
@@ -212,7 +212,7 @@ int64_t tsio_jidx_eighth_row(tsio_jidx *x, int fd, uint8_t *dst, size_t stride, 
     }
     if (x->rows_done >= x->mcu_rows) return 0;
     jidx_bits *b = &x->bits;
-    b->fd = fd;
+    b->in = *in;
     if (!x->started) {
         jidx_bits_seek(b, x->data_start * 8);
         x->started = 1;

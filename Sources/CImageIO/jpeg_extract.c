@@ -83,7 +83,7 @@ void jidx_put_frame(jidx_writer *w, const tsio_jidx *x, uint32_t width, uint32_t
     jidx_put_raw(w, x->sos, x->sos_len);
 }
 
-int tsio_jidx_extract(const tsio_jidx *x, int fd, uint32_t r0, uint32_t r1, uint32_t c0, uint32_t c1,
+int tsio_jidx_extract(const tsio_jidx *x, const tsio_input *in, uint32_t r0, uint32_t r1, uint32_t c0, uint32_t c1,
                       uint8_t **out, size_t *out_size, uint32_t *copied_rows, tsio_status *st) {
     tsio_status_clear(st);
     *out = NULL;
@@ -100,7 +100,7 @@ int tsio_jidx_extract(const tsio_jidx *x, int fd, uint32_t r0, uint32_t r1, uint
         tsio_status_fail(st, TSIO_ERR_NOMEM, "out of memory for a JPEG extract");
         return -1;
     }
-    b->fd = fd;
+    b->in = *in;
     b->mem = NULL;
     b->io_error = 0;
     jidx_writer w = {0};

@@ -8,7 +8,7 @@
 
 /* Where a header is read from: a file, or a stream in memory. */
 typedef struct {
-    int fd;
+    const tsio_input *in;
     const uint8_t *mem;
     size_t size;
 } header_source;
@@ -23,17 +23,11 @@ static int read_at(const header_source *src, uint64_t off, uint8_t *dst, size_t 
         memcpy(dst, src->mem + off, n);
         return 0;
     }
-    int fd = src->fd;
-    while (n > 0) {
-        ssize_t got = pread(fd, dst, n, (off_t)off);
-        if (got < 0 && errno == EINTR) continue;
-        if (got <= 0) {
-            if (got == 0) errno = 0;
-            return -1;
-        }
-        dst += got;
-        n -= (size_t)got;
-        off += (uint64_t)got;
+    long long got = tsio_input_pread(src->in, dst, n, off);
+    if (got < 0) return -1;
+    if ((size_t)got < n) {
+        errno = 0;
+        return -1;
     }
     return 0;
 }
@@ -217,13 +211,13 @@ static tsio_jidx *open_header(const header_source *src, tsio_status *st) {
     return x;
 }
 
-tsio_jidx *tsio_jidx_open(int fd, tsio_status *st) {
-    header_source src = {fd, NULL, 0};
+tsio_jidx *tsio_jidx_open(const tsio_input *in, tsio_status *st) {
+    header_source src = {in, NULL, 0};
     return open_header(&src, st);
 }
 
 tsio_jidx *jidx_open_mem(const uint8_t *data, size_t size, tsio_status *st) {
-    header_source src = {-1, data, size};
+    header_source src = {NULL, data, size};
     tsio_jidx *x = open_header(&src, st);
     if (x != NULL) {
         x->bits.mem = data;
@@ -277,10 +271,10 @@ int jidx_scan_row(tsio_jidx *x) {
     return 0;
 }
 
-int64_t tsio_jidx_scan(tsio_jidx *x, int fd, uint32_t rows, tsio_status *st) {
+int64_t tsio_jidx_scan(tsio_jidx *x, const tsio_input *in, uint32_t rows, tsio_status *st) {
     tsio_status_clear(st);
     jidx_bits *b = &x->bits;
-    b->fd = fd;
+    b->in = *in;
     /* A 1/8 decode left unfinished: the scan goes on without it. */
     if (x->eighth) x->eighth_free(x->eighth);
     x->eighth = NULL;

@@ -14,8 +14,8 @@ struct tsio_png {
     png_structp png;
     png_infop info;
     tsio_status *st;
-    int fd;
-    const uint8_t *mem;       /* in-memory input instead of fd (tsio_png_open_mem) */
+    tsio_input in;
+    const uint8_t *mem;       /* in-memory input instead of `in` (tsio_png_open_mem) */
     size_t mem_size;
     const uint8_t *window;    /* buffer or mem: where the buffered bytes are */
     uint64_t read_total;
@@ -46,7 +46,7 @@ static void on_warning(png_structp png, png_const_charp message) {
     tsio_status_warn(p->st, message);
 }
 
-/* png_set_read_fn callback: buffered read(2); the end of the file is a truncation. */
+/* png_set_read_fn callback: buffered reads; the end of the file is a truncation. */
 static void on_read(png_structp png, png_bytep out, size_t length) {
     tsio_png *p = png_get_io_ptr(png);
     while (length > 0) {
@@ -63,7 +63,7 @@ static void on_read(png_structp png, png_bytep out, size_t length) {
             p->position = 0;
         }
         if (p->position == p->buffered) {
-            long n = tsio_read_fd(p->fd, p->buffer, SOURCE_BUFFER);
+            long long n = tsio_input_pread(&p->in, p->buffer, SOURCE_BUFFER, p->read_total);
             if (n < 0) {
                 tsio_status_fail(p->st, TSIO_ERR_IO, "read failed: %s", strerror(errno));
                 p->st->offset = p->read_total;
@@ -133,7 +133,7 @@ static void set_transforms(tsio_png *p, tsio_info *info) {
     p->height = info->height;
 }
 
-static tsio_png *open_input(int fd, const uint8_t *mem, size_t mem_size, tsio_info *info, tsio_status *st) {
+static tsio_png *open_input(const tsio_input *in, const uint8_t *mem, size_t mem_size, tsio_info *info, tsio_status *st) {
     tsio_status_clear(st);
     tsio_png *p = calloc(1, sizeof *p);
     if (p == NULL) {
@@ -141,10 +141,10 @@ static tsio_png *open_input(int fd, const uint8_t *mem, size_t mem_size, tsio_in
         return NULL;
     }
     p->st = st;
-    p->fd = fd;
+    if (in != NULL) p->in = *in;
     p->mem = mem;
     p->mem_size = mem_size;
-    p->file_size = mem != NULL ? mem_size : tsio_fd_size(fd);
+    p->file_size = mem != NULL ? mem_size : tsio_input_size(in);
     st->file_size = p->file_size;
     p->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, p, on_error, on_warning);
     if (p->png == NULL) {
@@ -269,8 +269,8 @@ void tsio_png_close(tsio_png *p) {
     free(p);
 }
 
-tsio_png *tsio_png_open(int fd, tsio_info *info, tsio_status *st) {
-    return open_input(fd, NULL, 0, info, st);
+tsio_png *tsio_png_open(const tsio_input *in, tsio_info *info, tsio_status *st) {
+    return open_input(in, NULL, 0, info, st);
 }
 
 tsio_png *tsio_png_open_mem(const uint8_t *data, size_t size, tsio_info *info, tsio_status *st) {
@@ -279,5 +279,5 @@ tsio_png *tsio_png_open_mem(const uint8_t *data, size_t size, tsio_info *info, t
         tsio_status_fail(st, TSIO_ERR_TRUNCATED, "PNG data ends at byte 0");
         return NULL;
     }
-    return open_input(-1, data, size, info, st);
+    return open_input(NULL, data, size, info, st);
 }

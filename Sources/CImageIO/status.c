@@ -31,16 +31,26 @@ void tsio_status_warn(tsio_status *st, const char *message) {
     }
 }
 
-long tsio_read_fd(int fd, uint8_t *buf, size_t cap) {
-    for (;;) {
-        ssize_t n = read(fd, buf, cap);
-        if (n >= 0) return (long)n;
-        if (errno != EINTR) return -1;
+long long tsio_input_pread(const tsio_input *in, uint8_t *buf, size_t count, uint64_t offset) {
+    size_t done = 0;
+    while (done < count) {
+        long long n;
+        if (in->read != NULL) {
+            n = in->read(in->context, buf + done, count - done, offset + done);
+        } else {
+            n = pread(in->fd, buf + done, count - done, (off_t)(offset + done));
+            if (n < 0 && errno == EINTR) continue;
+        }
+        if (n < 0) return -1;
+        if (n == 0) break;
+        done += (size_t)n;
     }
+    return (long long)done;
 }
 
-uint64_t tsio_fd_size(int fd) {
+uint64_t tsio_input_size(const tsio_input *in) {
+    if (in->size > 0 || in->read != NULL) return in->size;
     struct stat sb;
-    if (fstat(fd, &sb) != 0) return 0;
+    if (fstat(in->fd, &sb) != 0) return 0;
     return (uint64_t)sb.st_size;
 }

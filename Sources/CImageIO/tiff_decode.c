@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 /*
- * TIFF and BigTIFF through libtiff. Every handle reads with pread(2) at an offset of its own, so handles on the
+ * TIFF and BigTIFF through libtiff. Every handle reads its input at an offset of its own, so handles on the
  * same file are independent; libtiff's errors and warnings come to this handle's status through the per-handle
  * handlers of TIFFOpenOptions, never to stderr. Strip and tile offsets are loaded on demand ("O"), so opening a
  * BigTIFF of a million tiles reads its directory, not its arrays.
@@ -17,16 +17,11 @@
 
 static tmsize_t fd_read(thandle_t h, void *buf, tmsize_t size) {
     tsio_tiff *t = (tsio_tiff *)h;
-    tmsize_t done = 0;
-    while (done < size) {
-        ssize_t n = pread(t->fd, (uint8_t *)buf + done, (size_t)(size - done), (off_t)(t->pos + (uint64_t)done));
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) return -1;
-        if (n == 0) { t->hit_end = 1; break; }
-        done += n;
-    }
-    t->pos += (uint64_t)done;
-    return done;
+    long long n = tsio_input_pread(&t->in, buf, (size_t)size, t->pos);
+    if (n < 0) return -1;
+    if (n < size) t->hit_end = 1;
+    t->pos += (uint64_t)n;
+    return (tmsize_t)n;
 }
 
 static tmsize_t fd_write(thandle_t h, void *buf, tmsize_t size) { (void)h; (void)buf; (void)size; return -1; }
@@ -173,12 +168,12 @@ static int select_dir(tsio_tiff *t, uint64_t offset, tsio_tiff_dir *d) {
     return 0;
 }
 
-tsio_tiff *tsio_tiff_open(int fd, tsio_status *st) {
+tsio_tiff *tsio_tiff_open(const tsio_input *in, tsio_status *st) {
     tsio_status_clear(st);
     tsio_tiff *t = calloc(1, sizeof *t);
     if (!t) { tsio_status_fail(st, TSIO_ERR_NOMEM, "out of memory"); return NULL; }
-    t->fd = fd;
-    t->size = tsio_fd_size(fd);
+    t->in = *in;
+    t->size = tsio_input_size(in);
     t->chunk_id = -1;
     tsio_tiff_enter(t, st);
     TIFFOpenOptions *opts = TIFFOpenOptionsAlloc();

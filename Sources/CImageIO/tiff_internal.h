@@ -12,7 +12,7 @@
 
 struct tsio_tiff {
     TIFF *tif;
-    int fd;
+    tsio_input in;
     uint64_t pos;
     uint64_t size;
     int hit_end;              /* a read came back short: errors are truncation */

@@ -3,14 +3,16 @@ import Glibc
 #endif
 
 /// A file's size and modification time (nanoseconds since 1970): what tells that a source file changed since its
-/// header was read.
+/// header was read. An object in object storage adds a hash of its ETag (`tag`), which changes with its content.
 public struct FileStamp: Equatable, Sendable {
     public let size: Int64
     public let modified: Int64
+    public let tag: UInt64
 
-    public init(size: Int64, modified: Int64) {
+    public init(size: Int64, modified: Int64, tag: UInt64 = 0) {
         self.size = size
         self.modified = modified
+        self.tag = tag
     }
 
     init(_ sb: stat) {

@@ -5,14 +5,14 @@ import XCTest
 
 /// The C ABI on its own: errors come back as codes and messages, never as exit() or stderr output.
 final class CImageIOTests: XCTestCase {
-    private func withFile(_ bytes: [UInt8], _ body: (CInt) -> Void) {
+    private func withFile(_ bytes: [UInt8], _ body: (UnsafePointer<tsio_input>) -> Void) {
         var template = Array("/tmp/cimageio-XXXXXX".utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         XCTAssertGreaterThanOrEqual(fd, 0)
         unlink(String(cString: template))
         _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        lseek(fd, 0, SEEK_SET)
-        body(fd)
+        var input = tsio_input(fd: fd, read: nil, context: nil, size: 0)
+        body(&input)
         close(fd)
     }
 
@@ -21,20 +21,20 @@ final class CImageIOTests: XCTestCase {
     }
 
     func testGarbageAfterJPEGSignatureIsACorruptError() {
-        withFile([0xFF, 0xD8, 0xFF, 0x00, 0x01, 0x02, 0x03, 0x04] + [UInt8](repeating: 0x55, count: 100)) { fd in
+        withFile([0xFF, 0xD8, 0xFF, 0x00, 0x01, 0x02, 0x03, 0x04] + [UInt8](repeating: 0x55, count: 100)) { input in
             var st = tsio_status()
             var info = tsio_info()
-            XCTAssertNil(tsio_jpeg_open(fd, 0, &info, &st))
+            XCTAssertNil(tsio_jpeg_open(input, 0, &info, &st))
             XCTAssertNotEqual(Int(st.code), Int(TSIO_OK))
             XCTAssertFalse(message(st).isEmpty)
         }
     }
 
     func testJPEGEndingInsideTheHeaderIsATruncation() {
-        withFile([0xFF, 0xD8, 0xFF, 0xDB, 0x00, 0x43, 0x00]) { fd in
+        withFile([0xFF, 0xD8, 0xFF, 0xDB, 0x00, 0x43, 0x00]) { input in
             var st = tsio_status()
             var info = tsio_info()
-            XCTAssertNil(tsio_jpeg_open(fd, 0, &info, &st))
+            XCTAssertNil(tsio_jpeg_open(input, 0, &info, &st))
             XCTAssertEqual(Int(st.code), Int(TSIO_ERR_TRUNCATED))
             XCTAssertEqual(st.offset, 7)
             XCTAssertEqual(st.file_size, 7)
@@ -43,11 +43,31 @@ final class CImageIOTests: XCTestCase {
     }
 
     func testPNGSignatureWithoutChunksIsATruncation() {
-        withFile([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { fd in
+        withFile([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { input in
             var st = tsio_status()
             var info = tsio_info()
-            XCTAssertNil(tsio_png_open(fd, &info, &st))
+            XCTAssertNil(tsio_png_open(input, &info, &st))
             XCTAssertEqual(Int(st.code), Int(TSIO_ERR_TRUNCATED))
+        }
+    }
+
+    /// An input read through the caller's function (object storage) whose read fails is an I/O error, with the
+    /// offset it failed at: never a picture made of the bytes that did not come.
+    func testAFailingReadFunctionIsAnIOError() {
+        let jpegStart: [UInt8] = [0xFF, 0xD8, 0xFF, 0xDB, 0x00, 0x43, 0x00]
+        jpegStart.withUnsafeBufferPointer { bytes in
+            var input = tsio_input(fd: -1, read: { context, dst, count, offset in
+                let source = context!.assumingMemoryBound(to: UInt8.self)
+                guard offset < 4 else { errno = EIO; return -1 }
+                let n = min(Int(count), 4 - Int(offset))
+                dst!.update(from: source + Int(offset), count: n)
+                return Int64(n)
+            }, context: UnsafeMutableRawPointer(mutating: bytes.baseAddress!), size: 1000)
+            var st = tsio_status()
+            var info = tsio_info()
+            XCTAssertNil(tsio_jpeg_open(&input, 0, &info, &st))
+            XCTAssertEqual(Int(st.code), Int(TSIO_ERR_IO))
+            XCTAssertEqual(st.file_size, 1000)
         }
     }
 

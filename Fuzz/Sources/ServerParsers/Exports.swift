@@ -4,6 +4,7 @@ import HTTPTransport
 @testable import TileGeometry
 @testable import TileAPI
 @testable import Library
+@testable import ObjectStorage
 
 /// Entry points the fuzz targets call: the server's own parsers, from its libraries.
 public enum ServerParsers {
@@ -88,6 +89,31 @@ public enum ServerParsers {
     /// Access control's parsers. The first byte picks one; the rest is its input. Each must answer without a crash
     /// or a hang, and what it accepts must hold together: a verified token is exactly what signing its fields
     /// gives; a policy's rules answer every folder; cookies have names.
+    /// Object storage's parsers, chosen by the first byte: a ListObjectsV2 page, an `~/.aws` file, a date, a
+    /// location.
+    public static func parseObjectStorage(_ bytes: [UInt8]) {
+        guard let selector = bytes.first else { return }
+        let rest = Array(bytes.dropFirst())
+        let text = String(decoding: rest, as: UTF8.self)
+        switch selector % 4 {
+        case 0:
+            if let page = try? ObjectListing(xml: rest) {
+                for entry in page.entries { precondition(entry.size >= 0, "a negative size") }
+            }
+        case 1:
+            let file = AWSProfileFile(text: text, isConfig: selector & 4 != 0)
+            _ = file.value("aws_access_key_id", profile: "default")
+        case 2:
+            _ = HTTPDate.nanoseconds(text)
+        default:
+            if let location = S3Location(text) {
+                precondition(S3Location(location.description) == location, "a location that does not read back")
+                _ = S3Configuration(endpoint: "http://127.0.0.1:1", region: "r", addressing: .virtual, accessKey: nil, secretKey: nil)
+                    .url(bucket: location.bucket, key: location.prefix, query: "")
+            }
+        }
+    }
+
     public static func parseAccess(_ bytes: [UInt8]) {
         guard let selector = bytes.first else { return }
         let rest = Array(bytes.dropFirst())

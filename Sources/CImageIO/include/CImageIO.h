@@ -11,7 +11,8 @@
  * as a non-zero code with a readable message in `tsio_status`. Warnings are
  * counted and the first one is kept, never printed.
  *
- * Decoders of files read from a file descriptor the caller owns, through a
+ * Decoders of files read from a `tsio_input` the caller owns (a file
+ * descriptor, or an object in object storage read by range), through a
  * 64 KiB buffer, so the encoded file is never mapped or held whole in memory
  * and the byte offset of a truncation is known. The `*_open_mem` decoders
  * read a buffer the caller already holds: an encoded tile, a TIFF's JPEG
@@ -34,6 +35,20 @@ enum {
     TSIO_ERR_NOMEM = 5,       /* allocation failed or a memory cap was hit */
     TSIO_ERR_ARGUMENT = 6     /* the caller asked for something impossible */
 };
+
+/*
+ * Where a decoder's bytes come from: the file at `fd`, read with pread(2), when `read` is NULL; otherwise the
+ * caller's `read`, which fills `dst` with up to `count` bytes at `offset` of an input of `size` bytes and returns
+ * how many (fewer only at the end), or -1 with errno set (the caller keeps its own account of why). Decoders copy
+ * the struct; `context` must outlive them.
+ */
+typedef long long (*tsio_read_fn)(void *context, uint8_t *dst, size_t count, uint64_t offset);
+typedef struct {
+    int fd;
+    tsio_read_fn read;
+    void *context;
+    uint64_t size;            /* bytes in the input; for a descriptor, 0 asks fstat(2) */
+} tsio_input;
 
 enum {
     TSIO_COLOR_GRAY = 1,
@@ -76,11 +91,11 @@ typedef struct tsio_info {
 typedef struct tsio_jpeg tsio_jpeg;
 
 /*
- * jpeg_read_header over `fd` from its current offset. `max_memory` caps what
+ * jpeg_read_header over `in` from its start. `max_memory` caps what
  * libjpeg may allocate (0: no cap); progressive files need a coefficient
  * buffer of about 2 bytes per sample, and hitting the cap is TSIO_ERR_NOMEM.
  */
-tsio_jpeg *tsio_jpeg_open(int fd, uint64_t max_memory, tsio_info *info, tsio_status *st);
+tsio_jpeg *tsio_jpeg_open(const tsio_input *in, uint64_t max_memory, tsio_info *info, tsio_status *st);
 
 /* The same over `size` bytes at `data` (an encoded tile held in memory); `data` must outlive the decoder. */
 tsio_jpeg *tsio_jpeg_open_mem(const uint8_t *data, size_t size, uint64_t max_memory, tsio_info *info, tsio_status *st);
@@ -124,7 +139,7 @@ typedef struct tsio_jidx tsio_jidx;
  * Reads the header of the JPEG at `fd` with pread(2). TSIO_ERR_UNSUPPORTED for anything but one 8-bit
  * sequential Huffman scan of every component (progressive, arithmetic, 12-bit, multi-scan files).
  */
-tsio_jidx *tsio_jidx_open(int fd, tsio_status *st);
+tsio_jidx *tsio_jidx_open(const tsio_input *in, tsio_status *st);
 
 /* The frame's size as the index read it, the MCU size in pixels, and MCUs across and down. */
 void tsio_jidx_geometry(const tsio_jidx *x, uint32_t *width, uint32_t *height, uint32_t *mcu_w, uint32_t *mcu_h,
@@ -138,7 +153,7 @@ size_t tsio_jidx_bytes(const tsio_jidx *x);
  * stopped. Returns the rows indexed: fewer when the data stops making sense (a warning says so; libjpeg must
  * decode those rows the usual way); -1 on a read error. Not reentrant: one scan at a time per index.
  */
-int64_t tsio_jidx_scan(tsio_jidx *x, int fd, uint32_t rows, tsio_status *st);
+int64_t tsio_jidx_scan(tsio_jidx *x, const tsio_input *in, uint32_t rows, tsio_status *st);
 
 /*
  * A JPEG of MCU rows [r0, r1) and columns [c0, c1), into a malloc'd buffer (free with tsio_free). The rows
@@ -146,7 +161,7 @@ int64_t tsio_jidx_scan(tsio_jidx *x, int fd, uint32_t rows, tsio_status *st);
  * rows already indexed). `copied_rows` (may be NULL) gets how many rows had most of their bits copied whole,
  * without decoding their symbols (the source's own DC tables code every category, and no restart markers).
  */
-int tsio_jidx_extract(const tsio_jidx *x, int fd, uint32_t r0, uint32_t r1, uint32_t c0, uint32_t c1,
+int tsio_jidx_extract(const tsio_jidx *x, const tsio_input *in, uint32_t r0, uint32_t r1, uint32_t c0, uint32_t c1,
                       uint8_t **out, size_t *out_size, uint32_t *copied_rows, tsio_status *st);
 
 /*
@@ -164,7 +179,7 @@ int tsio_jidx_eighth_begin(tsio_jidx *x, int ycc, tsio_status *st);
  * error, -2 when the data stops making sense there (the index stops too: libjpeg must decode the rest). A call
  * of tsio_jidx_scan ends the 1/8 decode.
  */
-int64_t tsio_jidx_eighth_row(tsio_jidx *x, int fd, uint8_t *dst, size_t stride, tsio_status *st);
+int64_t tsio_jidx_eighth_row(tsio_jidx *x, const tsio_input *in, uint8_t *dst, size_t stride, tsio_status *st);
 
 void tsio_jidx_close(tsio_jidx *x);
 
@@ -214,7 +229,7 @@ typedef struct tsio_png tsio_png;
  * bit depth into 8-bit RGB (3 channels) or RGBA (4, when the file has alpha
  * or tRNS). 16-bit samples keep their high byte (png_set_strip_16).
  */
-tsio_png *tsio_png_open(int fd, tsio_info *info, tsio_status *st);
+tsio_png *tsio_png_open(const tsio_input *in, tsio_info *info, tsio_status *st);
 
 /* The same over `size` bytes at `data`; `data` must outlive the decoder. */
 tsio_png *tsio_png_open_mem(const uint8_t *data, size_t size, tsio_info *info, tsio_status *st);
@@ -335,7 +350,7 @@ typedef struct tsio_jp2_header {
  * that knows the header already). NULL with `st` set when the header cannot be read.
  */
 typedef struct tsio_jp2 tsio_jp2;
-tsio_jp2 *tsio_jp2_open(int fd, tsio_jp2_header *h, uint8_t **profile, size_t *profile_size, tsio_status *st);
+tsio_jp2 *tsio_jp2_open(const tsio_input *in, tsio_jp2_header *h, uint8_t **profile, size_t *profile_size, tsio_status *st);
 /*
  * Pixels [x, x + w) × [y, y + h) of the image reduced by 2^`reduce` (OpenJPEG's cp_reduce: its size is
  * ceil(width / 2^reduce) × ceil(height / 2^reduce)), only the code-blocks under them decoded, as 8-bit RGB or RGBA
@@ -381,7 +396,7 @@ typedef struct tsio_tiff tsio_tiff;
  * Opens the TIFF or BigTIFF at `fd` (read with pread(2): handles on one file are independent; one handle is used by
  * one thread at a time) and selects its first directory. The fd stays the caller's.
  */
-tsio_tiff *tsio_tiff_open(int fd, tsio_status *st);
+tsio_tiff *tsio_tiff_open(const tsio_input *in, tsio_status *st);
 /* Describes up to `cap` directories into `out`: the main chain, then the first page's SubIFDs; returns how many
  * there are (at most TSIO_TIFF_MAX_DIRS), -1 on error. A broken chain after the first page is a warning. */
 int tsio_tiff_directories(tsio_tiff *t, tsio_tiff_dir *out, int cap, tsio_status *st);
@@ -411,6 +426,45 @@ int tsio_tiff_jpeg_tile(tsio_tiff *t, uint32_t x, uint32_t y, uint8_t **out, siz
  * described as not readable. */
 const char *tsio_tiff_compression_name(int compression);
 void tsio_tiff_close(tsio_tiff *t);
+
+/* ---- HTTP for object storage (libcurl) ------------------------------- */
+
+typedef struct tsio_http tsio_http;
+
+/* One libcurl handle: its connections are kept alive between requests, so a caller keeps a few and reuses them.
+ * One thread at a time. */
+tsio_http *tsio_http_open(void);
+void tsio_http_close(tsio_http *h);
+
+typedef struct {
+    const char *method;       /* "GET", "HEAD", "PUT", "DELETE" */
+    const char *url;          /* fully escaped */
+    const char *headers;      /* "Name: value" lines separated by '\n', or NULL */
+    const char *sigv4;        /* libcurl's AWS SigV4 provider string ("aws:amz:REGION:s3"), or NULL: unsigned */
+    const char *access_key;   /* with `sigv4` */
+    const char *secret_key;
+    const uint8_t *body;      /* PUT's body */
+    size_t body_size;
+    long connect_timeout_ms;
+    long timeout_ms;          /* the whole transfer */
+    uint64_t max_body;        /* a longer response body is a failure, not a buffer grown without end */
+} tsio_http_request;
+
+typedef struct {
+    long status;              /* the HTTP status; 0 when the transfer failed */
+    uint8_t *body;            /* malloc'd (tsio_http_response_free) */
+    size_t body_size;
+    char etag[160];
+    char last_modified[64];
+    uint64_t content_length;  /* -1 when absent */
+    uint64_t total_size;      /* of the object, from Content-Range (a ranged GET); 0 when absent */
+    int timed_out;
+    char error[256];          /* why the transfer failed */
+} tsio_http_response;
+
+/* 0 when a response came (any status), -1 when none did (`error` says why). */
+int tsio_http_perform(tsio_http *h, const tsio_http_request *rq, tsio_http_response *rs);
+void tsio_http_response_free(tsio_http_response *rs);
 
 #ifdef __cplusplus
 }

@@ -7,7 +7,10 @@ extension tsio_status {
 
     /// The typed error for a failed call into CImageIO. `rows` is the image height the decoder was working
     /// through (0 while reading the header).
+    /// A read of an object in object storage that failed (an outage, a replaced object) is that failure, whatever
+    /// the decoder made of the missing bytes.
     func error(path: String, format: SourceFormat, rows: Int) -> ImageSourceError {
+        if let remote = RemoteFile.takeFailure(path: path) { return remote }
         switch Int(code) {
         case TSIO_ERR_TRUNCATED:
             return .truncated(path: path, format: format, atByte: Int64(offset), fileSize: Int64(file_size),
@@ -36,11 +39,3 @@ extension DecodeWarnings {
     }
 }
 
-extension FileDescriptor {
-    /// Opens `path` for a decode pass, failing with the image error users see.
-    static func image(_ path: String) throws -> FileDescriptor {
-        do { return try FileDescriptor(readingAt: path) } catch {
-            throw ImageSourceError.cannotOpen(path: path, reason: error.description)
-        }
-    }
-}

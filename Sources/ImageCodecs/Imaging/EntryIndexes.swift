@@ -42,7 +42,7 @@ package final class EntryIndexes: Sendable {
         return creating.withLock { _ -> JPEGEntryIndex? in
             if let entry = cache.value(for: key, countingMiss: false) { return entry.index }
             var st = tsio_status()
-            let handle = (try? FileDescriptor.image(path)).flatMap { tsio_jidx_open($0.rawValue, &st) }
+            let handle = (try? ImageInput.open(path)).flatMap { input in input.withRaw { tsio_jidx_open($0, &st) } }
             // A header the index reads otherwise than libjpeg (bytes between markers, which libjpeg steps over and
             // the index takes for a segment) describes another frame: such a file is not entered.
             let index = handle.map { JPEGEntryIndex(handle: $0, path: path, owner: self) }

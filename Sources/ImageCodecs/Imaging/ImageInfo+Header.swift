@@ -2,7 +2,7 @@ import CImageIO
 
 extension ImageInfo {
     /// Builds the upright description from a CImageIO header, refusing sizes over the pixel limit.
-    init(raw: tsio_info, format: SourceFormat, path: String, fileSize: Int64, modified: Int64, limits: ImageLimits) throws {
+    init(raw: tsio_info, format: SourceFormat, path: String, fileSize: Int64, modified: Int64, tag: UInt64, limits: ImageLimits) throws {
         let w = Int(raw.width), h = Int(raw.height)
         try limits.check(width: w, height: h, path: path, format: format)
         let orientation = Orientation(exif: Int(raw.orientation))
@@ -25,6 +25,7 @@ extension ImageInfo {
                   bitDepth: Int(raw.bit_depth),
                   restartInterval: Int(raw.restart_interval),
                   fileSize: fileSize,
-                  modified: modified)
+                  modified: modified,
+                  tag: tag)
     }
 }

@@ -19,9 +19,12 @@ public struct ImageInfo: Hashable, Sendable {
     package var fileSize: Int64
     /// Modification time of the file, nanoseconds since 1970: with `fileSize`, tells when a source changed.
     package var modified: Int64
+    /// For an object in object storage, a hash of its ETag (0 for a local file): with `fileSize` and `modified`,
+    /// what tells that it was replaced.
+    package var tag: UInt64 = 0
 
     package init(format: SourceFormat, width: Int, height: Int, channels: Int, progressive: Bool, orientation: Orientation,
-                colorSpace: String, bitDepth: Int, restartInterval: Int, fileSize: Int64, modified: Int64) {
+                colorSpace: String, bitDepth: Int, restartInterval: Int, fileSize: Int64, modified: Int64, tag: UInt64 = 0) {
         self.format = format
         self.width = width
         self.height = height
@@ -33,6 +36,7 @@ public struct ImageInfo: Hashable, Sendable {
         self.restartInterval = restartInterval
         self.fileSize = fileSize
         self.modified = modified
+        self.tag = tag
     }
 
     /// Size as stored in the file, before orientation.
@@ -40,7 +44,7 @@ public struct ImageInfo: Hashable, Sendable {
     var storedHeight: Int { orientation.swapsAxes ? width : height }
     package var hasAlpha: Bool { channels == 4 }
     /// The file's size and modification time when the header was read.
-    package var stamp: FileStamp { FileStamp(size: fileSize, modified: modified) }
+    package var stamp: FileStamp { FileStamp(size: fileSize, modified: modified, tag: tag) }
 
     /// Heap bytes a decode holds from its first row to its last when the file cannot stream rows: every DCT
     /// coefficient of a progressive JPEG (2 bytes a sample; 4:2:0 colour is 1.5 samples a pixel), or the

@@ -10,9 +10,9 @@ protocol StoredImageSource: ImageSource {
 }
 
 extension StoredImageSource {
-    /// One `stat(2)`: the size and modification time the header was read with.
+    /// One `stat(2)` (or the object's last listing): the size and modification time the header was read with.
     func checkUnchanged() throws {
-        guard FileStamp.of(path) == info.stamp else {
+        guard SourceStamp.of(path) == info.stamp else {
             throw ImageSourceError.changed(path: path)
         }
     }

@@ -15,13 +15,15 @@ public enum ImageSourceError: Swift.Error, Sendable, Equatable, CustomStringConv
     case decodeFailed(path: String, format: ImageFormat, message: String)
     /// The file changed while pixels were being made from it (or the pass making them was replaced): ask again.
     case changed(path: String)
+    /// The object storage holding the file did not answer (after retries): ask again later.
+    case unavailable(path: String, reason: String)
 
     /// The file the error is about, if any.
     package var path: String? {
         switch self {
         case let .cannotOpen(path, _), let .unknownFormat(path, _), let .truncated(path, _, _, _, _, _), let .corrupt(path, _, _, _),
              let .tooLarge(path, _, _, _, _), let .outOfMemory(path, _), let .unsupported(path, _),
-             let .regionOutside(path, _, _, _, _), let .decodeFailed(path, _, _), let .changed(path):
+             let .regionOutside(path, _, _, _, _), let .decodeFailed(path, _, _), let .changed(path), let .unavailable(path, _):
             path
         case .encodeFailed: nil
         }
@@ -32,13 +34,14 @@ public enum ImageSourceError: Swift.Error, Sendable, Equatable, CustomStringConv
     package var isDamage: Bool {
         switch self {
         case .unknownFormat, .truncated, .corrupt, .unsupported, .tooLarge: true
-        case .cannotOpen, .outOfMemory, .regionOutside, .encodeFailed, .decodeFailed, .changed: false
+        case .cannotOpen, .outOfMemory, .regionOutside, .encodeFailed, .decodeFailed, .changed, .unavailable: false
         }
     }
 
-    /// The message with the file named by its name alone: what responses say (a server's paths are its own).
+    /// The message with the file named by its name alone: what responses say (a server's paths are its own). An
+    /// object's `s3://bucket/key` is kept: it names no server path, and says which object to look at.
     public var publicDescription: String {
-        guard let path, !path.isEmpty else { return description }
+        guard let path, !path.isEmpty, !path.hasPrefix("s3://") else { return description }
         return description.replacing(path, with: PathText.lastComponent(of: path))
     }
 
@@ -73,6 +76,8 @@ public enum ImageSourceError: Swift.Error, Sendable, Equatable, CustomStringConv
             return "\(path): cannot decode \(format.rawValue.uppercased()): \(message)"
         case let .changed(path):
             return "\(path) changed while its tiles were being made; ask again"
+        case let .unavailable(path, reason):
+            return "\(path): object storage is unavailable (\(reason)); ask again later"
         }
     }
 }

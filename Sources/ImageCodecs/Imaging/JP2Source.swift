@@ -13,12 +13,12 @@ struct JP2Source: StoredImageSource {
     let colour: ColourTransform.Outcome?
     var keptProfile: [UInt8]? { colour.keptProfile }
 
-    init(path: String, fd: FileDescriptor, limits: ImageLimits) throws {
+    init(path: String, input: ImageInput, limits: ImageLimits) throws {
         var st = tsio_status()
         var header = tsio_jp2_header()
         var opened: Int32 = -1
         let profile = ColourTransform.profile { bytes, size in
-            let handle = tsio_jp2_open(fd.rawValue, &header, &bytes, &size, &st)
+            let handle = input.withRaw { tsio_jp2_open($0, &header, &bytes, &size, &st) }
             tsio_jp2_close(handle)
             opened = handle != nil ? 0 : -1
             return handle != nil && bytes != nil ? 1 : 0
@@ -28,14 +28,14 @@ struct JP2Source: StoredImageSource {
         // Its last resolution small enough for a thumbnail pass to cost little: read from its levels throughout.
         let pyramid = LevelReader.isPyramid(smallestSide: max(w, h) >> max(0, Int(header.resolutions) - 1))
         try limits.check(width: w, height: h, path: path, format: .jp2, pyramid: pyramid)
-        let stat = try fd.status()
+        let stamp = try input.stamp()
         self.path = path
         self.header = header
         let space = header.gray != 0 ? (header.channels == 4 ? "gray-alpha" : "gray")
             : header.colour_space == 3 ? "ycbcr" : (header.channels == 4 ? "rgba" : "rgb")
         info = ImageInfo(format: .jp2, width: w, height: h, channels: Int(header.channels), progressive: false,
                          orientation: .up, colorSpace: space, bitDepth: Int(header.precision), restartInterval: 0,
-                         fileSize: stat.size, modified: stat.modified)
+                         fileSize: stamp.size, modified: stamp.modified, tag: stamp.tag)
         colour = profile.map { profile in
             ColourTransform.outcome(for: profile, layout: ColourTransform.layout(
                 for: profile, channels: Int(header.channels), grayPixels: header.gray != 0, cmyk: false, inverted: false),
@@ -56,9 +56,9 @@ struct JP2Source: StoredImageSource {
     func decodeStored(_ rect: PixelRect, shrink: Int, bandRows: Int,
                       into body: (PixelBand) throws -> Void) throws -> DecodeWarnings {
         let (reduce, rest) = reduction(for: shrink)
-        let fd = try FileDescriptor.image(path)
+        let input = try ImageInput.open(path)
         var opening = tsio_status()
-        guard let handle = tsio_jp2_open(fd.rawValue, nil, nil, nil, &opening) else {
+        guard let handle = input.withRaw({ tsio_jp2_open($0, nil, nil, nil, &opening) }) else {
             throw opening.error(path: path, format: .jp2, rows: 0)
         }
         defer { tsio_jp2_close(handle) }

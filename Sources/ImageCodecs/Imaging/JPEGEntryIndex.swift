@@ -58,9 +58,9 @@ package final class JPEGEntryIndex: @unchecked Sendable {
             let now = indexed.withLock { $0 }
             if now.rows >= wanted { return true }
             if now.stopped { return false }
-            let fd = try FileDescriptor.image(path)
+            let input = try ImageInput.open(path)
             var st = tsio_status()
-            let done = tsio_jidx_scan(handle, fd.rawValue, UInt32(wanted), &st)
+            let done = input.withRaw { tsio_jidx_scan(handle, $0, UInt32(wanted), &st) }
             guard done >= 0 else { throw st.error(path: path, format: .jpeg, rows: rows) }
             indexed.withLock { $0 = (Int(done), Int(done) < wanted, false) }
             return Int(done) >= wanted
@@ -71,14 +71,14 @@ package final class JPEGEntryIndex: @unchecked Sendable {
     /// nil when the rows cannot be indexed.
     func extract(rows rowRange: Range<Int>, columns columnRange: Range<Int>) throws -> (UnsafeMutablePointer<UInt8>, Int)? {
         guard try scan(upTo: rowRange.upperBound) else { return nil }
-        let fd = try FileDescriptor.image(path)
+        let input = try ImageInput.open(path)
         var st = tsio_status()
         var out: UnsafeMutablePointer<UInt8>?
         var size = 0
         var copied: UInt32 = 0
-        guard tsio_jidx_extract(handle, fd.rawValue, UInt32(rowRange.lowerBound), UInt32(rowRange.upperBound),
-                                UInt32(columnRange.lowerBound), UInt32(columnRange.upperBound), &out, &size, &copied,
-                                &st) == 0,
+        guard input.withRaw({ tsio_jidx_extract(handle, $0, UInt32(rowRange.lowerBound), UInt32(rowRange.upperBound),
+                                                UInt32(columnRange.lowerBound), UInt32(columnRange.upperBound), &out, &size,
+                                                &copied, &st) }) == 0,
               let out else {
             throw st.error(path: path, format: .jpeg, rows: rows)
         }
@@ -104,10 +104,10 @@ package final class JPEGEntryIndex: @unchecked Sendable {
             owner?.counted { $0.eighthsScanned += 1 }
             indexed.withLock { $0.eighth = true }
             defer { indexed.withLock { $0.eighth = false } }
-            let fd = try FileDescriptor.image(path)
+            let input = try ImageInput.open(path)
             return try body(Int(perRow)) { dst, stride in
                 var st = tsio_status()
-                let n = tsio_jidx_eighth_row(handle, fd.rawValue, dst, stride, &st)
+                let n = input.withRaw { tsio_jidx_eighth_row(handle, $0, dst, stride, &st) }
                 if n == -1 { throw st.error(path: path, format: .jpeg, rows: rows) }
                 indexed.withLock {
                     if n > 0 { $0.rows += 1 }

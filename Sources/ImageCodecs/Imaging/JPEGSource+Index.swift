@@ -58,7 +58,7 @@ extension JPEGSource {
         return try index.whileDecodingEighth(ycc: ycc) { perCall, rows in try withoutActuallyEscaping(rows) { next in
             let reader = JPEGEighthReader(path: path, width: width, wantedOffset: rect.x, rowsPerCall: perCall, colour: colour,
                                           next: next) { [path, limits, colour] in
-                let libjpeg = try JPEGRowReader(path: path, fd: FileDescriptor.image(path), limits: limits)
+                let libjpeg = try JPEGRowReader(path: path, input: ImageInput.open(path), limits: limits)
                 libjpeg.convert(colour)
                 _ = try libjpeg.start(scale: 8, columns: 0 ..< width)
                 return libjpeg

@@ -16,13 +16,13 @@ struct JPEGSource: StoredImageSource {
     let scanYCC: Bool?
 
     /// Reads the header of the JPEG open at `fd` (offset 0).
-    init(path: String, fd: FileDescriptor, limits: ImageLimits) throws {
-        let reader = try JPEGRowReader(path: path, fd: fd, limits: limits)
+    init(path: String, input: ImageInput, limits: ImageLimits) throws {
+        let reader = try JPEGRowReader(path: path, input: input, limits: limits)
         let header = reader.raw
-        let stat = try fd.status()
+        let stamp = try input.stamp()
         self.path = path
         self.limits = limits
-        self.info = try ImageInfo(raw: header, format: .jpeg, path: path, fileSize: stat.size, modified: stat.modified, limits: limits)
+        self.info = try ImageInfo(raw: header, format: .jpeg, path: path, fileSize: stamp.size, modified: stamp.modified, tag: stamp.tag, limits: limits)
         let space = Int(header.color_space)
         scanYCC = space == TSIO_COLOR_RGB || space == TSIO_COLOR_GRAY ? header.ycbcr != 0 : nil
         // No profile, but EXIF says Adobe RGB (a camera in Adobe RGB mode): the standard's own profile.
@@ -39,7 +39,7 @@ struct JPEGSource: StoredImageSource {
                       into body: (PixelBand) throws -> Void) throws -> DecodeWarnings {
         if let warnings = try decodeEighthThroughScan(rect, shrink: shrink, bandRows: bandRows, into: body) { return warnings }
         if let warnings = try decodeThroughIndex(rect, shrink: shrink, bandRows: bandRows, into: body) { return warnings }
-        let reader = try JPEGRowReader(path: path, fd: FileDescriptor.image(path), limits: limits)
+        let reader = try JPEGRowReader(path: path, input: ImageInput.open(path), limits: limits)
         reader.convert(colour)
         try Self.stream(rect, shrink: shrink, storedWidth: info.storedWidth, from: reader, bandRows: bandRows, into: body)
         return reader.warnings
@@ -65,7 +65,7 @@ final class JPEGRowReader: StoredRowReader {
     let format = SourceFormat.jpeg
     let decoder: OpaquePointer
     /// What the decoder reads: the open file, or an extract in memory (freed with the reader).
-    let fd: FileDescriptor?
+    let input: ImageInput?
     let memory: UnsafeMutablePointer<UInt8>?
     /// The header as `tsio_jpeg_open` read it.
     let raw: tsio_info
@@ -77,14 +77,14 @@ final class JPEGRowReader: StoredRowReader {
     /// Held while the decoder converts with it.
     private var transform: ColourTransform?
 
-    init(path: String, fd: FileDescriptor, limits: ImageLimits) throws {
+    init(path: String, input: ImageInput, limits: ImageLimits) throws {
         var st = tsio_status()
         var raw = tsio_info()
-        guard let decoder = tsio_jpeg_open(fd.rawValue, UInt64(limits.maxDecoderMemory), &raw, &st) else {
+        guard let decoder = input.withRaw({ tsio_jpeg_open($0, UInt64(limits.maxDecoderMemory), &raw, &st) }) else {
             throw st.error(path: path, format: .jpeg, rows: 0)
         }
         self.path = path
-        self.fd = fd
+        self.input = input
         self.memory = nil
         self.decoder = decoder
         self.raw = raw
@@ -100,7 +100,7 @@ final class JPEGRowReader: StoredRowReader {
             throw st.error(path: path, format: .jpeg, rows: 0)
         }
         self.path = path
-        self.fd = nil
+        self.input = nil
         self.memory = memory
         self.decoder = decoder
         self.raw = raw

@@ -10,12 +10,12 @@ struct PNGSource: StoredImageSource {
     let colour: ColourTransform.Outcome?
     var keptProfile: [UInt8]? { colour.keptProfile }
 
-    init(path: String, fd: FileDescriptor, limits: ImageLimits) throws {
-        let reader = try PNGRowReader(path: path, fd: fd, columnsFrom: 0)
+    init(path: String, input: ImageInput, limits: ImageLimits) throws {
+        let reader = try PNGRowReader(path: path, input: input, columnsFrom: 0)
         let header = reader.raw
-        let stat = try fd.status()
+        let stamp = try input.stamp()
         self.path = path
-        self.info = try ImageInfo(raw: header, format: .png, path: path, fileSize: stat.size, modified: stat.modified, limits: limits)
+        self.info = try ImageInfo(raw: header, format: .png, path: path, fileSize: stamp.size, modified: stamp.modified, tag: stamp.tag, limits: limits)
         let gray = Int(header.color_space) == TSIO_COLOR_GRAY || Int(header.color_space) == TSIO_COLOR_GRAY_ALPHA
         let adobe = header.exif_adobe_rgb != 0 && !gray
         colour = (ColourTransform.profile { tsio_png_icc_profile(reader.decoder, &$0, &$1) }
@@ -28,7 +28,7 @@ struct PNGSource: StoredImageSource {
 
     func decodeStored(_ rect: PixelRect, shrink: Int, bandRows: Int,
                       into body: (PixelBand) throws -> Void) throws -> DecodeWarnings {
-        let reader = try PNGRowReader(path: path, fd: FileDescriptor.image(path), columnsFrom: rect.x * shrink)
+        let reader = try PNGRowReader(path: path, input: ImageInput.open(path), columnsFrom: rect.x * shrink)
         reader.transform = colour.attach({ tsio_png_set_icc(reader.decoder, $0) }, warnings: &reader.warnings)
         try RowStreamer(inputWidth: info.storedWidth, inputHeight: info.storedHeight, factor: shrink)
             .stream(rect, from: reader, bandRows: bandRows, into: body)
@@ -42,7 +42,7 @@ final class PNGRowReader: StoredRowReader {
     let path: String
     let format = SourceFormat.png
     let decoder: OpaquePointer
-    let fd: FileDescriptor
+    let input: ImageInput
     /// The header as `tsio_png_open` read it.
     let raw: tsio_info
     let rowWidth: Int
@@ -53,14 +53,14 @@ final class PNGRowReader: StoredRowReader {
     /// Held while the decoder converts with it.
     var transform: ColourTransform?
 
-    init(path: String, fd: FileDescriptor, columnsFrom: Int) throws {
+    init(path: String, input: ImageInput, columnsFrom: Int) throws {
         var st = tsio_status()
         var raw = tsio_info()
-        guard let decoder = tsio_png_open(fd.rawValue, &raw, &st) else {
+        guard let decoder = input.withRaw({ tsio_png_open($0, &raw, &st) }) else {
             throw st.error(path: path, format: .png, rows: 0)
         }
         self.path = path
-        self.fd = fd
+        self.input = input
         self.decoder = decoder
         rowWidth = Int(raw.width)
         wantedOffset = columnsFrom

@@ -4,14 +4,14 @@ import POSIXSupport
 /// One libtiff handle on its own descriptor (`tsio_tiff_*`), used by one thread at a time. It remembers which
 /// directory it has selected and keeps its last decoded tile, so reads of one level in order decode each tile once.
 final class TIFFHandle {
-    let fd: FileDescriptor
+    let input: ImageInput
     let raw: OpaquePointer
     private(set) var selected: UInt64 = 0
 
-    init(path: String, fd: FileDescriptor) throws {
+    init(path: String, input: ImageInput) throws {
         var st = tsio_status()
-        guard let raw = tsio_tiff_open(fd.rawValue, &st) else { throw st.error(path: path, format: .tiff, rows: 0) }
-        self.fd = fd
+        guard let raw = input.withRaw({ tsio_tiff_open($0, &st) }) else { throw st.error(path: path, format: .tiff, rows: 0) }
+        self.input = input
         self.raw = raw
     }
 
@@ -61,7 +61,7 @@ final class TIFFHandles: Sendable {
             else { return nil }
             return handles.remove(at: at)
         }
-        let handle = try taken ?? TIFFHandle(path: path, fd: FileDescriptor.image(path))
+        let handle = try taken ?? TIFFHandle(path: path, input: ImageInput.open(path))
         try handle.select(offset, path: path)
         let result = try body(handle)
         idle.withLock { handles in

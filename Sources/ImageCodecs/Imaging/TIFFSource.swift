@@ -21,8 +21,8 @@ struct TIFFSource: StoredImageSource {
     /// What opening noticed without failing (a broken page chain past the first page, libtiff's warnings).
     let openWarnings: DecodeWarnings
 
-    init(path: String, fd: FileDescriptor, limits: ImageLimits) throws {
-        let first = try TIFFHandle(path: path, fd: fd)
+    init(path: String, input: ImageInput, limits: ImageLimits) throws {
+        let first = try TIFFHandle(path: path, input: input)
         var warnings = DecodeWarnings()
         let dirs = try first.directories(path: path, warnings: &warnings)
         let main = dirs[0]
@@ -33,7 +33,7 @@ struct TIFFSource: StoredImageSource {
         let smallest = levels.last!
         let pyramid = smallest.tiled && LevelReader.isPyramid(smallestSide: max(smallest.width, smallest.height))
         try limits.check(width: Int(main.width), height: Int(main.height), path: path, format: .tiff, pyramid: pyramid)
-        let stat = try fd.status()
+        let stamp = try input.stamp()
         self.path = path
         directories = dirs
         self.levels = levels
@@ -42,7 +42,7 @@ struct TIFFSource: StoredImageSource {
         info = ImageInfo(format: .tiff, width: orientation.swapsAxes ? h : w, height: orientation.swapsAxes ? w : h,
                          channels: Int(main.channels), progressive: false, orientation: orientation,
                          colorSpace: TIFFLevel.colourSpace(main), bitDepth: Int(main.bits), restartInterval: 0,
-                         fileSize: stat.size, modified: stat.modified)
+                         fileSize: stamp.size, modified: stamp.modified, tag: stamp.tag)
         try first.select(main.offset, path: path)
         let gray = main.photometric <= 1
         cmyk = main.photometric == 5 && main.direct != 0

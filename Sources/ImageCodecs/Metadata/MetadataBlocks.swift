@@ -24,7 +24,7 @@ struct MetadataBlocks: Sendable, Equatable {
 
     /// The blocks of the file at `path`; empty for a format that has none we read.
     static func read(path: String) throws -> MetadataBlocks {
-        let file = try FileDescriptor.image(path)
+        let file = try ImageInput.open(path)
         let head = try file.read(count: 8, at: 0)
         if head.starts(with: [0xFF, 0xD8]) { return try jpeg(file) }
         if head == pngSignature { return try png(file) }
@@ -32,7 +32,7 @@ struct MetadataBlocks: Sendable, Equatable {
     }
 
     /// The APP segments before the first scan.
-    private static func jpeg(_ file: FileDescriptor) throws -> MetadataBlocks {
+    private static func jpeg(_ file: ImageInput) throws -> MetadataBlocks {
         var blocks = MetadataBlocks()
         var offset: Int64 = 2
         for _ in 0 ..< maxSegments {
@@ -63,7 +63,7 @@ struct MetadataBlocks: Sendable, Equatable {
     }
 
     /// The ancillary chunks before the first `IDAT`.
-    private static func png(_ file: FileDescriptor) throws -> MetadataBlocks {
+    private static func png(_ file: ImageInput) throws -> MetadataBlocks {
         var blocks = MetadataBlocks()
         var offset: Int64 = 8
         for _ in 0 ..< maxSegments {

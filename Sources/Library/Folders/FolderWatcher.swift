@@ -61,6 +61,7 @@ package final class FolderWatcher: @unchecked Sendable {
             let before = library.generation
             let step = sync.step(rescanDue: rescanDue)
             for path in step.forgotten { unwatch(path) }
+            for failure in step.failures { logger.warning("library rescan: \(failure)") }
             for path in step.entered where watchOf[path] == nil { watch(path) }
             if let change = step.change {
                 report(change)

@@ -1,19 +1,24 @@
+import ObjectStorage
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// The paths a library was started on, in the order given, and how to read them (again) into it. A file is one
 /// image named by its stem; a folder is walked recursively (`FolderScanner`), its images named by their path
-/// below it. A rescan of everything and a rescan of one folder apply the same rules, so what the watcher sees
-/// one event at a time always ends where a fresh start would.
+/// below it; an `s3://bucket/prefix` is listed as a folder is walked (`ObjectTree`), at every rescan. A rescan of
+/// everything and a rescan of one folder apply the same rules, so what the watcher sees one event at a time always
+/// ends where a fresh start would.
 package struct LibraryRoots: Sendable {
     package enum Root: Sendable, Equatable {
         case file(String)
         case folder(String)
+        /// Objects in object storage below a prefix.
+        case objects(S3Location)
 
         package var path: String {
             switch self {
             case let .file(path), let .folder(path): path
+            case let .objects(location): location.description
             }
         }
     }
@@ -29,6 +34,13 @@ package struct LibraryRoots: Sendable {
     package static func classify(_ paths: [String]) -> Result<LibraryRoots, RootError> {
         var roots: [Root] = []
         for path in paths {
+            if S3Location.isRemote(path) {
+                guard let location = S3Location(path) else {
+                    return .failure(RootError(path: path, reason: "not an object storage location: write s3://bucket or s3://bucket/prefix"))
+                }
+                roots.append(.objects(location))
+                continue
+            }
             var sb = stat()
             guard stat(path, &sb) == 0 else { return .failure(RootError(path: path, reason: String(cString: strerror(errno)))) }
             let trimmed = path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
@@ -43,9 +55,11 @@ package struct LibraryRoots: Sendable {
         package var description: String { "\(path): \(reason)" }
     }
 
-    /// Reads every root again and makes the library match. Returns the folders entered, per root index.
+    /// Reads every root again and makes the library match. Returns the folders entered, per root index. A root in
+    /// object storage whose listing fails keeps the images it had (an outage empties no library); `failed` hears why.
     @discardableResult
-    package func scanAll(into library: ImageLibrary, skip: (String) -> Bool = { _ in false }) -> [Int: [FolderScanner.FolderEntry]] {
+    package func scanAll(into library: ImageLibrary, skip: (String) -> Bool = { _ in false },
+                         failed: (Root, ObjectStorageError) -> Void = { _, _ in }) -> [Int: [FolderScanner.FolderEntry]] {
         var entered: [Int: [FolderScanner.FolderEntry]] = [:]
         for (index, root) in roots.enumerated() {
             switch root {
@@ -58,6 +72,15 @@ package struct LibraryRoots: Sendable {
                 let (files, folders) = FolderScanner.walk(path, prefix: "", visited: &visited, skip: skip)
                 library.apply(root: index, scope: .all, files: files)
                 entered[index] = folders
+            case let .objects(location):
+                do throws(ObjectStorageError) {
+                    let objects = try RemoteObjects.required(for: location.description)
+                    let entries = try objects.client.list(bucket: location.bucket, prefix: location.listPrefix)
+                    objects.record(entries, under: location)
+                    library.apply(root: index, scope: .all, files: ObjectTree.files(of: entries, in: location))
+                } catch {
+                    failed(root, error)
+                }
             }
         }
         return entered

@@ -18,6 +18,8 @@ package final class LibrarySync {
         package var forgotten: [String] = []
         /// What changed in the library, for the log; nil after a full rescan.
         package var change: ImageLibrary.Change?
+        /// Roots in object storage whose listing failed (their images are kept as they were), for the log.
+        package var failures: [String] = []
     }
 
     private let roots: LibraryRoots
@@ -139,7 +141,9 @@ package final class LibrarySync {
     private func rescanEverything(_ step: inout Step) {
         fullRescan = false
         dirty = []
-        let entered = roots.scanAll(into: library, skip: { self.writing[$0] != nil })
+        let entered = roots.scanAll(into: library, skip: { self.writing[$0] != nil }, failed: { root, error in
+            step.failures.append("\(root.path): \(error)")
+        })
         let paths = Set(entered.values.flatMap { $0.map(\.path) })
         for path in Array(folders.keys) where !paths.contains(path) { forget(below: path, &step) }
         for (root, entries) in entered {

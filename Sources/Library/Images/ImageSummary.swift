@@ -33,8 +33,7 @@ package struct ImageSummary: Sendable, Equatable {
         kind = source.kind
         hasAlpha = source.info.hasAlpha
         stamp = source.info.stamp
-        version = try SourceVersion.of(path: path, fileSize: stamp.size, modified: stamp.modified,
-                                       keepsColourProfiles: limits.keepsColourProfiles)
+        version = try SourceVersion.of(path: path, stamp: stamp, keepsColourProfiles: limits.keepsColourProfiles)
     }
 }
 
@@ -50,7 +49,7 @@ extension ImageLibrary {
             return summary
         }
         let summary: ImageSummary
-        if let known = member.summary, FileStamp.of(member.path) == known.stamp {
+        if let known = member.summary, SourceStamp.of(member.path) == known.stamp {
             summary = known
         } else {
             do { summary = try ImageSummary(path: member.path, limits: options.limits) } catch let error as ImageSourceError {

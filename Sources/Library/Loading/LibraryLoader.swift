@@ -1,4 +1,5 @@
 import Logging
+import ObjectStorage
 import POSIXSupport
 import Pyramid
 
@@ -28,9 +29,19 @@ package enum LibraryLoader {
         case let .success(classified): roots = classified
         case let .failure(error): throw NoImages(description: error.description)
         }
-        let onlyFolders = roots.roots.allSatisfy { if case .folder = $0 { true } else { false } }
+        let onlyFolders = roots.roots.allSatisfy { if case .file = $0 { false } else { true } }
         let library = ImageLibrary(options: options, fallback: onlyFolders ? landscape : nil)
-        let folders = roots.scanAll(into: library)
+        // Object storage that refuses us, or a bucket that is not there, is a mistake to say now; one that does
+        // not answer may come back, and its images are listed when it does.
+        var refused: ObjectStorageError?
+        let folders = roots.scanAll(into: library, failed: { root, error in
+            if error.isTransient {
+                logger.warning("\(root.path): \(error); listed again every --rescan-interval")
+            } else if refused == nil {
+                refused = error
+            }
+        })
+        if let refused { throw NoImages(description: refused.description) }
         System.releaseFreeMemory()
         var readable = 0
         for case let .file(path) in roots.roots {
@@ -46,7 +57,7 @@ package enum LibraryLoader {
             throw NoImages(description: "no readable JPEG or PNG images in \(paths.joined(separator: ", "))")
         }
         if onlyFolders, library.image(landscape.id) === landscape {
-            logger.notice("no .jpg, .jpeg or .png files in \(paths.joined(separator: ", ")); serving the built-in landscape until there are")
+            logger.notice("no image files in \(paths.joined(separator: ", ")); serving the built-in landscape until there are")
         }
         return Loaded(library: library, roots: roots, folders: folders)
     }

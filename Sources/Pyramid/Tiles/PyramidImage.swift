@@ -89,7 +89,7 @@ public final class PyramidImage: @unchecked Sendable {
 
     private static func open(_ path: String, _ options: TileOptions) throws -> Snapshot {
         let source = try ImageOpener.open(path, limits: options.limits)
-        let version = try SourceVersion.of(path: path, fileSize: source.info.fileSize, modified: source.info.modified,
+        let version = try SourceVersion.of(path: path, stamp: source.info.stamp,
                                            keepsColourProfiles: options.limits.keepsColourProfiles)
         return snapshot(of: source, version: version, options)
     }
@@ -107,7 +107,7 @@ public final class PyramidImage: @unchecked Sendable {
     package func current() throws -> Snapshot {
         if let known = try known() { return known }
         lastCheck.store(MonotonicClock.nanoseconds(), ordering: .relaxed)
-        let stamp = FileStamp.of(path)
+        let stamp = SourceStamp.of(path)
         let (current, old) = try lock.withLock { () -> (Snapshot, Snapshot?) in
             if let snapshot, let stamp, stamp == snapshot.source.info.stamp { return (snapshot, nil) }
             if let failure, let stamp, stamp == failure.stamp { throw failure.error }
@@ -120,7 +120,8 @@ public final class PyramidImage: @unchecked Sendable {
                 return (opened, old)
             } catch {
                 snapshot = nil
-                failure = (error, stamp)
+                // An outage of object storage is not the file's fault: the next request tries again.
+                failure = (error as? ImageSourceError)?.isTransient == true ? nil : (error, stamp)
                 throw error
             }
         }

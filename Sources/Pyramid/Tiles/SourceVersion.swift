@@ -11,11 +11,15 @@ package enum SourceVersion {
 
     /// Twelve lowercase hex digits. Kept colours (`--colour keep`) make other tiles of the same file, so they
     /// are another version: no tile stored or cached under one setting is served under the other.
-    package static func of(path: String, fileSize: Int64, modified: Int64, keepsColourProfiles: Bool = false) throws(ImageSourceError) -> String {
+    /// An object in object storage (its stamp has an ETag hash) is versioned by its size and ETag, which changes
+    /// with its content: no bytes are read.
+    package static func of(path: String, stamp: FileStamp, keepsColourProfiles: Bool = false) throws(ImageSourceError) -> String {
+        let fileSize = stamp.size
         var hash = FNV1a()
         hash.add(fileSize)
-        hash.add(modified)
+        hash.add(stamp.tag != 0 ? Int64(bitPattern: stamp.tag) : stamp.modified)
         if keepsColourProfiles { hash.add(Array("colour keep".utf8)) }
+        if stamp.tag != 0 { return hash.hex12 }
         do {
             let file = try FileDescriptor(readingAt: path)
             let head = Int(min(fileSize, Int64(sampleBytes)))

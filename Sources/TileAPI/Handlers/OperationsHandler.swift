@@ -1,4 +1,5 @@
 import HTTPTransport
+import ObjectStorage
 import Pyramid
 
 /// `/healthz` and `/metrics`.
@@ -15,12 +16,34 @@ struct OperationsHandler: Sendable {
         access = services.access
     }
 
+    /// "ok", or "degraded: …" naming the dependency that fails (object storage): still 200, since cached and
+    /// local tiles are served meanwhile, so a probe does not take a replica out for an outage of what all share.
     func health(_ context: RequestContext) throws -> HandlerOutcome {
-        .response(.text("ok\n"))
+        if let reason = RemoteObjects.current?.client.health.degradedReason {
+            return .response(.text("degraded: object storage unavailable (\(reason))\n"))
+        }
+        return .response(.text("ok\n"))
     }
 
     func metrics(_ context: RequestContext) throws -> HandlerOutcome {
-        .response(.text(metrics.render(tiles.statistics(), openConnections: connections.open) + (access?.refusals.text ?? ""),
-                        contentType: "text/plain; version=0.0.4; charset=utf-8"))
+        .response(.text(metrics.render(tiles.statistics(), openConnections: connections.open) + (access?.refusals.text ?? "")
+                            + objectStorageMetrics, contentType: "text/plain; version=0.0.4; charset=utf-8"))
+    }
+
+    /// Requests to object storage by method, bytes received and failures, when it is configured.
+    private var objectStorageMetrics: String {
+        guard let health = RemoteObjects.current?.client.health else { return "" }
+        let traffic = health.traffic
+        var out = "# HELP tileserver_object_requests_total Requests sent to object storage, retries included, by method.\n# TYPE tileserver_object_requests_total counter\n"
+        for (method, count) in traffic.requests.sorted(by: { $0.key < $1.key }) {
+            out += "tileserver_object_requests_total{method=\"\(method)\"} \(count)\n"
+        }
+        out += "# HELP tileserver_object_bytes_received_total Body bytes received from object storage.\n# TYPE tileserver_object_bytes_received_total counter\n"
+        out += "tileserver_object_bytes_received_total \(traffic.bytesReceived)\n"
+        out += "# HELP tileserver_object_failures_total Requests to object storage that failed after every retry.\n# TYPE tileserver_object_failures_total counter\n"
+        out += "tileserver_object_failures_total \(health.failures)\n"
+        out += "# HELP tileserver_object_storage_degraded 1 while the last request to object storage failed after every retry.\n# TYPE tileserver_object_storage_degraded gauge\n"
+        out += "tileserver_object_storage_degraded \(health.degradedReason == nil ? 0 : 1)\n"
+        return out
     }
 }

@@ -33,6 +33,7 @@ public enum APIError: Swift.Error, Sendable, CustomStringConvertible {
     static func status(of error: ImageSourceError) -> HTTPStatus {
         if error.isDamage { return .unprocessableContent }
         if case .changed = error { return .serviceUnavailable }
+        if case .unavailable = error { return .serviceUnavailable }
         if case let .cannotOpen(_, reason) = error {
             if reason.hasSuffix("Permission denied") { return .forbidden }
             if reason.hasSuffix("No such file or directory") { return .notFound }
@@ -92,7 +93,11 @@ public enum APIError: Swift.Error, Sendable, CustomStringConvertible {
         case let error as TileServiceError:
             return .error(.notFound, error.description)
         case let error as ImageSourceError:
-            return .error(status(of: error), message(for: error))
+            var response = HTTPResponse.error(status(of: error), message(for: error))
+            if case .unavailable = error {
+                response.headers.append(HTTPHeader(name: "Retry-After", value: String(ImageSourceError.retryAfterSeconds)))
+            }
+            return response
         default:
             return .error(.internalServerError, "\(error)")
         }

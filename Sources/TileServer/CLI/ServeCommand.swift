@@ -1,6 +1,8 @@
 import ArgumentParser
 import HTTPTransport
+import ImageCodecs
 import Logging
+import ObjectStorage
 import POSIXSupport
 import Pyramid
 import TileAPI
@@ -64,6 +66,15 @@ struct ServeCommand: ParsableCommand {
                 return handler
             }
             let logger = Logger(label: "tileserver")
+            if paths.contains(where: S3Location.isRemote) || S3Location.isRemote(config.storeDir) {
+                guard let addressing = S3Configuration.Addressing(rawValue: config.s3Addressing) else {
+                    throw ConfigurationError(message: "--s3-addressing must be auto, path or virtual, not '\(config.s3Addressing)'")
+                }
+                let s3 = S3Configuration.fromEnvironment(Environment.variables, addressing: addressing)
+                RemoteObjects.install(RemoteObjects(client: S3Client(configuration: s3)))
+                ImageInput.configureObjectCache(budget: config.objectCacheMB << 20)
+                logger.info("object storage: \(s3.endpoint), region \(s3.region)")
+            }
             // Made once: its limits carry the server's one store of JPEG entry indexes.
             let tileOptions = config.tileOptions
             let loaded = try LibraryLoader.load(paths, options: tileOptions, logger: logger)

@@ -4,6 +4,7 @@ import POSIXSupport
 import Pyramid
 import TileAPI
 import ImageCodecs
+import ObjectStorage
 
 #if canImport(Glibc)
 import Glibc
@@ -41,6 +42,9 @@ struct ServerConfiguration: Sendable {
     var watch = true
     /// Seconds between full rescans of the served paths; 0: never.
     var rescanInterval = 10.0
+    /// How a bucket is named in URLs to object storage (`S3Configuration.Addressing`).
+    var s3Addressing = S3Configuration.Addressing.auto.rawValue
+    var objectCacheMB = 256
     /// Who may see what (defaults in `AccessSettings`).
     var access = AccessSettings()
     /// `/metrics` for these addresses only; empty: anyone.
@@ -88,7 +92,11 @@ struct ServerConfiguration: Sendable {
         .number("render-wait", \.renderWait, 0.1 ... 3600, "Seconds a request waits for render memory before 503."),
         .switch("watch", \.watch, "Follow files added, removed or replaced in served folders as they happen (inotify): on or off."),
         .number("rescan-interval", \.rescanInterval, 0 ... 86400,
-                "Seconds between full rescans of the served paths, for changes no event reports (network file systems); 0: never."),
+                "Seconds between full rescans of the served paths, for changes no event reports (network file systems), and between listings of s3:// paths; 0: never."),
+        .text("s3-addressing", \.s3Addressing,
+              "auto, path or virtual: how requests to object storage name the bucket (auto: path style for AWS_ENDPOINT_URL and dotted bucket names, virtual-host style for AWS). Where the store is and who we are come from \(S3Configuration.summary)."),
+        .integer("object-cache-mb", \.objectCacheMB, 1 ... 1 << 20,
+                 "Memory in MiB for the blocks of masters read from object storage (ranged GETs of 64 KiB, 2 MiB when a decode pass reads on); least recently used go first."),
         .optionalText("access", \.access.accessFile,
                       "Access file (TOML): which folders are public, restricted to groups, hidden, or public only up to a size (docs/security.md); re-read when it changes. None: every image is public."),
         .optionalText("users", \.access.usersFile, "Users file, managed with `tileserver user`: who can sign in at /auth/login."),

@@ -1,0 +1,152 @@
+import ObjectStorage
+import POSIXSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One version of an object in object storage read by range: blocks of `blockBytes` fetched with ranged GETs
+/// conditional on the ETag (`If-Match`, so a replaced object is an error, never a mix of two versions) and kept
+/// in a block cache shared by every object, counted against its byte budget. Reads that follow on from the last
+/// fetch (a decode pass streaming a JPEG or PNG) fetch `readAhead` blocks at once. A block being fetched is waited
+/// for, not fetched twice (a thumbnail pass and a tile's decode starting on one master together).
+final class RemoteFile: @unchecked Sendable {
+    static let blockBytes = 64 << 10
+    static let readAhead = 32
+
+    private struct BlockKey: Hashable, Sendable {
+        let path: String
+        let etag: String
+        let index: Int64
+    }
+
+    /// Every object's blocks, least recently used dropped first past the budget (`configure(budget:)`).
+    private static let blocks = Locked(LRUCache<BlockKey, [UInt8]>(budget: 256 << 20, cost: { $0.count + 96 }))
+
+    /// Sets the block cache's byte budget (it starts empty).
+    package static func configure(budget: Int) {
+        blocks.withLock { $0 = LRUCache(budget: budget, cost: { $0.count + 96 }) }
+    }
+
+    package static var cacheStatistics: CacheStatistics { blocks.withLock { $0 }.statistics }
+
+    let path: String
+    let location: S3Location
+    let head: S3Client.ObjectHead
+    private let objects: RemoteObjects
+    private let lastFetched = Locked<Int64>(-2)
+
+    static func open(_ path: String) throws(ImageSourceError) -> RemoteFile {
+        guard let location = S3Location(path), !location.prefix.isEmpty else {
+            throw .cannotOpen(path: path, reason: "not an object path (s3://bucket/key)")
+        }
+        do {
+            let objects = try RemoteObjects.required(for: path)
+            return RemoteFile(path: path, location: location, head: try objects.head(path: path), objects: objects)
+        } catch {
+            throw imageError(error, path: path)
+        }
+    }
+
+    private init(path: String, location: S3Location, head: S3Client.ObjectHead, objects: RemoteObjects) {
+        self.path = path
+        self.location = location
+        self.head = head
+        self.objects = objects
+    }
+
+    /// The image error for what object storage said about `path`.
+    static func imageError(_ error: ObjectStorageError, path: String) -> ImageSourceError {
+        switch error {
+        case let .unavailable(_, _, reason): .unavailable(path: path, reason: reason)
+        case .preconditionFailed: .changed(path: path)
+        default: .cannotOpen(path: path, reason: error.description)
+        }
+    }
+
+    /// Fills `dst` with up to `count` bytes at `offset`: the count read (fewer only at the end), or -1 with the
+    /// reason kept for `takeFailure` on this thread.
+    func read(into dst: UnsafeMutablePointer<UInt8>, count: Int, at offset: UInt64) -> Int64 {
+        let size = UInt64(head.size)
+        guard offset < size else { return 0 }
+        let end = min(size, offset + UInt64(count))
+        var at = offset
+        while at < end {
+            let index = Int64(at / UInt64(Self.blockBytes))
+            let block: [UInt8]
+            do throws(ObjectStorageError) { block = try self.block(index) } catch {
+                if case .preconditionFailed = error { _ = try? objects.refresh(path: path) }
+                Self.setFailure(Self.imageError(error, path: path))
+                errno = EIO
+                return -1
+            }
+            let within = Int(at - UInt64(index) * UInt64(Self.blockBytes))
+            let n = min(Int(end - at), block.count - within)
+            guard n > 0 else { break }
+            block.withUnsafeBufferPointer { src in
+                (dst + Int(at - offset)).update(from: src.baseAddress! + within, count: n)
+            }
+            at += UInt64(n)
+        }
+        return Int64(at - offset)
+    }
+
+    private func block(_ index: Int64) throws(ObjectStorageError) -> [UInt8] {
+        let cache = Self.blocks.withLock { $0 }
+        let key = BlockKey(path: path, etag: head.etag, index: index)
+        if let hit = cache.value(for: key) { return hit }
+        let total = Int64((head.size + Int64(Self.blockBytes) - 1) / Int64(Self.blockBytes))
+        let sequential = lastFetched.withLock { $0 } == index - 1
+        var span = sequential ? min(Int64(Self.readAhead), total - index) : 1
+        // Claim the blocks to fetch, or wait for whoever fetches this one.
+        let claimed = Self.loading.withLock { () -> Bool in
+            while Self.inFlight.contains(key) { Self.loading.wait() }
+            if cache.value(for: key, countingMiss: false) != nil { return false }
+            var n: Int64 = 1
+            while n < span, !Self.inFlight.contains(BlockKey(path: path, etag: head.etag, index: index + n)) { n += 1 }
+            span = n
+            for i in index ..< index + span { Self.inFlight.insert(BlockKey(path: path, etag: head.etag, index: i)) }
+            return true
+        }
+        if !claimed, let hit = cache.value(for: key) { return hit }
+        defer {
+            if claimed {
+                Self.loading.withLock {
+                    for i in index ..< index + span { Self.inFlight.remove(BlockKey(path: path, etag: head.etag, index: i)) }
+                    Self.loading.broadcast()
+                }
+            }
+        }
+        if !claimed { return try block(index) }    // fetched and already dropped again: fetch it now
+        let bytes = try objects.client.get(bucket: location.bucket, key: location.prefix, offset: index * Int64(Self.blockBytes),
+                                           count: Int(span) * Self.blockBytes, etag: head.etag)
+        lastFetched.withLock { $0 = index + span - 1 }
+        var first: [UInt8] = []
+        var start = 0, i = index
+        while start < bytes.count {
+            let piece = Array(bytes[start ..< min(bytes.count, start + Self.blockBytes)])
+            if i == index { first = piece }
+            _ = cache.insert(piece, for: BlockKey(path: path, etag: head.etag, index: i))
+            start += Self.blockBytes
+            i += 1
+        }
+        return first
+    }
+
+    /// The last failure a read of `path` met on this thread, taken (so it is reported once).
+    static func takeFailure(path: String) -> ImageSourceError? {
+        failures.withLock { table -> ImageSourceError? in
+            let me = UInt(bitPattern: Int(bitPattern: UInt(pthread_self())))
+            guard let failure = table[me], failure.path == path else { return nil }
+            table[me] = nil
+            return failure
+        }
+    }
+
+    private static let failures = Locked<[UInt: ImageSourceError]>([:])
+    private static let loading = ConditionLock()
+    nonisolated(unsafe) private static var inFlight: Set<BlockKey> = []   // guarded by `loading`
+
+    private static func setFailure(_ failure: ImageSourceError) {
+        failures.withLock { $0[UInt(pthread_self())] = failure }
+    }
+}

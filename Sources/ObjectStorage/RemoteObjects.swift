@@ -1,0 +1,82 @@
+import POSIXSupport
+
+/// The process's object storage: the client `s3://` paths are read through, and what is known of each object
+/// (size, ETag, modification time) from the last listing of its folder or its last HEAD. A stamp asked for here
+/// costs no request, so it can be asked for wherever a local file would be `stat`ed.
+public final class RemoteObjects: Sendable {
+    public let client: S3Client
+    private let known = Locked<[String: S3Client.ObjectHead]>([:])
+
+    private static let installed = Locked<RemoteObjects?>(nil)
+
+    /// The object storage `s3://` paths are read from; nil until the server configures one.
+    public static var current: RemoteObjects? { installed.withLock { $0 } }
+
+    /// Makes `objects` the one `s3://` paths are read from.
+    public static func install(_ objects: RemoteObjects?) {
+        installed.withLock { $0 = objects }
+    }
+
+    public init(client: S3Client) {
+        self.client = client
+    }
+
+    /// The one configured, or the error a path in object storage gets without one.
+    public static func required(for path: String) throws(ObjectStorageError) -> RemoteObjects {
+        guard let objects = current else {
+            throw .notConfigured("\(path): object storage is not configured (set \(S3Configuration.summary))")
+        }
+        return objects
+    }
+
+    /// Makes what is known under `location` the listing `entries` (objects gone from it are forgotten).
+    public func record(_ entries: [ObjectListing.Entry], under location: S3Location) {
+        let base = location.path(ofKey: location.listPrefix)
+        known.withLock { table in
+            table = table.filter { !$0.key.hasPrefix(base) }
+            for entry in entries {
+                table[location.path(ofKey: entry.key)] = S3Client.ObjectHead(size: entry.size, etag: entry.etag,
+                                                                             lastModified: entry.lastModified)
+            }
+        }
+    }
+
+    /// The object at `path` as last seen, asking the store (HEAD) when it has not been seen. Blocking.
+    public func head(path: String) throws(ObjectStorageError) -> S3Client.ObjectHead {
+        if let head = known.withLock({ $0[path] }) { return head }
+        return try refresh(path: path)
+    }
+
+    /// Asks the store for the object at `path` now and records the answer (a 404 forgets it). Blocking.
+    @discardableResult
+    public func refresh(path: String) throws(ObjectStorageError) -> S3Client.ObjectHead {
+        guard let object = S3Location(path), !object.prefix.isEmpty else { throw .notFound(bucket: "", key: path) }
+        do {
+            let head = try client.head(bucket: object.bucket, key: object.prefix)
+            known.withLock { $0[path] = head }
+            return head
+        } catch {
+            if case .notFound = error { _ = known.withLock { $0.removeValue(forKey: path) } }
+            throw error
+        }
+    }
+
+    /// The stamp of the object at `path` as last seen (size, modification time, a hash of its ETag), or nil
+    /// when it is not known to exist. No request.
+    public func stamp(path: String) -> FileStamp? {
+        known.withLock { $0[path] }.map(Self.stamp)
+    }
+
+    public static func stamp(_ head: S3Client.ObjectHead) -> FileStamp {
+        FileStamp(size: head.size, modified: HTTPDate.nanoseconds(head.lastModified) ?? 0, tag: fnv64(head.etag))
+    }
+
+    private static func fnv64(_ text: String) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01b3
+        }
+        return hash
+    }
+}

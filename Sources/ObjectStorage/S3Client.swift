@@ -1,0 +1,194 @@
+import CImageIO
+import POSIXSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Signed requests to one S3-compatible store through libcurl, each on an idle handle of a small pool so its
+/// connection is reused. An outage (no answer, a timeout, a 5xx or 429) is tried again with backoff, at most
+/// `attempts` times, then reported as `unavailable`; every outcome is recorded in `health`. Blocking: call it from
+/// worker and background threads, never an event loop.
+public final class S3Client: Sendable {
+    public let configuration: S3Configuration
+    public let health = StorageHealth()
+    private let idle = Locked<[OpaquePointer]>([])
+    private let sigv4: String
+
+    public init(configuration: S3Configuration) {
+        self.configuration = configuration
+        sigv4 = "aws:amz:\(configuration.region):s3"
+    }
+
+    deinit {
+        for handle in idle.withLock({ $0 }) { tsio_http_close(handle) }
+    }
+
+    /// An object's size, ETag and modification time.
+    public struct ObjectHead: Sendable, Equatable {
+        public let size: Int64
+        public let etag: String
+        public let lastModified: String
+    }
+
+    /// A response that is not an outage.
+    struct Response {
+        let status: Int
+        let body: [UInt8]
+        let etag: String
+        let lastModified: String
+        let contentLength: Int64?
+        let totalSize: Int64
+    }
+
+    public func head(bucket: String, key: String) throws(ObjectStorageError) -> ObjectHead {
+        let r = try send("HEAD", bucket: bucket, key: key)
+        try check(r, bucket: bucket, key: key, expected: [200])
+        return ObjectHead(size: r.contentLength ?? 0, etag: r.etag, lastModified: r.lastModified)
+    }
+
+    /// `count` bytes at `offset` of the object, only while its ETag is `etag` (a replaced object is
+    /// `preconditionFailed`). Fewer bytes only at the object's end.
+    public func get(bucket: String, key: String, offset: Int64, count: Int, etag: String?) throws(ObjectStorageError) -> [UInt8] {
+        var headers = "Range: bytes=\(offset)-\(offset + Int64(count) - 1)"
+        if let etag, !etag.isEmpty { headers += "\nIf-Match: " + etag }
+        let r = try send("GET", bucket: bucket, key: key, headers: headers, maxBody: count)
+        if r.status == 416 { return [] }
+        try check(r, bucket: bucket, key: key, expected: [200, 206])
+        // A 200 is the whole object (a store that ignores ranges): keep the part asked for.
+        if r.status == 200 {
+            let start = Int(min(offset, Int64(r.body.count)))
+            return Array(r.body[start ..< min(r.body.count, start + count)])
+        }
+        return r.body
+    }
+
+    /// The whole object (a small one: a tile, a marker, an index), or nil when there is none.
+    public func getObject(bucket: String, key: String, maxBytes: Int) throws(ObjectStorageError) -> [UInt8]? {
+        let r = try send("GET", bucket: bucket, key: key, maxBody: maxBytes)
+        if r.status == 404 { return nil }
+        try check(r, bucket: bucket, key: key, expected: [200])
+        return r.body
+    }
+
+    /// Writes the object whole. With `ifAbsent`, only when there is no object under `key` yet (`If-None-Match: *`):
+    /// returns false when one was there. A store that ignores the condition overwrites, which for tiles cut from
+    /// the same version is the same bytes.
+    @discardableResult
+    public func put(bucket: String, key: String, bytes: [UInt8], contentType: String, ifAbsent: Bool = false) throws(ObjectStorageError) -> Bool {
+        var headers = "Content-Type: " + contentType
+        if ifAbsent { headers += "\nIf-None-Match: *" }
+        let r = try send("PUT", bucket: bucket, key: key, headers: headers, body: bytes)
+        if ifAbsent && (r.status == 412 || r.status == 409) { return false }
+        try check(r, bucket: bucket, key: key, expected: [200, 201, 204])
+        return true
+    }
+
+    public func delete(bucket: String, key: String) throws(ObjectStorageError) {
+        let r = try send("DELETE", bucket: bucket, key: key)
+        if r.status == 404 { return }
+        try check(r, bucket: bucket, key: key, expected: [200, 204])
+    }
+
+    /// Every object whose key starts with `prefix`, through ListObjectsV2's pages.
+    public func list(bucket: String, prefix: String) throws(ObjectStorageError) -> [ObjectListing.Entry] {
+        var entries: [ObjectListing.Entry] = []
+        var token: String?
+        repeat {
+            // In the order SigV4 canonicalises a query: by name.
+            var query = ""
+            if let token { query += "continuation-token=" + URIEscape.escape(token, keepSlash: false) + "&" }
+            query += "list-type=2&prefix=" + URIEscape.escape(prefix, keepSlash: false)
+            let r = try send("GET", bucket: bucket, key: "", query: query, maxBody: 16 << 20, naming: prefix)
+            try check(r, bucket: bucket, key: prefix, expected: [200])
+            let page: ObjectListing
+            do throws(ObjectListing.ParseError) { page = try ObjectListing(xml: r.body) } catch {
+                throw .badListing(bucket: bucket, reason: error.description)
+            }
+            entries += page.entries
+            token = page.isTruncated ? page.nextToken : nil
+            if page.isTruncated && token == nil { throw .badListing(bucket: bucket, reason: "a truncated page without a continuation token") }
+        } while token != nil
+        return entries
+    }
+
+    private func check(_ r: Response, bucket: String, key: String, expected: Set<Int>) throws(ObjectStorageError) {
+        if expected.contains(r.status) { return }
+        switch r.status {
+        case 401, 403: throw .denied(bucket: bucket, key: key, status: r.status)
+        case 404: throw .notFound(bucket: bucket, key: key)
+        case 412: throw .preconditionFailed(bucket: bucket, key: key)
+        default: throw .unexpected(bucket: bucket, key: key, status: r.status)
+        }
+    }
+
+    /// One request, tried again on an outage. Answers other than outages come back whatever their status.
+    /// `naming` is the key errors name when it is not `key` (a listing names its prefix).
+    private func send(_ method: String, bucket: String, key: String, query: String = "", headers: String = "",
+                      body: [UInt8] = [], maxBody: Int = 1 << 20, naming: String? = nil) throws(ObjectStorageError) -> Response {
+        let url = configuration.url(bucket: bucket, key: key, query: query)
+        var allHeaders = headers
+        if let token = configuration.credentials?.sessionToken { allHeaders += (allHeaders.isEmpty ? "" : "\n") + "x-amz-security-token: " + token }
+        var reason = ""
+        for attempt in 0 ..< configuration.attempts {
+            if attempt > 0 { usleep(UInt32(100_000 << (attempt - 1))) }    // 0.1 s, 0.2 s, …
+            let outcome = perform(method, url: url, headers: allHeaders, body: body, maxBody: maxBody)
+            if case let .success(response) = outcome { health.sent(method, received: response.body.count) } else { health.sent(method, received: 0) }
+            switch outcome {
+            case let .success(response) where response.status < 500 && response.status != 429:
+                health.succeeded()
+                return response
+            case let .success(response):
+                reason = "HTTP \(response.status)"
+            case let .failure(message):
+                reason = message
+            }
+        }
+        health.failed(reason)
+        throw .unavailable(bucket: bucket, key: naming ?? key, reason: reason)
+    }
+
+    private enum Outcome {
+        case success(Response)
+        case failure(String)
+    }
+
+    private func perform(_ method: String, url: String, headers: String, body: [UInt8], maxBody: Int) -> Outcome {
+        guard let handle = idle.withLock({ $0.popLast() }) ?? tsio_http_open() else { return .failure("libcurl could not start") }
+        defer { idle.withLock { $0.append(handle) } }
+        var response = tsio_http_response()
+        defer { tsio_http_response_free(&response) }
+        let credentials = configuration.credentials
+        let rc: Int32 = method.withCString { m in url.withCString { u in headers.withCString { h in
+            sigv4.withCString { s in (credentials?.accessKey ?? "").withCString { a in (credentials?.secretKey ?? "").withCString { k in
+                body.withUnsafeBufferPointer { b in
+                    var request = tsio_http_request()
+                    request.method = m
+                    request.url = u
+                    request.headers = headers.isEmpty ? nil : h
+                    request.sigv4 = credentials == nil ? nil : s
+                    request.access_key = a
+                    request.secret_key = k
+                    request.body = b.baseAddress
+                    request.body_size = b.count
+                    request.connect_timeout_ms = configuration.connectTimeoutMilliseconds
+                    request.timeout_ms = configuration.requestTimeoutMilliseconds
+                    request.max_body = UInt64(maxBody)
+                    return tsio_http_perform(handle, &request, &response)
+                }
+            } } }
+        } } }
+        guard rc == 0 else {
+            return .failure(cTextOf(response.error))
+        }
+        let bytes = response.body_size > 0 ? Array(UnsafeBufferPointer(start: response.body, count: response.body_size)) : []
+        return .success(Response(status: Int(response.status), body: bytes, etag: cTextOf(response.etag),
+                                 lastModified: cTextOf(response.last_modified),
+                                 contentLength: response.content_length == UInt64.max ? nil : Int64(response.content_length),
+                                 totalSize: Int64(response.total_size)))
+    }
+}
+
+/// The text of a fixed-size C `char` array up to its first NUL.
+func cTextOf<T>(_ tuple: T) -> String {
+    withUnsafeBytes(of: tuple) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+}

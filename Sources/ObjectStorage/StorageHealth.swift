@@ -1,0 +1,50 @@
+import POSIXSupport
+
+/// Whether object storage answers: the last outage and whether a request has succeeded since. `/healthz` reports
+/// the store degraded while its last request met an outage (after the retries). Also what was asked of it, for
+/// `/metrics`: requests sent by method (retries included) and bytes received.
+public final class StorageHealth: Sendable {
+    private struct State {
+        var degraded = false
+        var reason = ""
+        var failures = 0
+        var requests: [String: Int] = [:]
+        var bytesReceived = 0
+    }
+
+    private let state = Locked(State())
+
+    public init() {}
+
+    func sent(_ method: String, received: Int) {
+        state.withLock {
+            $0.requests[method, default: 0] += 1
+            $0.bytesReceived += received
+        }
+    }
+
+    /// Requests sent, by method, and body bytes received, since the start.
+    public var traffic: (requests: [String: Int], bytesReceived: Int) {
+        state.withLock { ($0.requests, $0.bytesReceived) }
+    }
+
+    func succeeded() {
+        state.withLock { $0.degraded = false }
+    }
+
+    func failed(_ reason: String) {
+        state.withLock {
+            $0.degraded = true
+            $0.reason = reason
+            $0.failures += 1
+        }
+    }
+
+    /// Nil while the store answers; else why its last request failed.
+    public var degradedReason: String? {
+        state.withLock { $0.degraded ? $0.reason : nil }
+    }
+
+    /// Requests that failed after every retry, since the start.
+    public var failures: Int { state.withLock { $0.failures } }
+}
