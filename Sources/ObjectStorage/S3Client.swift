@@ -127,7 +127,12 @@ public final class S3Client: Sendable {
                       body: [UInt8] = [], maxBody: Int = 1 << 20, naming: String? = nil) throws(ObjectStorageError) -> Response {
         let url = configuration.url(bucket: bucket, key: key, query: query)
         var allHeaders = headers
-        if let token = configuration.credentials?.sessionToken { allHeaders += (allHeaders.isEmpty ? "" : "\n") + "x-amz-security-token: " + token }
+        if let credentials = configuration.credentials {
+            // The body is not hashed into the signature (S3's UNSIGNED-PAYLOAD): libcurl 7.88 hashes a PUT's body but
+            // does not send the header that says so, which stores then refuse.
+            allHeaders += (allHeaders.isEmpty ? "" : "\n") + "x-amz-content-sha256: UNSIGNED-PAYLOAD"
+            if let token = credentials.sessionToken { allHeaders += "\nx-amz-security-token: " + token }
+        }
         var reason = ""
         for attempt in 0 ..< configuration.attempts {
             if attempt > 0 { usleep(UInt32(100_000 << (attempt - 1))) }    // 0.1 s, 0.2 s, …

@@ -30,8 +30,11 @@ public struct S3Configuration: Sendable {
     let credentials: Credentials?
     /// Whether the endpoint is AWS's own (no endpoint was given).
     let isAWS: Bool
-    var connectTimeoutMilliseconds = 3_000
-    var requestTimeoutMilliseconds = 20_000
+    /// The longest one try of a request may take (connecting included); a store that stalls costs at most
+    /// `attempts` of these and the backoff between them.
+    public var timeoutSeconds = 10.0
+    var connectTimeoutMilliseconds: Int { Int(min(3, timeoutSeconds) * 1000) }
+    var requestTimeoutMilliseconds: Int { Int(timeoutSeconds * 1000) }
     /// Tries of one request that met an outage (no answer, a timeout, 5xx), with backoff between them.
     var attempts = 3
 

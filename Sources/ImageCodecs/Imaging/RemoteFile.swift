@@ -7,7 +7,8 @@ import Glibc
 /// One version of an object in object storage read by range: blocks of `blockBytes` fetched with ranged GETs
 /// conditional on the ETag (`If-Match`, so a replaced object is an error, never a mix of two versions) and kept
 /// in a block cache shared by every object, counted against its byte budget. Reads that follow on from the last
-/// fetch (a decode pass streaming a JPEG or PNG) fetch `readAhead` blocks at once. A block being fetched is waited
+/// fetch (a decode pass streaming a JPEG or PNG) fetch more blocks at once, doubling up to `readAhead` while they
+/// go on in sequence; a tile here and there costs its own block or two. A block being fetched is waited
 /// for, not fetched twice (a thumbnail pass and a tile's decode starting on one master together).
 final class RemoteFile: @unchecked Sendable {
     static let blockBytes = 64 << 10
@@ -33,7 +34,8 @@ final class RemoteFile: @unchecked Sendable {
     let location: S3Location
     let head: S3Client.ObjectHead
     private let objects: RemoteObjects
-    private let lastFetched = Locked<Int64>(-2)
+    /// The last block fetched and how many fetches in a row followed on from the one before.
+    private let sequence = Locked<(last: Int64, streak: Int)>((-2, 0))
 
     static func open(_ path: String) throws(ImageSourceError) -> RemoteFile {
         guard let location = S3Location(path), !location.prefix.isEmpty else {
@@ -95,8 +97,8 @@ final class RemoteFile: @unchecked Sendable {
         let key = BlockKey(path: path, etag: head.etag, index: index)
         if let hit = cache.value(for: key) { return hit }
         let total = Int64((head.size + Int64(Self.blockBytes) - 1) / Int64(Self.blockBytes))
-        let sequential = lastFetched.withLock { $0 } == index - 1
-        var span = sequential ? min(Int64(Self.readAhead), total - index) : 1
+        let streak = sequence.withLock { $0.last == index - 1 ? $0.streak + 1 : 0 }
+        var span = max(1, min(Int64(Self.readAhead), Int64(1) << min(streak, 5), total - index))
         // Claim the blocks to fetch, or wait for whoever fetches this one.
         let claimed = Self.loading.withLock { () -> Bool in
             while Self.inFlight.contains(key) { Self.loading.wait() }
@@ -119,7 +121,7 @@ final class RemoteFile: @unchecked Sendable {
         if !claimed { return try block(index) }    // fetched and already dropped again: fetch it now
         let bytes = try objects.client.get(bucket: location.bucket, key: location.prefix, offset: index * Int64(Self.blockBytes),
                                            count: Int(span) * Self.blockBytes, etag: head.etag)
-        lastFetched.withLock { $0 = index + span - 1 }
+        sequence.withLock { $0 = (index + span - 1, streak) }
         var first: [UInt8] = []
         var start = 0, i = index
         while start < bytes.count {

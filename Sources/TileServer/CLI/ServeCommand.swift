@@ -70,7 +70,8 @@ struct ServeCommand: ParsableCommand {
                 guard let addressing = S3Configuration.Addressing(rawValue: config.s3Addressing) else {
                     throw ConfigurationError(message: "--s3-addressing must be auto, path or virtual, not '\(config.s3Addressing)'")
                 }
-                let s3 = S3Configuration.fromEnvironment(Environment.variables, addressing: addressing)
+                var s3 = S3Configuration.fromEnvironment(Environment.variables, addressing: addressing)
+                s3.timeoutSeconds = config.objectTimeout
                 RemoteObjects.install(RemoteObjects(client: S3Client(configuration: s3)))
                 ImageInput.configureObjectCache(budget: config.objectCacheMB << 20)
                 logger.info("object storage: \(s3.endpoint), region \(s3.region)")

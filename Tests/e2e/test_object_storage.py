@@ -1,0 +1,273 @@
+"""Masters in object storage: SeaweedFS on 127.0.0.1 (seaweed.py) as the S3 endpoint. A folder of JPEG, PNG,
+pyramidal TIFF and JPEG 2000 masters under s3://… gives the same tiles as the same files on local disk through
+every protocol; a pyramidal TIFF's cold tile costs one or two ranged GETs; an object replaced while served gets a
+new version and no mixed tiles, a deleted one leaves; hostile objects are clear errors; with the store stopped,
+cached tiles are still served, uncached ones are 503 with Retry-After and /healthz says degraded, and service
+comes back with the store."""
+import json
+import math
+import re
+import shutil
+import subprocess
+import time
+import urllib.parse
+
+import pytest
+
+import hostile_files
+from conftest import FIXTURES, Server
+from seaweed import SeaweedFS
+
+GALLERY = FIXTURES.parent / "gallery"
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory):
+    s = SeaweedFS(tmp_path_factory.mktemp("seaweed")).start()
+    yield s
+    s.stop()
+
+
+@pytest.fixture(scope="module")
+def masters(tmp_path_factory):
+    """JPEG, PNG, pyramidal TIFF (libvips, JPEG tiles) and JPEG 2000 masters, one in a sub-folder with a Unicode name."""
+    out = tmp_path_factory.mktemp("masters")
+    shutil.copy(GALLERY / "large.jpg", out / "large.jpg")
+    shutil.copy(FIXTURES / "rgba.png", out / "rgba.png")
+    shutil.copy(FIXTURES / "tiled-lossy.jp2", out / "tiled-lossy.jp2")
+    subprocess.run(["vips", "tiffsave", str(GALLERY / "large.jpg"), str(out / "big-pyramid.tif"), "--tile", "--pyramid",
+                    "--compression", "jpeg", "--Q", "85", "--tile-width", "256", "--tile-height", "256"], check=True)
+    (out / "sub").mkdir()
+    shutil.copy(FIXTURES / "restart.jpg", out / "sub" / "été 1.jpg")
+    return out
+
+
+def metrics(server):
+    response, body = server.get("/metrics")
+    assert response.status == 200
+    out = {}
+    for line in body.decode().splitlines():
+        if line and not line.startswith("#"):
+            name, value = line.rsplit(" ", 1)
+            out[name] = float(value)
+    return out
+
+
+def settle(server, timeout=120):
+    """Waits until no decode pass runs or waits: every tile from then on comes from what the passes cut."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        m = metrics(server)
+        if not any(m.get(k, 0) for k in ("tileserver_passes_running", "tileserver_passes_queued", "tileserver_region_passes_running")):
+            return
+        time.sleep(0.1)
+    raise AssertionError("passes still running")
+
+
+def tiles_of(image):
+    """Every DeepZoom tile (level, x, y) of an image entry."""
+    w, h = image["width"], image["height"]
+    top = math.ceil(math.log2(max(w, h)))
+    for z in range(top + 1):
+        scale = 2 ** (top - z)
+        lw, lh = math.ceil(w / scale), math.ceil(h / scale)
+        for y in range(math.ceil(lh / 256)):
+            for x in range(math.ceil(lw / 256)):
+                yield z, x, y
+
+
+def serve_s3(store, location, *args, endpoint=None):
+    return Server([location, "--access-log", "off", *args], env=store.env(endpoint))
+
+
+def test_an_s3_folder_gives_the_same_tiles_as_local_disk_through_every_protocol(store, masters):
+    store.make_bucket("photos")
+    store.upload_folder("photos", "masters", masters)
+    remote = serve_s3(store, "s3://photos/masters")
+    local = Server([str(masters), "--access-log", "off"])
+    try:
+        listed = {s: {i["id"]: i for i in s.json("/api/images?limit=100")["images"]} for s in (remote, local)}
+        assert set(listed[remote]) == {"large", "rgba", "tiled-lossy", "big-pyramid", "sub/été-1"}
+        assert set(listed[remote]) == set(listed[local])
+        for image_id, image in listed[remote].items():
+            assert (image["width"], image["height"]) == (listed[local][image_id]["width"], listed[local][image_id]["height"])
+        assert remote.json("/api/images?folder=sub")["images"][0]["id"] == "sub/été-1"
+        for s in (remote, local):
+            for image_id in listed[s]:
+                s.get(f"/images/{urllib.parse.quote(image_id, safe='')}_files/0/0_0.jpg")
+            settle(s)
+        compared = 0
+        for image_id, image in sorted(listed[remote].items()):
+            quoted = urllib.parse.quote(image_id, safe='')
+            paths = [f"/images/{quoted}.dzi", f"/iiif/3/{quoted}/info.json", f"/iiif/manifest/{quoted}"]
+            paths += [f"/images/{quoted}_files/{z}/{x}_{y}.jpg" for z, x, y in tiles_of(image)]
+            top = math.ceil(math.log2(max(image["width"], image["height"])))
+            # XYZ (/tiles/z/x/y, z the DeepZoom level) and IIIF tiles on the grid, WebP and PNG too.
+            paths += [f"/images/{quoted}/tiles/{z}/{x}/{y}.png" for z, x, y in tiles_of(image) if z >= 8][:12]
+            for scale in (1, 2, 4):
+                size = 256 * scale
+                for y in range(0, min(image["height"], 2 * size), size):
+                    for x in range(0, min(image["width"], 2 * size), size):
+                        w, h = min(size, image["width"] - x), min(size, image["height"] - y)
+                        paths.append(f"/iiif/3/{quoted}/{x},{y},{w},{h}/{math.ceil(w / scale)},/0/default.jpg")
+            paths.append(f"/images/{quoted}_files/{top}/0_0.webp")
+            for path in paths:
+                # Each asked with no pass running on either side, so both make it the same way (a pass, an entry
+                # index extract, a region): which way depends on what is cut already, never on timing.
+                settle(remote)
+                a, body_a = remote.get(path)
+                settle(local)
+                b, body_b = local.get(path)
+                assert a.status == b.status == 200, (path, a.status, b.status, body_a[:200])
+                if path.endswith(".json") or "/manifest/" in path:
+                    # The same but for the version in URLs.
+                    scrub = lambda body: re.sub(rb"[?&]v=[0-9a-f]{12}|\b[0-9a-f]{12}\b", b"V", body.replace(str(remote.port).encode(), b"P").replace(str(local.port).encode(), b"P"))
+                    assert scrub(body_a) == scrub(body_b), path
+                else:
+                    assert body_a == body_b, path
+                compared += 1
+        print(f"{compared} responses identical from s3:// and from disk")
+        assert compared > 600
+    finally:
+        remote.stop()
+        local.stop()
+
+
+def test_a_cold_tile_of_a_pyramidal_tiff_costs_one_or_two_ranged_gets(store, masters):
+    store.make_bucket("cold")
+    store.put("cold", "big-pyramid.tif", file=masters / "big-pyramid.tif")
+    size = (masters / "big-pyramid.tif").stat().st_size
+    server = serve_s3(store, "s3://cold")
+    try:
+        info = server.json("/iiif/3/big-pyramid/info.json")
+        top = math.ceil(math.log2(max(info["width"], info["height"])))
+        gets = []
+        for x, y in ((3, 2), (9, 5), (14, 8), (1, 7)):
+            before = metrics(server)
+            response, _ = server.get(f"/images/big-pyramid_files/{top}/{x}_{y}.jpg")
+            assert response.status == 200
+            after = metrics(server)
+            gets.append(after['tileserver_object_requests_total{method="GET"}'] - before['tileserver_object_requests_total{method="GET"}'])
+            received = after["tileserver_object_bytes_received_total"] - before["tileserver_object_bytes_received_total"]
+            assert received < size / 8, received
+        print("ranged GETs per cold full-resolution tile:", gets, "of a", size, "byte file")
+        assert all(1 <= n <= 2 for n in gets), gets
+    finally:
+        server.stop()
+
+
+def wait_for(condition, timeout=30, what="condition"):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.2)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def test_a_replaced_object_gets_a_new_version_and_no_mixed_tiles_and_a_deleted_one_leaves(store, masters, tmp_path):
+    store.make_bucket("changing")
+    store.put("changing", "a/photo.jpg", file=GALLERY / "large.jpg")
+    store.put("changing", "a/other.png", file=FIXTURES / "rgba.png")
+    server = serve_s3(store, "s3://changing/a", "--rescan-interval", "1")
+    replacement = tmp_path / "photo.jpg"
+    subprocess.run(["vips", "copy", str(GALLERY / "large.jpg") + "[autorotate]", str(replacement) + "[Q=70]"], check=True)
+    shutil.copy(replacement, tmp_path / "expected.jpg")
+    local = Server([str(tmp_path / "expected.jpg"), "--access-log", "off"])
+    try:
+        old = server.json("/api/images/photo")
+        response, before = server.get("/images/photo_files/12/3_3.jpg")
+        assert response.status == 200
+        store.put("changing", "a/photo.jpg", file=replacement)
+        new = wait_for(lambda: (lambda v: v if v["version"] != old["version"] else None)(server.json("/api/images/photo")),
+                       what="the new version")
+        # Every tile now is the new file's: the same bytes a server of the new file alone makes.
+        settle(server)
+        server.get("/images/photo_files/0/0_0.jpg")
+        local.get("/images/expected_files/0/0_0.jpg")
+        settle(server)
+        settle(local)
+        for z, x, y in [(12, 3, 3), (12, 0, 0), (11, 1, 1), (9, 0, 0), (8, 0, 0)]:
+            response, body = server.get(f"/images/photo_files/{z}/{x}_{y}.jpg")
+            expected_response, expected = local.get(f"/images/expected_files/{z}/{x}_{y}.jpg")
+            assert response.status == expected_response.status == 200
+            assert body == expected, (z, x, y)
+        assert server.get("/images/photo_files/12/3_3.jpg")[1] != before
+        # The old version's URL no longer gives the old tiles.
+        response, body = server.get(f"/images/photo_files/12/3_3.jpg?v={old['version']}")
+        assert response.status in (307, 404) or body != before
+        store.delete("changing", "a/other.png")
+        wait_for(lambda: "other" not in {i["id"] for i in server.json("/api/images")["images"]}, what="the deleted object to leave")
+        assert server.get("/images/other_files/0/0_0.jpg")[0].status == 404
+        assert new["id"] == "photo"
+    finally:
+        server.stop()
+        local.stop()
+
+
+def test_hostile_objects_are_clear_errors_and_the_good_ones_keep_working(store, tmp_path):
+    folder = tmp_path / "hostile"
+    folder.mkdir()
+    kinds = hostile_files.make(folder, FIXTURES)
+    shutil.copy(FIXTURES / "baseline.jpg", folder / "good-photo.jpg")
+    store.make_bucket("hostile")
+    store.upload_folder("hostile", "files", folder)
+    server = serve_s3(store, "s3://hostile/files", "--cache-mb", "64", "--raster-dir", str(tmp_path))
+    try:
+        listed = {image["id"] for image in server.json("/api/images?limit=10000")["images"]}
+        assert "good-photo" in listed
+        slowest = 0.0
+        for name in sorted(kinds):
+            image_id = urllib.parse.quote(name.rsplit(".", 1)[0])
+            for path in (f"/images/{image_id}/tiles/0/0/0.jpg", f"/iiif/3/{image_id}/full/300,/0/default.jpg",
+                         f"/iiif/3/{image_id}/info.json"):
+                started = time.monotonic()
+                response, body = server.get(path, timeout=120)
+                slowest = max(slowest, time.monotonic() - started)
+                if response.status != 200:
+                    assert response.getheader("Content-Type") == "application/json", (path, response.status)
+                    message = json.loads(body)["error"]
+                    assert message and "/tmp/" not in message and "AKID" not in message and "secret" not in message, (path, message)
+                    assert response.status < 600 and response.status != 503, (path, response.status, message)
+            assert server.get("/images/good-photo/tiles/9/0/0.jpg")[0].status == 200, f"the good image stopped working after {name}"
+        assert slowest < 30, slowest
+    finally:
+        server.stop()
+
+
+def test_with_the_store_stopped_cached_tiles_are_served_uncached_ones_are_503_and_service_recovers(store, masters):
+    store.make_bucket("outage")
+    for name in ("large.jpg", "rgba.png", "big-pyramid.tif"):
+        store.put("outage", name, file=masters / name)
+    server = serve_s3(store, "s3://outage", "--rescan-interval", "1", "--object-timeout", "2")
+    try:
+        for path in ("/images/large_files/12/3_3.jpg", "/images/big-pyramid_files/12/4_4.jpg", "/images/large_files/8/0_0.jpg"):
+            assert server.get(path)[0].status == 200, path
+        assert server.get("/healthz")[1] == b"ok\n"
+        store.stop()
+        try:
+            for path in ("/images/large_files/12/3_3.jpg", "/images/big-pyramid_files/12/4_4.jpg", "/images/large_files/8/0_0.jpg"):
+                response, body = server.get(path)
+                assert response.status == 200, (path, response.status, body[:200])
+            started = time.monotonic()
+            response, body = server.get("/images/rgba_files/10/1_1.jpg", timeout=60)
+            took = time.monotonic() - started
+            assert response.status == 503, (response.status, body[:300])
+            assert int(response.getheader("Retry-After")) > 0
+            assert "object storage is unavailable" in json.loads(body)["error"]
+            assert took < 15, took
+            response, body = server.get("/images/big-pyramid_files/12/9_6.jpg", timeout=60)
+            assert response.status == 503, (response.status, body[:300])
+            health = server.get("/healthz")[1].decode()
+            assert health.startswith("degraded: object storage"), health
+            # The listing poll fails meanwhile: the images stay listed.
+            time.sleep(2.5)
+            assert {"large", "rgba", "big-pyramid"} <= {i["id"] for i in server.json("/api/images")["images"]}
+        finally:
+            store.start()
+        wait_for(lambda: server.get("/images/rgba_files/10/1_1.jpg")[0].status == 200, what="service to come back")
+        assert server.get("/images/big-pyramid_files/12/9_6.jpg")[0].status == 200
+        wait_for(lambda: server.get("/healthz")[1] == b"ok\n", what="/healthz ok")
+    finally:
+        server.stop()
