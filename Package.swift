@@ -85,7 +85,7 @@ let package = Package(
         // The tile service over the codecs: cache, decode passes, the tile store, regions and view images.
         .target(
             name: "Pyramid",
-            dependencies: ["TileGeometry", "ImageCodecs", "POSIXSupport"]
+            dependencies: ["TileGeometry", "ImageCodecs", "ObjectStorage", "POSIXSupport"]
         ),
         // The image library: command-line paths and folders scanned and watched (inotify), ids and versions, the
         // loader's policy and the built-in landscape. It tells the tile service what changed through

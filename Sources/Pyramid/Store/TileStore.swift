@@ -2,14 +2,16 @@ import FoundationEssentials
 import POSIXSupport
 import Synchronization
 import ImageCodecs
+import ObjectStorage
 
 #if canImport(Glibc)
 import Glibc
 import TileGeometry
 #endif
 
-/// Encoded tiles on disk, one file a tile, bounded by bytes with least-recently-used eviction, surviving restarts:
-/// the persistent half of the tile path, where a decode pass puts every tile it cuts.
+/// Encoded tiles kept across restarts, one file (or object) a tile: the persistent half of the tile path, where a
+/// decode pass puts every tile it cuts. On disk (`DirectoryStore`) it is bounded by bytes with least-recently-used
+/// eviction; in object storage (`ObjectStore`, shared by every replica) by the bucket's lifecycle rule.
 ///
 /// Files are named by what determines their bytes: the image id, the source's version (`SourceVersion`: size,
 /// modification time and a hash of both ends of the file), tile size, overlap and quality, then level, column,
@@ -25,24 +27,29 @@ public final class TileStore: Sendable {
         package var writes: Int
     }
 
+    /// Where the tiles are: a directory, or an `s3://bucket/prefix`.
     package let directory: String
+    private let backend: any StoreBackend
     private let index: LRUCache<String, Int>
     private let hits = Atomic<Int>(0)
     private let misses = Atomic<Int>(0)
     private let writes = Atomic<Int>(0)
-    private let temporaryNames = Atomic<Int>(0)
     private let scanned = Atomic<Bool>(false)
 
     /// A store in `directory` (created if missing) holding at most `budget` bytes of tiles.
-    public init(directory: String, budget: Int) throws {
-        self.directory = directory
+    public convenience init(directory: String, budget: Int) throws {
+        self.init(backend: try DirectoryStore(directory: directory), budget: budget)
+    }
+
+    /// A store of objects under `location`, shared with every replica that names it; `objects` reads and writes them.
+    public convenience init(objects: RemoteObjects, location: S3Location) {
+        self.init(backend: ObjectStore(objects: objects, location: location), budget: .max)
+    }
+
+    private init(backend: any StoreBackend, budget: Int) {
+        self.backend = backend
+        self.directory = backend.location
         index = LRUCache(budget: budget, cost: { $0 })
-        do { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) } catch {
-            throw TileStoreError.cannotCreate(directory: directory, reason: "\(error)")
-        }
-        guard access(directory, W_OK | X_OK) == 0 else {
-            throw TileStoreError.cannotCreate(directory: directory, reason: String(cString: strerror(errno)))
-        }
     }
 
     /// Scans the directory on a background thread: counts every tile into the budget (evicting the oldest
@@ -51,7 +58,7 @@ public final class TileStore: Sendable {
     package func startScan(interrupted: @escaping @Sendable ([StoredPass]) -> Void = { _ in }) {
         startDetachedThread { [self] in
             lowerCurrentThreadPriority()
-            let found = StoreScan(directory: directory).run()
+            let found = backend.scan()
             for file in found.tiles.sorted(by: { $0.modified < $1.modified }) where index.value(for: file.name, countingMiss: false, countingHit: false) == nil {
                 evict(index.insert(file.size, for: file.name))
             }
@@ -91,7 +98,7 @@ public final class TileStore: Sendable {
     /// The tile stored as `name`, or nil. A file that does not end the way its format ends (cut short) is
     /// deleted and counts as a miss.
     package func read(_ name: String, format: ImageFormat, version: String = "") -> EncodedTile? {
-        guard let bytes = Self.contents(directory + "/" + name) else {
+        guard let bytes = backend.contents(name) else {
             misses.add(1, ordering: .relaxed)
             index.remove(name)
             return nil
@@ -99,7 +106,7 @@ public final class TileStore: Sendable {
         guard format.isComplete(bytes) else {
             misses.add(1, ordering: .relaxed)
             index.remove(name)
-            unlink(directory + "/" + name)
+            backend.remove(name)
             return nil
         }
         hits.add(1, ordering: .relaxed)
@@ -110,73 +117,27 @@ public final class TileStore: Sendable {
     /// Writes the tile under a temporary name, renames it into place, then evicts over the budget. A store that
     /// cannot write is only a slower store: failures are dropped.
     package func write(_ tile: EncodedTile, as name: String) {
-        guard (try? writeFile(tile.bytes, as: name)) != nil else { return }
+        guard (try? backend.write(tile.bytes, as: name)) != nil else { return }
         writes.add(1, ordering: .relaxed)
         evict(index.insert(tile.bytes.count, for: name))
     }
 
     /// Whether `name` (a marker, not a tile) exists.
-    package func has(_ name: String) -> Bool { Self.exists(directory + "/" + name) }
+    package func has(_ name: String) -> Bool { backend.exists(name) }
 
     /// Writes an empty marker file `name` (crash-safe like a tile); markers take no budget.
     package func mark(_ name: String) {
-        _ = try? writeFile([], as: name)
+        _ = try? backend.write([], as: name)
     }
 
     /// Forgets and deletes every tile under the folder `prefix` (an image id, or one version of it).
     func purge(prefix: String) {
         index.removeAll { $0.hasPrefix(prefix + "/") }
-        try? FileManager.default.removeItem(atPath: directory + "/" + prefix)
+        backend.removeAll(under: prefix)
     }
 
     private func evict(_ evicted: [(String, Int)]) {
-        for (name, _) in evicted { unlink(directory + "/" + name) }
-    }
-
-    private func writeFile(_ bytes: [UInt8], as name: String) throws {
-        let final = directory + "/" + name
-        let folder = PathText.parent(of: final)
-        let temporary = folder + "/.tmp-\(getpid())-\(temporaryNames.add(1, ordering: .relaxed).newValue)"
-        var fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        if fd < 0 && errno == ENOENT {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        }
-        guard fd >= 0 else { throw SyscallError(call: "open(\(temporary))", errno: errno) }
-        do {
-            defer { close(fd) }
-            var done = 0
-            try bytes.withUnsafeBytes { buf in
-                while done < buf.count {
-                    done += try syscall("write(\(temporary))") { Glibc.write(fd, buf.baseAddress! + done, buf.count - done) }
-                }
-            }
-        }
-        do { try syscall("rename(\(temporary))") { rename(temporary, final) } } catch {
-            unlink(temporary)
-            throw error
-        }
-    }
-
-    private static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
-
-    /// The whole file, or nil when it cannot be read.
-    private static func contents(_ path: String) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var status = stat()
-        guard fstat(fd, &status) == 0, status.st_size > 0, status.st_size < 64 << 20 else { return nil }
-        let size = Int(status.st_size)
-        var bytes = [UInt8](repeating: 0, count: size)
-        var done = 0
-        while done < size {
-            let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, size - done, off_t(done)) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { return nil }
-            done += n
-        }
-        return bytes
+        for (name, _) in evicted { backend.remove(name) }
     }
 }
 

@@ -80,7 +80,11 @@ struct ServeCommand: ParsableCommand {
             let tileOptions = config.tileOptions
             let loaded = try LibraryLoader.load(paths, options: tileOptions, logger: logger)
             let library = loaded.library
-            let store = try config.storeDirectory.map { try TileStore(directory: $0, budget: config.storeMB << 20) }
+            let store = try config.storeDirectory.map { location -> TileStore in
+                guard let shared = S3Location(location) else { return try TileStore(directory: location, budget: config.storeMB << 20) }
+                guard let objects = RemoteObjects.current else { throw ConfigurationError(message: "--store-dir \(location): not an object storage location (s3://bucket/prefix)") }
+                return TileStore(objects: objects, location: shared)
+            }
             let tiles = TileService(directory: library, options: tileOptions, store: store)
             library.setRoots(Dictionary(uniqueKeysWithValues: loaded.roots.roots.enumerated().map { ($0.offset, $0.element.path) }))
             let settings = config.accessSettings
@@ -103,7 +107,7 @@ struct ServeCommand: ParsableCommand {
             let count = library.count
             print("tileserver: access \(access.summary)")
             print("tileserver: serving \(count) image\(count == 1 ? "" : "s") (default: \(library.firstID ?? "none")) on \(host):\(server.port)")
-            print("tileserver: tile store \(store.map { "\($0.directory) (\(config.storeMB) MiB)" } ?? "off")")
+            print("tileserver: tile store \(store.map { S3Location.isRemote($0.directory) ? "\($0.directory) (shared; bounded by the bucket's lifecycle rule)" : "\($0.directory) (\(config.storeMB) MiB)" } ?? "off")")
             print("tileserver: open \(url)")
             fflush(nil)
             server.waitForShutdown { signal in logger.notice("signal \(signal): finishing requests in flight, then exiting") }

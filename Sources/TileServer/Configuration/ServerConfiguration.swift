@@ -62,7 +62,7 @@ struct ServerConfiguration: Sendable {
                 "jpeg, webp or png: what the tile store keeps, DeepZoom descriptors name and tile URLs without an extension get (images with alpha are stored as PNG instead of JPEG). Requests naming another format are made from the image."),
         .integer("cache-mb", \.cacheMB, 0 ... 1 << 20, "In-memory tile cache budget in MiB."),
         .text("store-dir", \.storeDir,
-              "Directory of the persistent tile store, where every tile a decode pass cuts is kept across restarts; off: none (tiles then live in the memory cache only and are decoded again when evicted)."),
+              "Directory of the persistent tile store, where every tile a decode pass cuts is kept across restarts; or s3://bucket/prefix, a store in object storage shared by every replica (bounded by the bucket's lifecycle rule, not --store-mb); off: none (tiles then live in the memory cache only and are decoded again when evicted)."),
         .integer("store-mb", \.storeMB, 1 ... 1 << 30, "Tile store budget in MiB; least recently used tiles go first."),
         .switch("publish-location", \.api.publishLocation,
                 "Publish where photos were taken (their EXIF GPS position) in the API, IIIF manifests (navPlace) and the viewer's info panel: on or off."),
