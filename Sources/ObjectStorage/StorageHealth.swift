@@ -10,7 +10,13 @@ public final class StorageHealth: Sendable {
         var failures = 0
         var requests: [String: Int] = [:]
         var bytesReceived = 0
+        /// When the last request failed after its retries (monotonic seconds).
+        var failedAt = -Double.infinity
     }
+
+    /// After an outage, requests for this long fail at once instead of each waiting out its own retries (a store
+    /// that stalls would otherwise hold every worker in turn); the first one after it tries the store again.
+    public static let quietSeconds = 3.0
 
     private let state = Locked(State())
 
@@ -37,6 +43,14 @@ public final class StorageHealth: Sendable {
             $0.degraded = true
             $0.reason = reason
             $0.failures += 1
+            $0.failedAt = MonotonicClock.seconds()
+        }
+    }
+
+    /// Why a request now should not be sent: the store failed less than `quietSeconds` ago. Nil otherwise.
+    func quietReason() -> String? {
+        state.withLock { s in
+            s.degraded && MonotonicClock.seconds() - s.failedAt < Self.quietSeconds ? s.reason : nil
         }
     }
 

@@ -89,7 +89,8 @@ final class S3ConfigurationTests: XCTestCase {
         XCTAssertEqual(HTTPDate.nanoseconds("1970-01-01T00:00:00Z"), 0)
         XCTAssertEqual(HTTPDate.nanoseconds("2026-11-26T16:07:08.000Z"), 1_795_709_228 * 1_000_000_000)
         XCTAssertEqual(HTTPDate.nanoseconds("Thu, 26 Nov 2026 16:07:08 GMT"), 1_795_709_228 * 1_000_000_000)
-        for bad in ["", "2026-13-01T00:00:00Z", "Thu, 26 Bog 2026 16:07:08 GMT", "yesterday"] {
+        for bad in ["", "2026-13-01T00:00:00Z", "Thu, 26 Bog 2026 16:07:08 GMT", "yesterday", "Thu, 26 Nov 3026 16:07:08 GMT",
+                    "9999-12-31T23:59:59Z"] {
             XCTAssertNil(HTTPDate.nanoseconds(bad), bad)
         }
     }

@@ -75,6 +75,38 @@ def test_manifests_match_the_dockerfile_and_the_server():
     assert pod["securityContext"]["runAsNonRoot"] is True and pod["securityContext"]["runAsUser"] == uid != 0
 
 
+def test_the_object_storage_variant_has_no_image_volume_its_keys_from_a_secret_and_a_shared_store():
+    folder = ROOT / "deploy/kubernetes/object-storage"
+    files = sorted(folder.glob("*.yaml"))
+    result = subprocess.run([str(BIN / "kubernetes-validate"), "--strict", *map(str, files)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+    docs = {doc["kind"]: doc for path in files for doc in yaml.safe_load_all(path.read_text()) if doc}
+    base = manifests()
+    deployment, secret = docs["Deployment"], docs["Secret"]
+    # The Service and the autoscaler of the folder above select and scale it.
+    assert deployment["metadata"]["name"] == base["HorizontalPodAutoscaler"]["spec"]["scaleTargetRef"]["name"]
+    assert deployment["spec"]["selector"]["matchLabels"] == base["Service"]["spec"]["selector"]
+    pod = deployment["spec"]["template"]["spec"]
+    (container,) = pod["containers"]
+    args = container["args"]
+    assert args[0] == "serve" and args[1].startswith("s3://")
+    assert args[args.index("--store-dir") + 1].startswith("s3://")
+    text = serve_help()
+    flags = [a for a in args if a.startswith("--")]
+    assert all(f"  {f} (TILESERVER_" in text for f in flags), flags
+    assert "/images" not in {m["mountPath"] for m in container["volumeMounts"]}
+    assert not any("persistentVolumeClaim" in v for v in pod["volumes"])
+    env = {e["name"]: e for e in container["env"]}
+    for name, key in (("AWS_ACCESS_KEY_ID", "access-key-id"), ("AWS_SECRET_ACCESS_KEY", "secret-access-key")):
+        ref = env[name]["valueFrom"]["secretKeyRef"]
+        assert ref["name"] == secret["metadata"]["name"] and key in secret["stringData"], name
+    assert {"AWS_ENDPOINT_URL", "AWS_REGION"} <= set(env)
+    for variable in (e for e in env if e.startswith("TILESERVER_")):
+        assert f"({variable})" in text
+    assert container["securityContext"]["readOnlyRootFilesystem"] is True
+    assert pod["securityContext"]["runAsNonRoot"] is True
+
+
 def test_nginx_front_names_what_the_issue_asks():
     conf = (ROOT / "deploy/nginx/tileserver.conf").read_text()
     for directive in ("proxy_cache_path", "max_size=", "proxy_cache_lock on", "proxy_next_upstream ", "keepalive ",

@@ -271,3 +271,127 @@ def test_with_the_store_stopped_cached_tiles_are_served_uncached_ones_are_503_an
         wait_for(lambda: server.get("/healthz")[1] == b"ok\n", what="/healthz ok")
     finally:
         server.stop()
+
+
+class StallingProxy:
+    """A TCP proxy to the store that can stop forwarding: connections stay open and nothing moves, as a store
+    that hangs does."""
+
+    def __init__(self, upstream_port):
+        import socket
+        import threading
+        self.upstream = upstream_port
+        self.forwarding = threading.Event()
+        self.forwarding.set()
+        self.listener = socket.socket()
+        self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(64)
+        self.port = self.listener.getsockname()[1]
+        threading.Thread(target=self.accept, daemon=True).start()
+
+    def accept(self):
+        import socket
+        import threading
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            upstream = socket.create_connection(("127.0.0.1", self.upstream))
+            for a, b in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self.pump, args=(a, b), daemon=True).start()
+
+    def pump(self, source, sink):
+        while True:
+            self.forwarding.wait()
+            try:
+                data = source.recv(65536)
+                self.forwarding.wait()
+                if not data:
+                    break
+                sink.sendall(data)
+            except OSError:
+                break
+        for s in (source, sink):
+            try:
+                s.close()
+            except OSError:
+                pass
+
+    def close(self):
+        self.forwarding.set()
+        self.listener.close()
+
+
+def percentile(values, p):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * p))]
+
+
+def test_a_store_that_stalls_never_holds_an_event_loop(store, masters):
+    import threading
+    store.make_bucket("stall")
+    for name in ("large.jpg", "rgba.png", "big-pyramid.tif", "tiled-lossy.jp2"):
+        store.put("stall", name, file=masters / name)
+    proxy = StallingProxy(store.s3)
+    server = serve_s3(store, "s3://stall", "--object-timeout", "2", endpoint=f"http://127.0.0.1:{proxy.port}")
+    try:
+        cached = [f"/images/large_files/12/{x}_{y}.jpg" for x in range(4) for y in range(3)]
+        for path in cached:
+            assert server.get(path)[0].status == 200
+
+        def cached_latencies(count=400, seconds=0.0):
+            conn = server.connection()
+            out = []
+            until = time.monotonic() + seconds
+            i = 0
+            while i < count or time.monotonic() < until:
+                i += 1
+                started = time.perf_counter()
+                conn.request("GET", cached[i % len(cached)])
+                response = conn.getresponse()
+                response.read()
+                out.append(time.perf_counter() - started)
+                assert response.status == 200
+            conn.close()
+            return out
+
+        cached_latencies(100)
+        idle = cached_latencies(seconds=3)
+        proxy.forwarding.clear()
+        outcomes = []
+
+        def uncached(path):
+            started = time.monotonic()
+            response, body = server.get(path, timeout=120)
+            outcomes.append((path, response.status, response.getheader("Retry-After"), time.monotonic() - started))
+
+        threads = [threading.Thread(target=uncached, args=(path,)) for path in
+                   ("/images/rgba_files/10/1_1.jpg", "/images/big-pyramid_files/12/9_6.jpg", "/images/big-pyramid_files/12/5_5.jpg",
+                    "/images/big-pyramid_files/11/2_2.jpg", "/images/rgba_files/9/1_0.jpg", "/images/big-pyramid_files/12/1_9.jpg")]
+        for t in threads:
+            t.start()
+        time.sleep(0.5)
+        # For three seconds, while the uncached requests wait on the store.
+        stalled = cached_latencies(seconds=3)
+        still_waiting = sum(t.is_alive() for t in threads)
+        for t in threads:
+            t.join(60)
+        proxy.forwarding.set()
+        p99_idle, p99_stalled = percentile(idle, 0.99), percentile(stalled, 0.99)
+        print(f"cached-tile p99: idle {p99_idle * 1000:.2f} ms, while the store stalls {p99_stalled * 1000:.2f} ms "
+              f"(max {max(stalled) * 1000:.1f} ms, {len(stalled)} requests) "
+              f"({still_waiting} uncached requests waiting on it meanwhile); uncached: {[(o[1], round(o[3], 1)) for o in outcomes]}")
+        assert still_waiting >= 2, "the stalled requests ended before the measurement"
+        # Twice idle, plus a millisecond of scheduling noise on a shared machine: an event loop held by the store
+        # would cost seconds.
+        assert p99_stalled <= 2 * p99_idle + 0.001, (p99_idle, p99_stalled)
+        assert len(outcomes) == 6
+        for path, status, retry_after, took in outcomes:
+            assert status == 503 and int(retry_after) > 0, (path, status)
+            # Three tries of two seconds each; those queued behind them fail at once (the store just failed).
+            assert took < 3 * 2 + 3, (path, took)
+    finally:
+        server.stop()
+        proxy.close()
