@@ -128,6 +128,13 @@ def test_an_s3_folder_gives_the_same_tiles_as_local_disk_through_every_protocol(
                 compared += 1
         print(f"{compared} responses identical from s3:// and from disk")
         assert compared > 600
+        # The originals download whole, with the same name and type.
+        for image_id, name in (("large", "large.jpg"), ("sub/été-1", "sub/été 1.jpg"), ("big-pyramid", "big-pyramid.tif")):
+            response, body = remote.get(f"/images/{urllib.parse.quote(image_id, safe='')}/original")
+            expected, _ = local.get(f"/images/{urllib.parse.quote(image_id, safe='')}/original")
+            assert response.status == 200 and body == (masters / name).read_bytes(), image_id
+            assert response.getheader("Content-Disposition") == expected.getheader("Content-Disposition")
+            assert response.getheader("Content-Type") == expected.getheader("Content-Type")
     finally:
         remote.stop()
         local.stop()

@@ -13,7 +13,7 @@ public struct TileOptions: Sendable, Hashable {
     /// Byte budget of the in-memory LRU of encoded tiles.
     var cacheBytes: Int
     /// Where outputs too large for memory are spooled (anonymous files, gone when closed).
-    var rasterDirectory: String
+    package var rasterDirectory: String
     /// Decode passes of different images that run at once (each on a thread of its own, below request priority).
     var passes: Int
     /// Encoder threads of each running pass.

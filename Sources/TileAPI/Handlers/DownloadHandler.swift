@@ -1,11 +1,14 @@
 import HTTPTransport
+import ImageCodecs
+import ObjectStorage
 import POSIXSupport
 import Pyramid
 
 /// `/images/{id}/original`: the master file itself, its own bytes, type and name, as a download. Sent with
 /// `sendfile` from the file as it is now (a file replaced meanwhile is the new one: the ETag says which). Only
 /// someone who may see the whole image at full size gets it: for a tiered image it is refused like any picture
-/// larger than the public size.
+/// larger than the public size. An object in object storage is copied first, 8 MiB a GET of the version being
+/// served, into an unlinked scratch file (`--raster-dir`): memory stays flat whatever its size.
 struct DownloadHandler {
     let tiles: TileService
 
@@ -22,8 +25,12 @@ struct DownloadHandler {
             throw APIError.notFound("image '\(id)' is made by the server and has no original file")
         }
         let file: FileDescriptor
-        do { file = try FileDescriptor(readingAt: image.path) } catch {
-            throw APIError.notFound("the original of '\(id)' is gone: it was moved or removed")
+        if S3Location.isRemote(image.path) {
+            file = try Self.spool(image.path, into: tiles.options.rasterDirectory)
+        } else {
+            do { file = try FileDescriptor(readingAt: image.path) } catch {
+                throw APIError.notFound("the original of '\(id)' is gone: it was moved or removed")
+            }
         }
         let size = try file.status().size
         let name = PathText.lastComponent(of: image.path)
@@ -34,6 +41,33 @@ struct DownloadHandler {
         ])
         response.file = FileBody(descriptor: file, length: Int(size))
         return .response(response.conditional(on: context.request))
+    }
+
+    static let spoolChunk = 8 << 20
+
+    /// The object at `path` in an unlinked file of `directory`, read in ranged GETs of one version.
+    static func spool(_ path: String, into directory: String) throws -> FileDescriptor {
+        guard let object = S3Location(path) else { throw APIError.notFound("no such object: \(path)") }
+        let file = try FileDescriptor(anonymousIn: directory)
+        do {
+            let objects = try RemoteObjects.required(for: path)
+            let head = try objects.head(path: path)
+            var offset: Int64 = 0
+            while offset < head.size {
+                let bytes = try objects.client.get(bucket: object.bucket, key: object.prefix, offset: offset,
+                                                   count: Int(min(Int64(spoolChunk), head.size - offset)), etag: head.etag)
+                guard !bytes.isEmpty else { break }
+                try bytes.withUnsafeBytes { try Posix.writeAll(file.rawValue, $0) }
+                offset += Int64(bytes.count)
+            }
+            return file
+        } catch let error as ObjectStorageError {
+            switch error {
+            case let .unavailable(_, _, reason): throw ImageSourceError.unavailable(path: path, reason: reason)
+            case .preconditionFailed: throw ImageSourceError.changed(path: path)
+            default: throw APIError.notFound("the original of \(path) cannot be read: \(error)")
+            }
+        }
     }
 
     /// The type a file's extension names; `application/octet-stream` for any other.

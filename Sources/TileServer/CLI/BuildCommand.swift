@@ -57,6 +57,7 @@ struct BuildCommand: ParsableCommand {
     }
 
     func run() throws {
+        ObjectStorageSetup.install(for: [image])
         let started = MonotonicClock.seconds()
         try reportingFailure {
             let source = try ImageOpener.open(image, limits: ImageLimits(keepsColourProfiles: colour == .keep))

@@ -21,6 +21,7 @@ struct DecodeCommand: ParsableCommand {
     var bandRows: Int = 64
 
     func run() throws {
+        ObjectStorageSetup.install(for: [image])
         try reportingFailure {
             let source = try ImageOpener.open(image)
             let (w, h) = source.size(shrink: shrink)

@@ -33,6 +33,7 @@ struct FirstViewCommand: ParsableCommand {
     var rasterDirectory: String = "/var/tmp"
 
     func run() throws {
+        ObjectStorageSetup.install(for: [image])
         try reportingFailure {
             let started = MonotonicClock.seconds()
             let options = TileOptions(rasterDirectory: rasterDirectory)

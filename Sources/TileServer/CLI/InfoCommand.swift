@@ -18,6 +18,7 @@ struct InfoCommand: ParsableCommand {
     var maxPixels: Int = ImageLimits.defaultMaxPixels
 
     func run() throws {
+        ObjectStorageSetup.install(for: images)
         var failed = false
         for path in images {
             do {

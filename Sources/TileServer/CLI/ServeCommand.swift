@@ -66,14 +66,11 @@ struct ServeCommand: ParsableCommand {
                 return handler
             }
             let logger = Logger(label: "tileserver")
-            if paths.contains(where: S3Location.isRemote) || S3Location.isRemote(config.storeDir) {
-                guard let addressing = S3Configuration.Addressing(rawValue: config.s3Addressing) else {
-                    throw ConfigurationError(message: "--s3-addressing must be auto, path or virtual, not '\(config.s3Addressing)'")
-                }
-                var s3 = S3Configuration.fromEnvironment(Environment.variables, addressing: addressing)
-                s3.timeoutSeconds = config.objectTimeout
-                RemoteObjects.install(RemoteObjects(client: S3Client(configuration: s3)))
-                ImageInput.configureObjectCache(budget: config.objectCacheMB << 20)
+            guard let addressing = S3Configuration.Addressing(rawValue: config.s3Addressing) else {
+                throw ConfigurationError(message: "--s3-addressing must be auto, path or virtual, not '\(config.s3Addressing)'")
+            }
+            if let s3 = ObjectStorageSetup.install(for: paths + [config.storeDir], addressing: addressing,
+                                                   timeout: config.objectTimeout, cacheBytes: config.objectCacheMB << 20) {
                 logger.info("object storage: \(s3.endpoint), region \(s3.region)")
             }
             // Made once: its limits carry the server's one store of JPEG entry indexes.
