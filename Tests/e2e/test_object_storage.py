@@ -140,16 +140,20 @@ def test_an_s3_folder_gives_the_same_tiles_as_local_disk_through_every_protocol(
         local.stop()
 
 
-def test_a_cold_tile_of_a_pyramidal_tiff_costs_one_or_two_ranged_gets(store, masters):
+def test_a_cold_tile_of_a_pyramidal_tiff_costs_one_or_two_ranged_gets(store, masters, tmp_path):
     store.make_bucket("cold")
-    store.put("cold", "big-pyramid.tif", file=masters / "big-pyramid.tif")
-    size = (masters / "big-pyramid.tif").stat().st_size
+    # A master of 8,000 × 5,200, JPEG tiles: a few MB, so that "not the file" means something.
+    subprocess.run(["vips", "resize", str(GALLERY / "large.jpg"), str(tmp_path / "double.v"), "2"], check=True)
+    subprocess.run(["vips", "tiffsave", str(tmp_path / "double.v"), str(tmp_path / "big-pyramid.tif"), "--tile", "--pyramid",
+                    "--compression", "jpeg", "--Q", "85", "--tile-width", "256", "--tile-height", "256"], check=True)
+    store.put("cold", "big-pyramid.tif", file=tmp_path / "big-pyramid.tif")
+    size = (tmp_path / "big-pyramid.tif").stat().st_size
     server = serve_s3(store, "s3://cold")
     try:
         info = server.json("/iiif/3/big-pyramid/info.json")
         top = math.ceil(math.log2(max(info["width"], info["height"])))
         gets = []
-        for x, y in ((3, 2), (9, 5), (14, 8), (1, 7)):
+        for x, y in ((3, 2), (19, 5), (28, 17), (1, 15)):
             before = metrics(server)
             response, _ = server.get(f"/images/big-pyramid_files/{top}/{x}_{y}.jpg")
             assert response.status == 200
@@ -402,3 +406,33 @@ def test_a_store_that_stalls_never_holds_an_event_loop(store, masters):
     finally:
         server.stop()
         proxy.close()
+
+
+def test_a_jpeg_masters_entry_index_is_kept_in_the_shared_store_so_a_restart_does_not_scan_it_again(store, masters):
+    store.make_bucket("indexes")
+    store.put("indexes", "photo.jpg", file=GALLERY / "large.jpg")
+    args = ("s3://indexes", "--store-dir", "s3://indexes-tiles/store")
+    store.make_bucket("indexes-tiles")
+    first = serve_s3(store, *args)
+    try:
+        # The thumbnail's 1/8 pass scans the whole master and builds its index on the way.
+        assert first.get("/images/photo/thumbnail.jpg")[0].status == 200
+        settle(first)
+        wait_for(lambda: metrics(first)["tileserver_entry_indexes_kept_total"] >= 1, what="the index to be kept")
+    finally:
+        first.stop()
+    second = serve_s3(store, *args)
+    try:
+        # The thumbnail levels come from the shared store, and a deep tile from the kept index: no scan again.
+        assert second.get("/images/photo/thumbnail.jpg")[0].status == 200
+        response, _ = second.get("/images/photo_files/12/8_5.jpg")
+        assert response.status == 200
+        after = metrics(second)
+        print("after a restart:", {k: after[k] for k in ("tileserver_entry_indexes_reused_total", "tileserver_jpeg_extracts_total",
+                                                          "tileserver_jpeg_scanned_eighths_total", 'tileserver_passes_started_total{pass="1/8"}')})
+        assert after["tileserver_entry_indexes_reused_total"] == 1
+        assert after["tileserver_jpeg_extracts_total"] >= 1
+        assert after["tileserver_jpeg_scanned_eighths_total"] == 0
+        assert after['tileserver_passes_started_total{pass="1/8"}'] == 0
+    finally:
+        second.stop()

@@ -136,7 +136,7 @@ void tsio_jpeg_close(tsio_jpeg *j);
 typedef struct tsio_jidx tsio_jidx;
 
 /*
- * Reads the header of the JPEG at `fd` with pread(2). TSIO_ERR_UNSUPPORTED for anything but one 8-bit
+ * Reads the header of the JPEG at `in`. TSIO_ERR_UNSUPPORTED for anything but one 8-bit
  * sequential Huffman scan of every component (progressive, arithmetic, 12-bit, multi-scan files).
  */
 tsio_jidx *tsio_jidx_open(const tsio_input *in, tsio_status *st);
@@ -149,7 +149,19 @@ void tsio_jidx_geometry(const tsio_jidx *x, uint32_t *width, uint32_t *height, u
 size_t tsio_jidx_bytes(const tsio_jidx *x);
 
 /*
- * Continues the scan until MCU rows [0, rows) are indexed, reading `fd` (the same file) from where the last call
+ * A complete index's entries as bytes to keep (a tile store), so a restarted server need not scan the file again:
+ * malloc'd (tsio_free); -1 while the index does not reach the foot of the image.
+ */
+int tsio_jidx_export(const tsio_jidx *x, uint8_t **out, size_t *size);
+
+/*
+ * Takes entries `tsio_jidx_export` made from the same file into an index no scan has begun on: the index then
+ * reaches the foot. -1 (`st` says why) for bytes of another frame, cut short or altered (a checksum covers them).
+ */
+int tsio_jidx_import(tsio_jidx *x, const uint8_t *data, size_t size, tsio_status *st);
+
+/*
+ * Continues the scan until MCU rows [0, rows) are indexed, reading `in` (the same file) from where the last call
  * stopped. Returns the rows indexed: fewer when the data stops making sense (a warning says so; libjpeg must
  * decode those rows the usual way); -1 on a read error. Not reentrant: one scan at a time per index.
  */

@@ -18,6 +18,9 @@ package final class EntryIndexes: Sendable {
         package var rowsCopiedWhole = 0
         /// Decodes at 1/8 made by an index's scan.
         package var eighthsScanned = 0
+        /// Complete indexes handed to the keeper, and indexes taken from it instead of a scan.
+        package var indexesKept = 0
+        package var indexesReused = 0
     }
 
     /// A cache entry: the index, or nil for a file the index cannot enter (progressive, arithmetic, …).
@@ -27,6 +30,8 @@ package final class EntryIndexes: Sendable {
 
     package static let defaultBudget = 64 << 20
     private let cache: LRUCache<String, Entry>
+    /// Where complete indexes are kept across restarts (the tile store), when there is one.
+    private let keeper = Locked<(any EntryIndexKeeper)?>(nil)
     private let creating = Locked(())
     private let counts = Locked(Statistics())
 
@@ -34,8 +39,30 @@ package final class EntryIndexes: Sendable {
         cache = LRUCache(budget: budget, cost: { $0.index?.bytes ?? 64 })
     }
 
-    /// The index of the file `info` describes, from the cache or made now (its header read); nil when the file is
-    /// not one it can enter.
+    /// Whether complete indexes are kept (and so may be taken from the keeper instead of scanned).
+    var hasKeeper: Bool { keeper.withLock { $0 != nil } }
+
+    /// Keeps complete indexes in `keeper`, and takes them from it before scanning a file.
+    package func keep(in keeper: any EntryIndexKeeper) {
+        self.keeper.withLock { $0 = keeper }
+    }
+
+    /// The name a file's index is kept under: its version (size, time, ETag hash) and a hash of its path.
+    static func keptName(_ path: String, _ info: ImageInfo) -> String {
+        var hash = FNV1a()
+        hash.add(words: Array(path.utf8))
+        return "entry-indexes/\(hash.hex12)-\(info.fileSize)-\(info.modified)-\(info.tag).jidx"
+    }
+
+    /// Hands a complete index to the keeper (once per index).
+    func keep(_ index: JPEGEntryIndex) {
+        guard let keeper = keeper.withLock({ $0 }), let bytes = index.exported() else { return }
+        keeper.save(index.keptName, bytes)
+        counted { $0.indexesKept += 1 }
+    }
+
+    /// The index of the file `info` describes, from the cache or made now (its header read, its entries taken
+    /// from the keeper when it holds them); nil when the file is not one it can enter.
     func of(_ path: String, _ info: ImageInfo) -> JPEGEntryIndex? {
         let key = Self.key(path, info)
         if let entry = cache.value(for: key) { return entry.index }
@@ -45,8 +72,11 @@ package final class EntryIndexes: Sendable {
             let handle = (try? ImageInput.open(path)).flatMap { input in input.withRaw { tsio_jidx_open($0, &st) } }
             // A header the index reads otherwise than libjpeg (bytes between markers, which libjpeg steps over and
             // the index takes for a segment) describes another frame: such a file is not entered.
-            let index = handle.map { JPEGEntryIndex(handle: $0, path: path, owner: self) }
+            let index = handle.map { JPEGEntryIndex(handle: $0, path: path, keptName: Self.keptName(path, info), owner: self) }
                 .flatMap { $0.frameWidth == info.storedWidth && $0.frameHeight == info.storedHeight ? $0 : nil }
+            if let index, let kept = keeper.withLock({ $0 })?.load(index.keptName), index.adopt(kept) {
+                counted { $0.indexesReused += 1 }
+            }
             cache.insert(Entry(index: index), for: key)
             return index
         }

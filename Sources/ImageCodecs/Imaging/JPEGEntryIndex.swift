@@ -10,6 +10,10 @@ import POSIXSupport
 package final class JPEGEntryIndex: @unchecked Sendable {
     private let handle: OpaquePointer
     let path: String
+    /// What the index is kept under (`EntryIndexes.keptName`).
+    let keptName: String
+    /// Whether it has been handed to the keeper.
+    private let kept = Locked(false)
     /// The frame's size as the index's own header parse read it.
     let frameWidth: Int
     let frameHeight: Int
@@ -28,9 +32,10 @@ package final class JPEGEntryIndex: @unchecked Sendable {
     /// The store this index is kept in, whose counts its extracts and scans add to (weak: the store holds it).
     private weak var owner: EntryIndexes?
 
-    init(handle: OpaquePointer, path: String, owner: EntryIndexes) {
+    init(handle: OpaquePointer, path: String, keptName: String, owner: EntryIndexes) {
         self.handle = handle
         self.path = path
+        self.keptName = keptName
         self.owner = owner
         var fw: UInt32 = 0, fh: UInt32 = 0, w: UInt32 = 0, h: UInt32 = 0, c: UInt32 = 0, r: UInt32 = 0
         tsio_jidx_geometry(handle, &fw, &fh, &w, &h, &c, &r)
@@ -45,6 +50,36 @@ package final class JPEGEntryIndex: @unchecked Sendable {
 
     deinit {
         tsio_jidx_close(handle)
+    }
+
+    /// The entries of a complete index, to keep; nil until the scan has reached the foot (after which nothing
+    /// changes them, so no lock is needed).
+    func exported() -> [UInt8]? {
+        guard indexed.withLock({ $0.rows == rows && !$0.stopped }) else { return nil }
+        var out: UnsafeMutablePointer<UInt8>?
+        var size = 0
+        guard tsio_jidx_export(handle, &out, &size) == 0, let out else { return nil }
+        defer { tsio_free(out) }
+        return Array(UnsafeBufferPointer(start: out, count: size))
+    }
+
+    /// Takes kept entries instead of scanning (before any scan); false when they are not this file's.
+    func adopt(_ bytes: [UInt8]) -> Bool {
+        scanning.withLock { _ -> Bool in
+            guard indexed.withLock({ $0.rows == 0 && !$0.stopped && !$0.eighth }) else { return false }
+            var st = tsio_status()
+            guard bytes.withUnsafeBufferPointer({ tsio_jidx_import(handle, $0.baseAddress, $0.count, &st) }) == 0 else { return false }
+            indexed.withLock { $0 = (rows, false, false) }
+            kept.withLock { $0 = true }
+            return true
+        }
+    }
+
+    /// Hands the index to the keeper the first time it is complete.
+    private func keepIfComplete() {
+        guard indexed.withLock({ $0.rows == rows && !$0.stopped }),
+              kept.withLock({ done in defer { done = true }; return !done }) else { return }
+        owner?.keep(self)
     }
 
     /// Makes sure MCU rows `0 ..< upTo` are indexed, scanning on from where the index stands; false when the
@@ -63,6 +98,7 @@ package final class JPEGEntryIndex: @unchecked Sendable {
             let done = input.withRaw { tsio_jidx_scan(handle, $0, UInt32(wanted), &st) }
             guard done >= 0 else { throw st.error(path: path, format: .jpeg, rows: rows) }
             indexed.withLock { $0 = (Int(done), Int(done) < wanted, false) }
+            keepIfComplete()
             return Int(done) >= wanted
         }
     }
@@ -95,7 +131,8 @@ package final class JPEGEntryIndex: @unchecked Sendable {
     /// meanwhile. Nil, without calling `body`, when the scan has begun or the file's sampling is not one the scan
     /// decodes (`ycc`: YCbCr components).
     func whileDecodingEighth<T>(ycc: Bool, _ body: (_ perCall: Int, _ rows: (UnsafeMutablePointer<UInt8>, Int) throws -> Int) throws -> T) throws -> T? {
-        try scanning.withLock { _ throws -> T? in
+        defer { keepIfComplete() }
+        return try scanning.withLock { _ throws -> T? in
             guard indexed.withLock({ $0.rows == 0 && !$0.stopped }) else { return nil }
             var st = tsio_status()
             let perRow = tsio_jidx_eighth_begin(handle, ycc ? 1 : 0, &st)

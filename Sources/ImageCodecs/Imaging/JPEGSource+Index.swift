@@ -14,9 +14,12 @@ extension JPEGSource {
     }
 
     /// Regions (up to the largest extract) are cheap once the file's index reaches its foot: the scan that made
-    /// its 1/8 pass does that, or regions asked far enough down.
+    /// its 1/8 pass does that, or regions asked far enough down, or a complete index kept in the tile store (taken
+    /// from there the first time it is asked for).
     var regionsAreCheap: Bool {
-        guard entersAnywhere, let index = limits.indexes.existing(path, info) else { return false }
+        guard entersAnywhere,
+              let index = limits.indexes.existing(path, info) ?? (limits.indexes.hasKeeper ? limits.indexes.of(path, info) : nil)
+        else { return false }
         return index.indexedRows == index.rows
     }
 

@@ -11,8 +11,8 @@ import Glibc
 /// go on in sequence; a tile here and there costs its own block or two. A block being fetched is waited
 /// for, not fetched twice (a thumbnail pass and a tile's decode starting on one master together).
 final class RemoteFile: @unchecked Sendable {
-    static let blockBytes = 64 << 10
-    static let readAhead = 32
+    static let blockBytes = 256 << 10
+    static let readAhead = 8
 
     private struct BlockKey: Hashable, Sendable {
         let path: String
@@ -98,13 +98,17 @@ final class RemoteFile: @unchecked Sendable {
         if let hit = cache.value(for: key) { return hit }
         let total = Int64((head.size + Int64(Self.blockBytes) - 1) / Int64(Self.blockBytes))
         let streak = sequence.withLock { $0.last == index - 1 ? $0.streak + 1 : 0 }
-        var span = max(1, min(Int64(Self.readAhead), Int64(1) << min(streak, 5), total - index))
+        var span = max(1, min(Int64(Self.readAhead), Int64(1) << min(streak, 3), total - index))
         // Claim the blocks to fetch, or wait for whoever fetches this one.
         let claimed = Self.loading.withLock { () -> Bool in
             while Self.inFlight.contains(key) { Self.loading.wait() }
             if cache.value(for: key, countingMiss: false) != nil { return false }
             var n: Int64 = 1
-            while n < span, !Self.inFlight.contains(BlockKey(path: path, etag: head.etag, index: index + n)) { n += 1 }
+            while n < span {
+                let next = BlockKey(path: path, etag: head.etag, index: index + n)
+                if Self.inFlight.contains(next) || cache.value(for: next, countingMiss: false, countingHit: false) != nil { break }
+                n += 1
+            }
             span = n
             for i in index ..< index + span { Self.inFlight.insert(BlockKey(path: path, etag: head.etag, index: i)) }
             return true

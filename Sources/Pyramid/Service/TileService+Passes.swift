@@ -13,9 +13,17 @@ extension TileService {
         TileStore.name(folder: folder(miss.image.id, miss.snapshot), tile: miss.key.tile, format: miss.key.format)
     }
 
-    /// The missed tile from the store, or (with no store) from the memory cache a pass put it in.
+    /// The missed tile from the store, or (with no store) from the memory cache a pass put it in. A shared store
+    /// is asked only for tiles of a pass some replica has begun (its markers, looked up at most every 2 s, are
+    /// kept once found): a tile nobody is cutting costs no GET that would find nothing.
     func stored(_ miss: TileMiss) -> EncodedTile? {
         guard let store else { return cache.value(for: miss.key, countingMiss: false, countingHit: false) }
+        if store.isShared {
+            let shrink = PassPlan.covering(miss.key.tile.level, in: miss.snapshot.geometry).shrink
+            let folder = folder(miss.image.id, miss.snapshot)
+            guard store.has(StoredPass.startedMarker(folder: folder, shrink: shrink))
+                || store.has(StoredPass.doneMarker(folder: folder, shrink: shrink)) else { return nil }
+        }
         return store.read(storeName(miss), format: miss.key.format, version: miss.snapshot.version)
     }
 

@@ -54,7 +54,8 @@ public final class TileService: ImageChanges {
 
     /// A service over `directory`: every image it holds or gains shares this service's budgets, and every image it
     /// loses has its cached tiles, stored tiles and decode passes released. Starts the store's scan, and runs
-    /// again the passes a crash interrupted once the scan has found them.
+    /// again the passes a crash interrupted once the scan has found them. The store also keeps the JPEG entry
+    /// indexes of the options' limits.
     public init(directory: any ImageDirectory, options: TileOptions, store: TileStore? = nil) {
         self.store = store
         self.options = options
@@ -63,6 +64,7 @@ public final class TileService: ImageChanges {
         renderBudget = RenderBudget(capacity: options.renderBytes, queueLimit: options.renderQueue, maxWait: options.renderWait)
         scheduler = PassScheduler(slots: options.passes)
         directory.attach(self)
+        if let store { options.limits.indexes.keep(in: store) }
         store?.startScan { [weak self] interrupted in self?.resume(interrupted) }
     }
 

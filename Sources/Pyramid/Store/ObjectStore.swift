@@ -1,4 +1,5 @@
 import ObjectStorage
+import ImageCodecs
 import POSIXSupport
 
 /// A tile store shared by every replica: each tile an object under `s3://bucket/prefix/`, named as on disk. An
@@ -8,7 +9,8 @@ import POSIXSupport
 /// complete one. No byte budget: the bucket's lifecycle rule (expiry after some days) bounds it, and a tile expired
 /// under a finished pass is decoded again on demand.
 ///
-/// A store that does not answer is a slower store, not a failure: reads miss and writes are dropped, and for
+/// Tiles are written in the background (`ObjectStoreWriter`); a pass's end marker only once its tiles are. A
+/// store that does not answer is a slower store, not a failure: reads miss and writes are dropped, and for
 /// `quietAfterFailure` seconds after a request failed no other is sent, so an outage adds no timeouts to the
 /// answers that decode their tiles meanwhile.
 final class ObjectStore: StoreBackend {
@@ -23,12 +25,31 @@ final class ObjectStore: StoreBackend {
     /// HEAD when another replica stored them first.
     private let known = Locked<Set<String>>([])
     static let knownLimit = 1 << 20
+    /// Markers found absent, and when: asked again only after `absentFor` seconds (a pass asks for each tile).
+    private let absent = Locked<[String: Double]>([:])
+    static let absentFor = 2.0
+    private let writer: ObjectStoreWriter
+    /// Tiles this process wrote lately, read back without a GET (a pass stores what it cuts rather than caching it,
+    /// and requests then read it back from the store): the last `recentBytes` of them.
+    private let recent = LRUCache<String, [UInt8]>(budget: ObjectStore.recentBytes, cost: { $0.count + 64 })
+    static let recentBytes = 64 << 20
 
     init(objects: RemoteObjects, location: S3Location) {
         self.objects = objects
         self.location = location.description
         bucket = location.bucket
         prefix = location.listPrefix
+        let (bucket, prefix, recent) = (bucket, prefix, recent)
+        writer = ObjectStoreWriter { name, bytes in
+            if (try? objects.client.put(bucket: bucket, key: prefix + name, bytes: bytes, contentType: Self.contentType(name), ifAbsent: true)) != nil {
+                _ = recent.insert(bytes, for: name)
+            }
+        }
+    }
+
+    static func contentType(_ name: String) -> String {
+        name.hasSuffix(".jpg") ? "image/jpeg" : name.hasSuffix(".png") ? "image/png" : name.hasSuffix(".webp") ? "image/webp"
+            : "application/octet-stream"
     }
 
     private var quiet: Bool { MonotonicClock.seconds() - lastFailure.withLock { $0 } < Self.quietAfterFailure }
@@ -43,6 +64,7 @@ final class ObjectStore: StoreBackend {
     }
 
     func contents(_ name: String) -> [UInt8]? {
+        if let waiting = writer.pending(name) ?? recent.value(for: name, countingMiss: false) { return waiting }
         let bytes = attempt { () throws(ObjectStorageError) in try objects.client.getObject(bucket: bucket, key: prefix + name, maxBytes: 64 << 20) } ?? nil
         if bytes != nil { remember(name) }
         return bytes
@@ -58,38 +80,54 @@ final class ObjectStore: StoreBackend {
     private static func isMarker(_ name: String) -> Bool { name.hasSuffix(".started") || name.hasSuffix(".done") }
 
     func write(_ bytes: [UInt8], as name: String) throws {
-        let type = name.hasSuffix(".jpg") ? "image/jpeg" : name.hasSuffix(".png") ? "image/png"
-            : name.hasSuffix(".webp") ? "image/webp" : "application/octet-stream"
-        let marker = Self.isMarker(name)
+        guard Self.isMarker(name) else {
+            guard !quiet, writer.enqueue(name, bytes) else {
+                throw ObjectStorageError.unavailable(bucket: bucket, key: prefix + name, reason: "not written")
+            }
+            remember(name)
+            return
+        }
+        // The end marker says every tile of the pass is there: only once they are.
+        if name.hasSuffix(".done") { writer.drain() }
         guard attempt({ () throws(ObjectStorageError) in
-            try objects.client.put(bucket: bucket, key: prefix + name, bytes: bytes, contentType: type, ifAbsent: !marker)
+            try objects.client.put(bucket: bucket, key: prefix + name, bytes: bytes, contentType: Self.contentType(name))
         }) != nil else { throw ObjectStorageError.unavailable(bucket: bucket, key: prefix + name, reason: "not written") }
-        if !marker { remember(name) }
+        absent.withLock { $0[name] = nil }
+        remember(name)
     }
 
     func exists(_ name: String) -> Bool {
-        guard Self.isMarker(name) else { return known.withLock { $0.contains(name) } }
-        return attempt { () throws(ObjectStorageError) -> Bool in
+        if known.withLock({ $0.contains(name) }) { return true }
+        guard Self.isMarker(name) else { return false }
+        if let seen = absent.withLock({ $0[name] }), MonotonicClock.seconds() - seen < Self.absentFor { return false }
+        let found = attempt { () throws(ObjectStorageError) -> Bool in
             do throws(ObjectStorageError) { _ = try objects.client.head(bucket: bucket, key: prefix + name); return true } catch {
                 if case .notFound = error { return false }
                 throw error
             }
         } ?? false
+        if found { remember(name) } else { absent.withLock { $0[name] = MonotonicClock.seconds() } }
+        return found
     }
 
     func remove(_ name: String) {
         _ = known.withLock { $0.remove(name) }
+        _ = recent.remove(name)
         _ = attempt { () throws(ObjectStorageError) in try objects.client.delete(bucket: bucket, key: prefix + name) }
     }
 
     func removeAll(under folder: String) {
         // Off the caller's thread: a listing and a DELETE an object, for an image every replica has dropped.
+        _ = recent.removeAll { $0.hasPrefix(folder + "/") }
         let (objects, bucket, prefix) = (objects, bucket, prefix)
         startDetachedThread {
             guard let entries = try? objects.client.list(bucket: bucket, prefix: prefix + folder + "/") else { return }
             for entry in entries { try? objects.client.delete(bucket: bucket, key: entry.key) }
         }
     }
+
+    /// The tiles still queued are written before the process exits (for at most 10 s).
+    func flush() { writer.drain(timeout: 10) }
 
     /// Nothing to count (no budget) and no pass to resume: a pass started and not done may be running on another
     /// replica; a tile it never stored is made when asked for.

@@ -12,4 +12,10 @@ protocol StoreBackend: Sendable {
     func removeAll(under prefix: String)
     /// What is there at start: tiles with size and age (for the budget) and passes started and never finished.
     func scan() -> (tiles: [StoreScan.Tile], interrupted: [StoredPass])
+    /// Waits for writes still under way (at exit).
+    func flush()
+}
+
+extension StoreBackend {
+    func flush() {}
 }

@@ -122,6 +122,12 @@ public final class TileStore: Sendable {
         evict(index.insert(tile.bytes.count, for: name))
     }
 
+    /// Waits for writes still under way: call before the process exits.
+    public func flush() { backend.flush() }
+
+    /// Whether the store is shared in object storage, where a look costs a request.
+    package var isShared: Bool { backend is ObjectStore }
+
     /// Whether `name` (a marker, not a tile) exists.
     package func has(_ name: String) -> Bool { backend.exists(name) }
 
@@ -139,6 +145,13 @@ public final class TileStore: Sendable {
     private func evict(_ evicted: [(String, Int)]) {
         for (name, _) in evicted { backend.remove(name) }
     }
+}
+
+extension TileStore: EntryIndexKeeper {
+    /// A kept JPEG entry index: outside the tile budget (a few MB for the largest master, one per master).
+    package func load(_ name: String) -> [UInt8]? { backend.contents(name) }
+
+    package func save(_ name: String, _ bytes: [UInt8]) { _ = try? backend.write(bytes, as: name) }
 }
 
 /// Why the tile store cannot be used.

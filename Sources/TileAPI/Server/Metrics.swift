@@ -124,6 +124,10 @@ final class Metrics: Sendable {
             out += "# HELP tileserver_entry_index_bytes Memory held by JPEG entry indexes (--index-memory-mb).\n"
             out += "# TYPE tileserver_entry_index_bytes gauge\ntileserver_entry_index_bytes \(tiles.entryIndexes.held.bytes)\n"
             out += "# TYPE tileserver_entry_index_budget_bytes gauge\ntileserver_entry_index_budget_bytes \(tiles.entryIndexes.held.budget)\n"
+            out += "# HELP tileserver_entry_indexes_kept_total Complete JPEG entry indexes written to the tile store.\n"
+            out += "# TYPE tileserver_entry_indexes_kept_total counter\ntileserver_entry_indexes_kept_total \(tiles.entryIndexes.indexesKept)\n"
+            out += "# HELP tileserver_entry_indexes_reused_total JPEG entry indexes taken from the tile store instead of scanning the master.\n"
+            out += "# TYPE tileserver_entry_indexes_reused_total counter\ntileserver_entry_indexes_reused_total \(tiles.entryIndexes.indexesReused)\n"
             out += Self.render(tiles.store)
             out += Self.render(tiles.passes)
             out += "# TYPE tileserver_open_connections gauge\ntileserver_open_connections \(openConnections)\n"

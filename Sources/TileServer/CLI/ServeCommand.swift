@@ -109,6 +109,7 @@ struct ServeCommand: ParsableCommand {
             fflush(nil)
             server.waitForShutdown { signal in logger.notice("signal \(signal): finishing requests in flight, then exiting") }
             app.accessLog?.flush()
+            store?.flush()
             logger.notice("stopped")
         }
     }

@@ -1,0 +1,7 @@
+/// Where complete JPEG entry indexes are kept across restarts (the tile store: on disk, or shared in object
+/// storage), so a restarted server or another replica does not scan a master's entropy data again. Names come
+/// from `EntryIndexes.keptName`; a keeper that cannot read or write is only a keeper that has nothing.
+package protocol EntryIndexKeeper: Sendable {
+    func load(_ name: String) -> [UInt8]?
+    func save(_ name: String, _ bytes: [UInt8])
+}
