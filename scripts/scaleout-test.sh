@@ -45,29 +45,7 @@ for port in $R1 $R2; do
 done
 
 # deploy/nginx/tileserver.conf as it is, but for the replicas, the listen port and the two paths.
-python3 - deploy/nginx/tileserver.conf "$WORK" "$PROXY" "$R1" "$R2" <<'PY'
-import re, sys
-conf, work, proxy, r1, r2 = sys.argv[1], sys.argv[2], *sys.argv[3:]
-text = open(conf).read()
-replicas = f"    server 127.0.0.1:{r1} max_fails=1 fail_timeout=10s;\n    server 127.0.0.1:{r2} max_fails=1 fail_timeout=10s;\n"
-text, n = re.subn(r"(# replicas: begin\n).*?(\s*# replicas: end)", lambda m: m.group(1) + replicas + m.group(2).lstrip("\n"), text, flags=re.S)
-assert n == 1, "replicas markers"
-for old, new in ((r"listen 8080;", f"listen 127.0.0.1:{proxy};"), ("/var/cache/nginx/tileserver", f"{work}/cache"),
-                 ("/var/log/nginx/tileserver.log", f"{work}/access.log")):
-    assert old in text, old
-    text = text.replace(old, new)
-open(f"{work}/tileserver.conf", "w").write(text)
-open(f"{work}/nginx.conf", "w").write(f"""worker_processes 2;
-pid {work}/nginx.pid;
-error_log {work}/error.log warn;
-events {{ worker_connections 1024; }}
-http {{
-  client_body_temp_path {work}/body; proxy_temp_path {work}/proxy; fastcgi_temp_path {work}/fcgi;
-  uwsgi_temp_path {work}/uwsgi; scgi_temp_path {work}/scgi;
-  include {work}/tileserver.conf;
-}}
-""")
-PY
+scripts/nginx-front.py "$WORK" "$PROXY" "$R1" "$R2"
 nginx -t -c "$WORK/nginx.conf" -p "$WORK" 2> "$WORK/nginx-t.log" || { cat "$WORK/nginx-t.log" >&2; fail "nginx -t"; }
 nginx -c "$WORK/nginx.conf" -p "$WORK"
 for _ in $(seq 100); do curl -sf -o /dev/null "http://127.0.0.1:$PROXY/healthz" && break; sleep 0.1; done

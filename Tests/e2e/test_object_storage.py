@@ -16,7 +16,7 @@ import pytest
 
 import hostile_files
 from conftest import FIXTURES, Server
-from seaweed import SeaweedFS
+from seaweed import ACCESS_KEY, SECRET_KEY, SeaweedFS
 
 GALLERY = FIXTURES.parent / "gallery"
 
@@ -138,6 +138,25 @@ def test_an_s3_folder_gives_the_same_tiles_as_local_disk_through_every_protocol(
     finally:
         remote.stop()
         local.stop()
+
+
+def test_a_listing_of_more_than_one_page_finds_every_image(store, tmp_path):
+    """ListObjectsV2 answers 1,000 keys a page: 1,000 other objects sort before the photo, which only the second
+    page names."""
+    store.make_bucket("paged")
+    note = tmp_path / "note.txt"
+    note.write_text("not an image")
+    command = ["curl", "-sS", "--fail", "--aws-sigv4", "aws:amz:us-east-1:s3", "--user", f"{ACCESS_KEY}:{SECRET_KEY}"]
+    for i in range(1000):
+        command += ["-T", str(note), store.url("paged", f"a/notes/{i:04}.txt")]
+    subprocess.run(command, check=True, capture_output=True, timeout=300)
+    store.put("paged", "a/z-photo.jpg", file=FIXTURES / "baseline.jpg")
+    server = serve_s3(store, "s3://paged/a")
+    try:
+        assert [i["id"] for i in server.json("/api/images")["images"]] == ["z-photo"]
+        assert server.get("/images/z-photo_files/8/0_0.jpg")[0].status == 200
+    finally:
+        server.stop()
 
 
 def test_a_cold_tile_of_a_pyramidal_tiff_costs_one_or_two_ranged_gets(store, masters, tmp_path):

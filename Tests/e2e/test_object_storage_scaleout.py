@@ -3,15 +3,12 @@ style trace (a folder's thumbnails, then deep zooms, as Mirador asks) decodes ea
 (per kind of pass: its 1/8 pass for thumbnails, its full-resolution pass for deep zoom); a replica killed mid-trace
 leaves its images to the other, which answers them from the shared store without decoding them again; no client
 sees an error."""
-import json
 import re
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
-import time
-import urllib.parse
 from pathlib import Path
 
 import pytest
@@ -28,25 +25,7 @@ GALLERY = FIXTURES.parent / "gallery"
 
 def start_nginx(work: Path, port: int, replicas):
     """deploy/nginx/tileserver.conf as it is, but for the replicas, the listen port and the two paths."""
-    text = (ROOT / "deploy/nginx/tileserver.conf").read_text()
-    servers = "".join(f"    server 127.0.0.1:{r} max_fails=1 fail_timeout=10s;\n" for r in replicas)
-    text, n = re.subn(r"(# replicas: begin\n).*?(\s*# replicas: end)", lambda m: m.group(1) + servers + m.group(2).lstrip("\n"), text, flags=re.S)
-    assert n == 1
-    for old, new in (("listen 8080;", f"listen 127.0.0.1:{port};"), ("/var/cache/nginx/tileserver", f"{work}/cache"),
-                     ("/var/log/nginx/tileserver.log", f"{work}/access.log")):
-        assert old in text, old
-        text = text.replace(old, new)
-    (work / "tileserver.conf").write_text(text)
-    (work / "nginx.conf").write_text(f"""worker_processes 2;
-pid {work}/nginx.pid;
-error_log {work}/error.log warn;
-events {{ worker_connections 1024; }}
-http {{
-  client_body_temp_path {work}/body; proxy_temp_path {work}/proxy; fastcgi_temp_path {work}/fcgi;
-  uwsgi_temp_path {work}/uwsgi; scgi_temp_path {work}/scgi;
-  include {work}/tileserver.conf;
-}}
-""")
+    subprocess.run([sys.executable, str(ROOT / "scripts/nginx-front.py"), str(work), str(port), *map(str, replicas)], check=True)
     subprocess.run(["nginx", "-c", str(work / "nginx.conf"), "-p", str(work)], check=True)
 
 

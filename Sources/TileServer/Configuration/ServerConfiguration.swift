@@ -97,7 +97,7 @@ struct ServerConfiguration: Sendable {
         .text("s3-addressing", \.s3Addressing,
               "auto, path or virtual: how requests to object storage name the bucket (auto: path style for AWS_ENDPOINT_URL and dotted bucket names, virtual-host style for AWS). Where the store is and who we are come from \(S3Configuration.summary)."),
         .integer("object-cache-mb", \.objectCacheMB, 1 ... 1 << 20,
-                 "Memory in MiB for the blocks of masters read from object storage (ranged GETs of 64 KiB, 2 MiB when a decode pass reads on); least recently used go first."),
+                 "Memory in MiB for the blocks of masters read from object storage (ranged GETs of 256 KiB, up to 2 MiB while a decode pass reads on); least recently used go first."),
         .number("object-timeout", \.objectTimeout, 0.1 ... 3600,
                 "Seconds one try of a request to object storage may take; an outage is tried 3 times (0.1 and 0.2 s apart), then answered 503 with Retry-After."),
         .optionalText("access", \.access.accessFile,
