@@ -22,18 +22,23 @@ def weed_binary():
 
 
 def free_ports(count):
-    """`count` ports free both as themselves and 10000 above (where weed puts each service's gRPC port)."""
-    for _ in range(200):
-        base = 20000 + (os.getpid() * 7919 + int(time.time() * 1000)) % 20000
+    """`count` ports free both as themselves and 10000 above (where weed puts each service's gRPC port), all below
+    Linux's ephemeral range (32768 and up), where the suite's clients leave thousands of connections in TIME_WAIT.
+    Checked as weed binds them (SO_REUSEADDR, as Go's listeners do)."""
+    import errno
+    for attempt in range(400):
+        base = 10000 + (os.getpid() * 7919 + attempt * 104729 + int(time.time() * 1000)) % 12000
         ports = [base + i for i in range(count)]
         try:
             for port in ports + [p + 10000 for p in ports]:
                 with socket.socket() as s:
+                    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
                     s.bind(("127.0.0.1", port))
             return ports
-        except OSError:
-            time.sleep(0.01)
-    raise RuntimeError("no free ports for SeaweedFS")
+        except OSError as error:
+            if error.errno != errno.EADDRINUSE:
+                raise
+    raise RuntimeError("no free ports for SeaweedFS below 32768")
 
 
 class SeaweedFS:

@@ -43,6 +43,11 @@ package final class ImageInput: @unchecked Sendable {
         RemoteFile.configure(budget: budget)
     }
 
+    /// For an object: fetches its last `bytes` at once (a TIFF's directories). Nothing for a local file.
+    package func prefetchTail(_ bytes: Int) {
+        remote?.prefetchTail(bytes)
+    }
+
     /// Runs `body` with the input as the C decoders take it.
     package func withRaw<Result>(_ body: (UnsafePointer<tsio_input>) throws -> Result) rethrows -> Result {
         try withUnsafePointer(to: raw) { try body($0) }

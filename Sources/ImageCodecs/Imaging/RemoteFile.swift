@@ -92,13 +92,23 @@ final class RemoteFile: @unchecked Sendable {
         return Int64(at - offset)
     }
 
-    private func block(_ index: Int64) throws(ObjectStorageError) -> [UInt8] {
+    /// Fetches the last `bytes` of the object in one GET (unless they are cached): where TIFF writers put their
+    /// directories, after each level's data, so that opening a pyramid costs two GETs rather than one a level.
+    func prefetchTail(_ bytes: Int) {
+        let total = Int64((head.size + Int64(Self.blockBytes) - 1) / Int64(Self.blockBytes))
+        let first = max(0, total - Int64((bytes + Self.blockBytes - 1) / Self.blockBytes))
+        guard first > 0 else { return }
+        _ = try? block(first, span: total - first)
+    }
+
+    /// Block `index`, fetched with the blocks after it (`span` of them, or as the read-ahead says) when missing.
+    private func block(_ index: Int64, span wanted: Int64? = nil) throws(ObjectStorageError) -> [UInt8] {
         let cache = Self.blocks.withLock { $0 }
         let key = BlockKey(path: path, etag: head.etag, index: index)
         if let hit = cache.value(for: key) { return hit }
         let total = Int64((head.size + Int64(Self.blockBytes) - 1) / Int64(Self.blockBytes))
         let streak = sequence.withLock { $0.last == index - 1 ? $0.streak + 1 : 0 }
-        var span = max(1, min(Int64(Self.readAhead), Int64(1) << min(streak, 3), total - index))
+        var span = max(1, min(wanted ?? min(Int64(Self.readAhead), Int64(1) << min(streak, 3)), total - index))
         // Claim the blocks to fetch, or wait for whoever fetches this one.
         let claimed = Self.loading.withLock { () -> Bool in
             while Self.inFlight.contains(key) { Self.loading.wait() }

@@ -22,6 +22,9 @@ struct TIFFSource: StoredImageSource {
     let openWarnings: DecodeWarnings
 
     init(path: String, input: ImageInput, limits: ImageLimits) throws {
+        // Pyramid writers (libvips, libtiff, GDAL) put each level's directory after its data: the file's last MB
+        // holds all but the first level's.
+        input.prefetchTail(1 << 20)
         let first = try TIFFHandle(path: path, input: input)
         var warnings = DecodeWarnings()
         let dirs = try first.directories(path: path, warnings: &warnings)
