@@ -61,12 +61,14 @@ class SeaweedFS:
                 "AWS_SECRET_ACCESS_KEY": SECRET_KEY, "AWS_REGION": REGION, "AWS_PROFILE": "", "HOME": str(self.folder)}
 
     def start(self, timeout=60):
+        # Every bucket is a collection of its own, which grows several volumes at its first write: -volume.max=0
+        # sizes the limit by the free disk (volumes are not preallocated) instead of running out after a few buckets.
         self.process = subprocess.Popen(
             [weed_binary(), "server", f"-dir={self.folder / 'data'}", "-ip=127.0.0.1", "-ip.bind=127.0.0.1",
              f"-master.port={self.master}", f"-volume.port={self.volume}", f"-filer.port={self.filer}", "-s3",
              f"-s3.port={self.s3}", f"-s3.config={self.folder / 's3.json'}", "-s3.port.iceberg=0", "-s3.port.lance=0",
              "-master.volumeSizeLimitMB=64",
-             "-volume.max=64"], stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
+             "-volume.max=0"], stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
         deadline = time.time() + timeout
         while time.time() < deadline:
             if self.process.poll() is not None:

@@ -438,8 +438,9 @@ def test_a_jpeg_masters_entry_index_is_kept_in_the_shared_store_so_a_restart_doe
         assert first.get("/images/photo/thumbnail.jpg")[0].status == 200
         settle(first)
         wait_for(lambda: metrics(first)["tileserver_entry_indexes_kept_total"] >= 1, what="the index to be kept")
+        first_metrics = {k: v for k, v in metrics(first).items() if "object" in k or "index" in k or "store" in k}
     finally:
-        first.stop()
+        first_log = first.stop()[1]
     second = serve_s3(store, *args)
     try:
         # The thumbnail levels come from the shared store, and a deep tile from the kept index: no scan again.
@@ -449,7 +450,7 @@ def test_a_jpeg_masters_entry_index_is_kept_in_the_shared_store_so_a_restart_doe
         after = metrics(second)
         print("after a restart:", {k: after[k] for k in ("tileserver_entry_indexes_reused_total", "tileserver_jpeg_extracts_total",
                                                           "tileserver_jpeg_scanned_eighths_total", 'tileserver_passes_started_total{pass="1/8"}')})
-        assert after["tileserver_entry_indexes_reused_total"] == 1
+        assert after["tileserver_entry_indexes_reused_total"] == 1, (first_metrics, first_log[-2000:])
         assert after["tileserver_jpeg_extracts_total"] >= 1
         assert after["tileserver_jpeg_scanned_eighths_total"] == 0
         assert after['tileserver_passes_started_total{pass="1/8"}'] == 0

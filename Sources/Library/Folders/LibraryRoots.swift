@@ -77,7 +77,7 @@ package struct LibraryRoots: Sendable {
                     let objects = try RemoteObjects.required(for: location.description)
                     let entries = try objects.client.list(bucket: location.bucket, prefix: location.listPrefix)
                     objects.record(entries, under: location)
-                    library.apply(root: index, scope: .all, files: ObjectTree.files(of: entries, in: location))
+                    library.apply(root: index, scope: .all, files: ObjectTree.files(of: entries, in: location), recheck: false)
                 } catch {
                     failed(root, error)
                 }

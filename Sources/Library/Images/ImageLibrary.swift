@@ -178,8 +178,11 @@ public final class ImageLibrary: ImageDirectory {
     /// Makes the images under `root` in `scope` exactly `files` (id → file path, as the scanner named them).
     /// New ids become lazy images, vanished ones are removed (and released), a changed path replaces the image,
     /// and every image still there is told to look at its file again.
+    /// `recheck: false` leaves the images still there to their next due look (objects in object storage: the
+    /// listing just gave every object's version, which that look compares; forcing it would send their next
+    /// tiles through the worker pools, behind requests waiting on the store).
     @discardableResult
-    public func apply(root: Int, scope: Scope, files: [String: String]) -> Change {
+    public func apply(root: Int, scope: Scope, files: [String: String], recheck: Bool = true) -> Change {
         var change = Change()
         var gone: [PyramidImage] = [], seen: [PyramidImage] = []
         let service = state.withLock { state -> (any ImageChanges)? in
@@ -217,7 +220,7 @@ public final class ImageLibrary: ImageDirectory {
             return state.changes
         }
         if !change.isEmpty { changes.add(1, ordering: .releasing) }
-        seen.forEach { $0.recheck() }
+        if recheck { seen.forEach { $0.recheck() } }
         search.nudge()
         if let service { gone.forEach(service.imageRemoved) }
         return change
