@@ -2,8 +2,8 @@ import POSIXSupport
 import Synchronization
 
 /// Looks at image files on one background thread, for answers that must not touch a file themselves (the fast
-/// tile path on an event loop): an image whose last look is due is queued here, and its `current()` runs the
-/// `stat` (and reopens a changed file) while the answers go on from the version in hand. Queuing allocates
+/// tile path on an event loop): an image whose last look is due is queued here, and its `lookAtFile()` runs the
+/// `stat` while the answers go on from the version in hand (a changed file is opened again by the next answer). Queuing allocates
 /// nothing: the queue's buffers are made once, and an image is queued at most once at a time.
 final class FileChecks: @unchecked Sendable {
     private static let capacity = 1024
@@ -43,7 +43,7 @@ final class FileChecks: @unchecked Sendable {
                 return spare
             }
             for image in batch {
-                _ = try? image.current()
+                image.lookAtFile()
                 image.checkQueued.store(false, ordering: .releasing)
             }
             batch.removeAll(keepingCapacity: true)

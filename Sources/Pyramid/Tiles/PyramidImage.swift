@@ -33,8 +33,15 @@ public final class PyramidImage: @unchecked Sendable {
     private let lock = ConditionLock()
     /// Nil until the header is first needed: a library of 100,000 files starts without reading any.
     private var snapshot: Snapshot? {
-        didSet { published.store(snapshot?.generation ?? 0, ordering: .releasing) }
+        didSet {
+            published.store(snapshot?.generation ?? 0, ordering: .releasing)
+            let stamp = snapshot?.source.info.stamp
+            inHand.withLock { $0 = stamp }
+        }
     }
+    /// The stamp of `snapshot`, behind a lock of its own that no file read is ever made under (`lock` is held
+    /// while a changed file is opened again): what the background look compares.
+    private let inHand = Locked<FileStamp?>(nil)
     /// The generation of `snapshot` (0: none), readable without the lock.
     private let published = Atomic<Int>(0)
     /// Why the file could not be opened, with the size and modification time it had then: asked again while the
@@ -127,6 +134,19 @@ public final class PyramidImage: @unchecked Sendable {
         }
         if let old { onChange?(old, current) }
         return current
+    }
+
+    /// The background look (`FileChecks`): one `stat` (or the object's last listed stamp) against the version in
+    /// hand. Unchanged, the look is recent again; changed, or never opened, the next answer opens the file, on a
+    /// pool, the slow way. Nothing is opened here and no lock a file read is made under is taken, so one slow file
+    /// (an object in a store that stalls) cannot hold back every image's looks, and with them their cached tiles.
+    func lookAtFile() {
+        let stamp = SourceStamp.of(path)
+        if let stamp, stamp == inHand.withLock({ $0 }) {
+            lastCheck.store(MonotonicClock.nanoseconds(), ordering: .relaxed)
+        } else {
+            recheck()
+        }
     }
 
     /// What `current()` answers when it needs no system call: the snapshot (or the failure) while the last
