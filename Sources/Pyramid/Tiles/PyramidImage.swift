@@ -35,18 +35,24 @@ public final class PyramidImage: @unchecked Sendable {
     private var snapshot: Snapshot? {
         didSet {
             published.store(snapshot?.generation ?? 0, ordering: .releasing)
-            let stamp = snapshot?.source.info.stamp
-            inHand.withLock { $0 = stamp }
+            let now = snapshot
+            inHand.withLock { $0.snapshot = now }
         }
     }
-    /// The stamp of `snapshot`, behind a lock of its own that no file read is ever made under (`lock` is held
-    /// while a changed file is opened again): what the background look compares.
-    private let inHand = Locked<FileStamp?>(nil)
+    /// `snapshot` and `failure` again, behind a lock of their own that no file read is ever made under (`lock` is
+    /// held while a changed file is opened again, for as long as a store that stalls takes): what event loops
+    /// (`known()`, `knownVersion()`) and the background look read.
+    private let inHand = Locked<(snapshot: Snapshot?, failure: (any Swift.Error)?)>((nil, nil))
     /// The generation of `snapshot` (0: none), readable without the lock.
     private let published = Atomic<Int>(0)
     /// Why the file could not be opened, with the size and modification time it had then: asked again while the
     /// file is unchanged, the same error comes back without reading it again.
-    private var failure: (error: any Swift.Error, stamp: FileStamp?)?
+    private var failure: (error: any Swift.Error, stamp: FileStamp?)? {
+        didSet {
+            let now = failure?.error
+            inHand.withLock { $0.failure = now }
+        }
+    }
     /// The decode passes of the current version, by shrink.
     private var passes: [Int: PyramidPass] = [:]
     /// The photo's metadata, read once per version (by generation).
@@ -92,6 +98,7 @@ public final class PyramidImage: @unchecked Sendable {
         let made = Self.snapshot(of: source, version: SourceVersion.of(synthetic: source), options)
         snapshot = made
         published.store(made.generation, ordering: .releasing)
+        inHand.withLock { $0.snapshot = made }   // observers do not run in an initialiser
     }
 
     private static func open(_ path: String, _ options: TileOptions) throws -> Snapshot {
@@ -142,7 +149,7 @@ public final class PyramidImage: @unchecked Sendable {
     /// (an object in a store that stalls) cannot hold back every image's looks, and with them their cached tiles.
     func lookAtFile() {
         let stamp = SourceStamp.of(path)
-        if let stamp, stamp == inHand.withLock({ $0 }) {
+        if let stamp, stamp == inHand.withLock({ $0.snapshot?.source.info.stamp }) {
             lastCheck.store(MonotonicClock.nanoseconds(), ordering: .relaxed)
         } else {
             recheck()
@@ -154,9 +161,9 @@ public final class PyramidImage: @unchecked Sendable {
     /// the rest to a pool.
     package func known() throws -> Snapshot? {
         guard look == .recent else { return nil }
-        let known: Result<Snapshot, any Swift.Error>? = lock.withLock {
-            if let snapshot { return .success(snapshot) }
-            return failure.map { .failure($0.error) }
+        let known: Result<Snapshot, any Swift.Error>? = inHand.withLock {
+            if let snapshot = $0.snapshot { return .success(snapshot) }
+            return $0.failure.map { .failure($0) }
         }
         return try known?.get()
     }
@@ -164,7 +171,7 @@ public final class PyramidImage: @unchecked Sendable {
     /// The generation and version of the version in hand, for the fast tile path (one lock, nothing else
     /// copied); nil before the first look and for a file that failed. Check `look` first.
     func knownVersion() -> (generation: Int, version: String)? {
-        lock.withLock { snapshot.map { ($0.generation, $0.version) } }
+        inHand.withLock { $0.snapshot.map { ($0.generation, $0.version) } }
     }
 
     /// The generation of the version in hand (0: none), read without a lock: the fast tile path keeps the
@@ -211,7 +218,7 @@ public final class PyramidImage: @unchecked Sendable {
     }
 
     /// The snapshot if the header was read already; never reads or `stat`s anything.
-    var opened: Snapshot? { lock.withLock { snapshot } }
+    var opened: Snapshot? { inHand.withLock { $0.snapshot } }
 
     /// Makes the next `current()` look at the file again, whenever it was last looked at: the library calls
     /// this when the folder watcher reports the file written or replaced.
