@@ -187,8 +187,45 @@ static int jp2_profile(const tsio_input *in, uint64_t size, uint8_t **profile, s
     return 0;
 }
 
+/* Whether the code-stream declares high-throughput (Part 15, HTJ2K) code-blocks: the SIZ marker's Rsiz bit 14, or a
+ * CAP marker naming Part 15 in the main header. OpenJPEG 2.5.0 decodes such code-blocks right only when a decode
+ * covers whole tiles (an area inside a tile comes back as one flat grey), so reads of these widen to whole tiles. */
+static int high_throughput(const tsio_input *in, uint64_t size) {
+    uint64_t at = 0;
+    uint8_t b[8];
+    if (tsio_input_pread(in, b, 4, 0) != 4) return 0;
+    if (!(b[0] == 0xFF && b[1] == 0x4F)) {
+        uint32_t type;
+        uint64_t body, end, box = 0;
+        at = UINT64_MAX;
+        for (int n = 0; n < 64 && next_box(in, box, size, &type, &body, &end); n++, box = end) {
+            if (type == 0x6A703263) { at = body; break; } /* jp2c */
+        }
+        if (at == UINT64_MAX) return 0;
+    }
+    /* SOC, then SIZ: FF51, Lsiz, Rsiz. */
+    if (tsio_input_pread(in, b, 6, at + 2) != 6 || b[0] != 0xFF || b[1] != 0x51) return 0;
+    if ((b[4] << 8 | b[5]) & 0x4000) return 1;
+    uint64_t marker = at + 2;
+    for (int n = 0; n < 256; n++) {
+        if (tsio_input_pread(in, b, 4, marker) != 4 || b[0] != 0xFF) return 0;
+        if (b[1] == 0x90 || b[1] == 0x93) return 0; /* SOT or SOD: the main header is over */
+        uint32_t length = (uint32_t)b[2] << 8 | b[3];
+        if (b[1] == 0x50 && length >= 6) { /* CAP: Pcap's bit for Part 15 */
+            uint8_t p[4];
+            if (tsio_input_pread(in, p, 4, marker + 4) != 4) return 0;
+            uint32_t pcap = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+            return (pcap >> (32 - 15)) & 1;
+        }
+        if (length < 2) return 0;
+        marker += 2 + length;
+    }
+    return 0;
+}
+
 struct tsio_jp2 {
     tsio_input in;
+    int high_throughput;
 };
 
 /* What tsio_jp2_open reads when asked for the header. */
@@ -233,6 +270,7 @@ static int read_header(const tsio_input *in, tsio_jp2_header *h, uint8_t **profi
             opj_destroy_cstr_info(&info);
         }
         if (h->resolutions < 1) h->resolutions = 1;
+        h->high_throughput = high_throughput(in, r.in.size);
     }
     reader_close(&r);
     return rc;
@@ -251,6 +289,7 @@ tsio_jp2 *tsio_jp2_open(const tsio_input *in, tsio_jp2_header *h, uint8_t **prof
         return NULL;
     }
     j->in = *in;
+    j->high_throughput = h != NULL ? h->high_throughput : high_throughput(in, tsio_input_size(in));
     return j;
 }
 
@@ -284,6 +323,26 @@ int tsio_jp2_read(const tsio_jp2 *j, uint32_t reduce, uint32_t x, uint32_t y, ui
     uint64_t ax1 = im->x0 + (uint64_t)(x + w) * scale, ay1 = im->y0 + (uint64_t)(y + h) * scale;
     if (ax1 > im->x1) ax1 = im->x1;
     if (ay1 > im->y1) ay1 = im->y1;
+    if (j->high_throughput) {
+        /* Whole tiles, then the area cut from them below (the samples are placed from ax0, ay0). */
+        opj_codestream_info_v2_t *info = opj_get_cstr_info(r.codec);
+        if (info == NULL || info->tdx == 0 || info->tdy == 0) {
+            if (info) opj_destroy_cstr_info(&info);
+            tsio_status_fail(st, TSIO_ERR_CORRUPT, "the code-stream gives no tile grid");
+            reader_close(&r);
+            return -1;
+        }
+        uint64_t tx0 = info->tx0, ty0 = info->ty0, tdx = info->tdx, tdy = info->tdy;
+        opj_destroy_cstr_info(&info);
+        ax0 = ax0 < tx0 ? ax0 : tx0 + (ax0 - tx0) / tdx * tdx;
+        ay0 = ay0 < ty0 ? ay0 : ty0 + (ay0 - ty0) / tdy * tdy;
+        ax1 = ax1 <= tx0 ? ax1 : tx0 + (ax1 - tx0 + tdx - 1) / tdx * tdx;
+        ay1 = ay1 <= ty0 ? ay1 : ty0 + (ay1 - ty0 + tdy - 1) / tdy * tdy;
+        if (ax0 < im->x0) ax0 = im->x0;
+        if (ay0 < im->y0) ay0 = im->y0;
+        if (ax1 > im->x1) ax1 = im->x1;
+        if (ay1 > im->y1) ay1 = im->y1;
+    }
     if (!opj_set_decode_area(r.codec, im, (OPJ_INT32)ax0, (OPJ_INT32)ay0, (OPJ_INT32)ax1, (OPJ_INT32)ay1)
         || !opj_decode(r.codec, r.stream, im) || !opj_end_decompress(r.codec, r.stream)) {
         if (st->code == TSIO_OK) tsio_status_fail(st, TSIO_ERR_CORRUPT, "the code-stream cannot be decoded");
@@ -311,6 +370,17 @@ int tsio_jp2_read(const tsio_jp2 *j, uint32_t reduce, uint32_t x, uint32_t y, ui
         if (!comps[k]) continue;
         first_u[k] = (int64_t)((((ax0 + comps[k]->dx - 1) / comps[k]->dx) + scale - 1) / scale);
         first_t[k] = (int64_t)((((ay0 + comps[k]->dy - 1) / comps[k]->dy) + scale - 1) / scale);
+        /* Fewer samples than the area holds (beyond the one a rounded-down edge may lack) is a decode that fell
+         * short: an error, never an edge repeated across the picture. */
+        int64_t last_u = (int64_t)((ox + x + w - 1) / comps[k]->dx) - first_u[k];
+        int64_t last_t = (int64_t)((oy + y + h - 1) / comps[k]->dy) - first_t[k];
+        if (first_u[k] > (int64_t)((ox + x) / comps[k]->dx) + 1 || first_t[k] > (int64_t)((oy + y) / comps[k]->dy) + 1
+            || last_u > (int64_t)comps[k]->w || last_t > (int64_t)comps[k]->h) {
+            tsio_status_fail(st, TSIO_ERR_TRUNCATED, "component %d decoded %u x %u samples, fewer than the area holds",
+                             order[k], comps[k]->w, comps[k]->h);
+            reader_close(&r);
+            return -1;
+        }
     }
     for (uint32_t j = 0; j < h; j++) {
         uint8_t *row = dst + (size_t)j * stride;

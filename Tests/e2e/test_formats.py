@@ -4,6 +4,7 @@ image; OpenSeadragon renders both in Chromium; WebP tiles decode there too, and 
 import io
 import json
 import math
+import struct
 import shutil
 import subprocess
 import sys
@@ -35,9 +36,48 @@ VARIANTS = {
 }
 
 
+
+def box(kind, body):
+    return struct.pack(">I", 8 + len(body)) + kind + body
+
+
+def jph(codestream, width, height):
+    """A JPH file (ISO 15444-15 Annex D): the JP2 boxes with brand `jph `, around an HTJ2K code-stream."""
+    header = box(b"ihdr", struct.pack(">IIHBBBB", height, width, 3, 7, 7, 0, 0)) + box(b"colr", struct.pack(">BBBI", 1, 0, 0, 16))
+    return (box(b"jP  ", b"\r\n\x87\n") + box(b"ftyp", b"jph " + struct.pack(">I", 0) + b"jph ") + box(b"jp2h", header)
+            + box(b"jp2c", codestream))
+
+
+def htj2k(png, out, **options):
+    """An HTJ2K code-stream made by OpenJPH through imagecodecs (how the IIIF community's test set was made)."""
+    import imagecodecs
+    import numpy
+    pixels = numpy.asarray(Image.open(png).convert("RGB"))
+    stream = imagecodecs.htj2k_encode(pixels, **options)
+    out.write_bytes(jph(stream, pixels.shape[1], pixels.shape[0]) if out.suffix == ".jph" else stream)
+
+
+# HTJ2K (high-throughput code-blocks): name -> how it is made from the photo's PNG.
+HT_VARIANTS = {
+    # One tile, lossy (9/7): OpenJPEG's area decode of these came back flat grey.
+    "htsingle.j2c": lambda png, out: htj2k(png, out, level=0.005),
+    # 1024 px tiles, lossy, in a JPH file.
+    "httiled.jph": lambda png, out: htj2k(png, out, level=0.005, tile=(1024, 1024)),
+    # Reversible 5/3, 512 px tiles.
+    "htlossless.j2c": lambda png, out: htj2k(png, out, reversible=True, tile=(512, 512)),
+    # Precincts (OpenJPH's own encoder: imagecodecs does not set them), one tile, lossy.
+    "htprecincts.j2c": lambda png, out: subprocess.run(
+        ["sh", "-c", f'vips copy "{png}" "{out}.ppm" && ojph_compress -i "{out}.ppm" -o "{out}" -qstep 0.005 '
+                     f'-precincts "{{64,64}},{{128,128}},{{256,256}}" && rm "{out}.ppm"'], check=True, capture_output=True),
+}
+
+
 def make(tmp, name, png):
     out = tmp / name
-    subprocess.run([a.format(png=png, out=out) for a in VARIANTS[name]], check=True, capture_output=True)
+    if name in HT_VARIANTS:
+        HT_VARIANTS[name](png, out)
+    else:
+        subprocess.run([a.format(png=png, out=out) for a in VARIANTS[name]], check=True, capture_output=True)
     return out
 
 
@@ -49,7 +89,7 @@ def formats(tmp_path_factory):
     folder = tmp / "served"
     folder.mkdir()
     shutil.copy(PHOTO, folder / "master.jpg")
-    for name in VARIANTS:
+    for name in [*VARIANTS, *HT_VARIANTS]:
         make(folder, name, png)
     public = tmp / "public"
     public.mkdir()
@@ -63,7 +103,8 @@ def formats(tmp_path_factory):
     s.stop()
 
 
-IDS = ["pyramid", "flat", "striped", "bigtiff", "photo", "lossless"]
+IDS = ["pyramid", "flat", "striped", "bigtiff", "photo", "lossless", "htsingle", "httiled", "htlossless", "htprecincts"]
+REVERSIBLE = {"lossless", "htlossless"}
 
 
 def tile(server, image, level, x, y, ext="jpg"):
@@ -103,12 +144,32 @@ def test_tiles_match_the_jpeg_master(formats, image):
             # integer lifting rounds each reduction's low-pass up, a quarter of a level per pass on textured areas (two
             # passes a reduction; opj_decompress -r gives the same): 1.4 to 2.5 from the master at reductions 1 to 5,
             # so a quarter of a level more per reduction.
-            reduction = min(MAX_LEVEL - level, 5) if image == "lossless" else 0
+            reduction = min(MAX_LEVEL - level, 5) if image in REVERSIBLE else 0
             full = ours.size[0] * ours.size[1] >= 256
             limit = (1.5 if full else 2.5) + 0.25 * reduction
             worst = max(worst, d) if full else worst
             assert d <= limit, (image, level, x, y, d)
     print(f"{image}: worst tile mean absolute difference {worst:.2f}")
+
+
+def flat(picture):
+    return max(ImageStat.Stat(picture).stddev) < 1.0
+
+
+@pytest.mark.parametrize("image", IDS)
+def test_no_level_gives_a_uniform_tile_of_the_textured_photo(formats, image):
+    """Every level, every tile where the level has up to 64 of them and every third tile beyond: a tile that is one
+    flat colour where the master's is textured (OpenJPEG's area decode of HTJ2K gave a flat grey with a 200) fails."""
+    checked = 0
+    for level in range(0, MAX_LEVEL + 1):
+        scale = 2 ** (MAX_LEVEL - level)
+        cols, rows = math.ceil(math.ceil(W / scale) / 256), math.ceil(math.ceil(H / scale) / 256)
+        every = [(x, y) for y in range(rows) for x in range(cols)]
+        for x, y in every if len(every) <= 64 else every[::3]:
+            ours, master = tile(formats, image, level, x, y, "png"), tile(formats, "master", level, x, y, "png")
+            assert not (flat(ours) and not flat(master)), (image, level, x, y, ImageStat.Stat(ours).mean)
+            checked += 1
+    assert checked > 120
 
 
 def test_tiles_on_the_files_grid_are_its_own_jpegs(browser, formats, tmp_path):
@@ -210,6 +271,14 @@ def test_info_reports_the_structure(formats):
     assert pyramid["levels"][0]["compression"] == "JPEG" and pyramid["levels"][0]["tileWidth"] == 128   # vips' default
     assert len(jp2["levels"]) == 6 and jp2["levels"][0]["tileWidth"] == 1024 and "12 tiles" in jp2["notes"]
     assert "tileWidth" not in striped["levels"][0] and striped["levels"][0]["compression"] == "LZW"
+    assert "HTJ2K" not in " ".join(jp2["notes"]) and jp2["levels"][0]["compression"] == "jpeg2000"
+    for name, tiled in [("httiled.jph", True), ("htsingle.j2c", False)]:
+        info = json.loads(subprocess.run([binary(), "info", str(served / name)], capture_output=True, text=True,
+                                         check=True).stdout)
+        assert (info["width"], info["height"]) == (W, H)
+        ht = info["structure"]
+        assert any("HTJ2K" in note for note in ht["notes"]) and {l["compression"] for l in ht["levels"]} == {"htj2k"}, ht
+        assert ("tileWidth" in ht["levels"][0]) == tiled
 
 
 def test_webp_tiles_and_images(formats):
@@ -230,13 +299,15 @@ def test_webp_tiles_and_images(formats):
     assert formats.get("/api/images/master/viewport?width=800&height=600&format=gif")[0].status == 400
 
 
-@pytest.mark.parametrize("variant", ["pyramid.tif", "photo.jp2"])
+@pytest.mark.parametrize("variant", ["pyramid.tif", "photo.jp2", "htj2k.jph"])
 def test_public_iiif_validator_passes_on_archive_formats(tmp_path, variant):
     # Lossless, so the validator's colour checks see the test image's own colours.
     made = tmp_path / ("made" + Path(variant).suffix)
     if variant.endswith(".tif"):
         subprocess.run(["vips", "tiffsave", str(IIIF_IMAGE), str(made), "--tile", "--pyramid", "--compression", "deflate",
                         "--tile-width", "128", "--tile-height", "128"], check=True)
+    elif variant.endswith(".jph"):
+        htj2k(IIIF_IMAGE, made, reversible=True)
     else:
         subprocess.run(["opj_compress", "-i", str(IIIF_IMAGE), "-o", str(made), "-n", "5"], check=True, capture_output=True)
     served = tmp_path / "served"

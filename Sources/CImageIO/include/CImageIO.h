@@ -353,6 +353,7 @@ typedef struct tsio_jp2_header {
     uint32_t tiles;
     int layers;               /* quality layers */
     int progression;          /* 0 LRCP, 1 RLCP, 2 RPCL, 3 PCRL, 4 CPRL */
+    int high_throughput;      /* HTJ2K (Part 15) code-blocks: reads decode whole tiles, then cut the area */
 } tsio_jp2_header;
 
 /*

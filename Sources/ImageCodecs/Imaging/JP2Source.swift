@@ -50,7 +50,14 @@ struct JP2Source: StoredImageSource {
     }
 
     func isRandomAccess(atShrink shrink: Int) -> Bool {
-        reduction(for: shrink).rest <= LevelReader.randomAccessReach
+        let (reduce, rest) = reduction(for: shrink)
+        guard rest <= LevelReader.randomAccessReach else { return false }
+        // HTJ2K is decoded by whole tiles: a tile of ours costs its file tile, which a pass reads once instead when
+        // that is more than 16 of our tiles.
+        guard header.high_throughput != 0 else { return true }
+        let scale = 1 << reduce
+        let tileArea = ((Int(header.tile_width) + scale - 1) / scale) * ((Int(header.tile_height) + scale - 1) / scale)
+        return tileArea <= 1024 * 1024
     }
 
     func decodeStored(_ rect: PixelRect, shrink: Int, bandRows: Int,
@@ -70,8 +77,11 @@ struct JP2Source: StoredImageSource {
         let tileRows = max(1, Int(header.tile_height) / scale)
         let axes = (x: ResolutionShrink.Axis(available: reducedW, tile: max(1, Int(header.tile_width) / scale)),
                     y: ResolutionShrink.Axis(available: reducedH, tile: tileRows))
+        // HTJ2K's reads decode whole tiles: a band is a whole tile row, so each tile is decoded once.
+        let align = header.high_throughput != 0 ? max(1, (tileRows + rest - 1) / rest)
+            : rest <= 64 ? max(1, min(tileRows, 256) / rest) : 1
         let reader = LevelReader(levelWidth: (reducedW + rest - 1) / rest, levelHeight: (reducedH + rest - 1) / rest,
-                                 channels: channels, align: rest <= 64 ? max(1, min(tileRows, 256) / rest) : 1)
+                                 channels: channels, align: align)
         var warnings = DecodeWarnings()
         let transform = colour.attach({ _ in }, warnings: &warnings)
         let shrink = ResolutionShrink(factor: rest, reduction: reduce), direct = reduce == 0 && rest == 1

@@ -31,7 +31,7 @@ public enum SourceFormat: String, Sendable, CaseIterable {
         case "jpg", "jpeg": self = .jpeg
         case "png": self = .png
         case "tif", "tiff", "btf", "ptif": self = .tiff
-        case "jp2", "j2k", "j2c", "jpf": self = .jp2
+        case "jp2", "j2k", "j2c", "jpf", "jph", "jhc": self = .jp2
         default: return nil
         }
     }

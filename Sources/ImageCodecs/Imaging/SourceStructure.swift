@@ -80,11 +80,13 @@ extension JP2Source {
             let tileWidth: Int? = tiled ? (Int(header.tile_width) + scale - 1) / scale : nil
             let tileHeight: Int? = tiled ? (Int(header.tile_height) + scale - 1) / scale : nil
             return SourceStructure.Level(width: (info.width + scale - 1) / scale, height: (info.height + scale - 1) / scale,
-                                         factor: scale, tileWidth: tileWidth, tileHeight: tileHeight, compression: "jpeg2000")
+                                         factor: scale, tileWidth: tileWidth, tileHeight: tileHeight,
+                                         compression: header.high_throughput != 0 ? "htj2k" : "jpeg2000")
         }
         let orders = ["LRCP", "RLCP", "RPCL", "PCRL", "CPRL"]
         let order = orders.indices.contains(Int(header.progression)) ? orders[Int(header.progression)] : "unknown"
-        let container = header.codestream != 0 ? "bare code-stream" : "JP2 file"
+        let container = (header.high_throughput != 0 ? "HTJ2K (high-throughput code-blocks, decoded by whole tiles), " : "")
+            + (header.codestream != 0 ? "bare code-stream" : "JP2 file")
         let tiles = "\(header.tiles) tile" + (header.tiles == 1 ? "" : "s")
         let layers = "\(header.layers) quality layer" + (header.layers == 1 ? "" : "s")
         return SourceStructure(levels: levels, samples: Int(header.components), bitsPerSample: Int(header.precision), profile: colour,
