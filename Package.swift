@@ -68,10 +68,17 @@ let package = Package(
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
+        // HEIC/HEIF and AVIF photos: libheif reads the boxes, assembles grids and applies rotation, with Debian's
+        // HEVC (libde265) and AV1 (dav1d, libaom) decoders behind it.
+        .systemLibrary(
+            name: "CHeif",
+            pkgConfig: "libheif",
+            providers: [.apt(["libheif-dev"])]
+        ),
         .systemLibrary(name: "CEpoll"),
         .target(
             name: "CImageIO",
-            dependencies: ["CJPEG", "CPNG", "CLCMS", "CTIFF", "CWebP", "COpenJPEG", "CCurl"]
+            dependencies: ["CJPEG", "CPNG", "CLCMS", "CTIFF", "CWebP", "COpenJPEG", "CCurl", "CHeif"]
         ),
         .target(name: "POSIXSupport"),
         // Object storage (S3 and compatible stores) over CImageIO's libcurl calls: locations, credentials the way

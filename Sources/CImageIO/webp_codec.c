@@ -105,6 +105,10 @@ tsio_webp *tsio_webp_open_mem(const uint8_t *data, size_t size, tsio_info *info,
         tsio_status_fail(st, TSIO_ERR_CORRUPT, "not a WebP image libwebp can read");
         return NULL;
     }
+    if (features.has_animation) {
+        tsio_status_fail(st, TSIO_ERR_UNSUPPORTED, "an animated WebP (its frames are not shown; save one frame as a still)");
+        return NULL;
+    }
     tsio_webp *w = calloc(1, sizeof *w);
     if (w == NULL) {
         tsio_status_fail(st, TSIO_ERR_NOMEM, "out of memory");

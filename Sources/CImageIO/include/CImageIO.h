@@ -317,6 +317,34 @@ tsio_webp *tsio_webp_open_mem(const uint8_t *data, size_t size, tsio_info *info,
 int64_t tsio_webp_read(tsio_webp *w, uint8_t *dst, size_t stride, uint32_t rows, tsio_status *st);
 void tsio_webp_close(tsio_webp *w);
 
+/*
+ * HEIC/HEIF and AVIF photos (libheif). tsio_heif_open reads the file's boxes and fills `h` with the primary image's
+ * upright size (libheif applies the file's rotation and mirroring), or returns NULL with `st` set; `max_side` caps
+ * either side before anything is decoded (0: libheif's own cap). tsio_heif_decode decodes the whole primary image
+ * (grids assembled) as 8-bit RGB or RGBA into `dst`, or fails: never fewer rows or samples than the header gives.
+ * tsio_heif_profile and tsio_heif_metadata (0 EXIF as a TIFF structure, 1 XMP) hand over malloc'd copies
+ * (tsio_free); 0 when there is none.
+ */
+typedef struct tsio_heif_header {
+    uint32_t width;
+    uint32_t height;
+    int channels;             /* 3, or 4 with alpha */
+    int bit_depth;            /* luma bits as stored */
+    int avif;                 /* AV1 (AVIF), else HEVC (HEIC) or another HEIF codec */
+    int has_profile;          /* an ICC profile (colr prof or rICC) */
+    int depth_images;         /* a depth image is attached (not served) */
+    int images;               /* top-level images (the primary one is served) */
+} tsio_heif_header;
+typedef struct tsio_heif tsio_heif;
+tsio_heif *tsio_heif_open(const tsio_input *in, uint32_t max_side, tsio_heif_header *h, tsio_status *st);
+int tsio_heif_profile(const tsio_heif *h, uint8_t **profile, size_t *size);
+int tsio_heif_metadata(const tsio_heif *h, int xmp, uint8_t **data, size_t *size);
+int tsio_heif_decode(const tsio_heif *h, uint8_t *dst, size_t stride, int channels, tsio_status *st);
+void tsio_heif_close(tsio_heif *h);
+
+/* The orientation (1..8) of an EXIF block (a TIFF structure from "II"/"MM"); 1 when it has none or is damaged. */
+int tsio_exif_orientation(const uint8_t *data, size_t size);
+
 void tsio_free(void *p);
 
 /*

@@ -102,3 +102,16 @@ extension Optional where Wrapped == ColourTransform.Outcome {
         return nil
     }
 }
+
+extension ColourTransform {
+    /// `band` converted by `transform` (a copy: the band's memory is the reader's), handed to `body`; the band
+    /// itself when there is no transform.
+    static func applying(_ transform: ColourTransform?, to band: PixelBand, _ body: (PixelBand) throws -> Void) throws {
+        guard let transform else { return try body(band) }
+        var pixels = Array(band.bytes)
+        pixels.withUnsafeMutableBufferPointer { tsio_icc_apply(transform.handle, $0.baseAddress, $0.baseAddress, band.width * band.rows) }
+        try pixels.withUnsafeBufferPointer {
+            try body(PixelBand(y: band.y, rows: band.rows, width: band.width, channels: band.channels, bytes: $0))
+        }
+    }
+}

@@ -51,8 +51,9 @@ public struct ImageInfo: Hashable, Sendable {
     /// whole decoded image of an Adam7 PNG (two bytes a sample when 16-bit: kept so colour converts at full
     /// depth). Zero for files that stream.
     package var wholeDecodeBytes: Int {
-        guard progressive else { return 0 }
         let pixels = width * height
+        if [.webp, .heic, .avif].contains(format) { return pixels * channels }
+        guard progressive else { return 0 }
         switch format {
         case .png: return pixels * channels * (bitDepth == 16 ? 2 : 1)
         case .jpeg:
@@ -61,7 +62,7 @@ public struct ImageInfo: Hashable, Sendable {
             case "cmyk", "ycck": return pixels * 8
             default: return pixels * 3
             }
-        case .tiff, .jp2: return 0
+        case .tiff, .jp2, .webp, .heic, .avif: return 0
         }
     }
 }

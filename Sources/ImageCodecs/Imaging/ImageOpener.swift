@@ -11,6 +11,8 @@ public enum ImageOpener {
         case .png: return try PNGSource(path: path, input: input, limits: limits)
         case .tiff: return try TIFFSource(path: path, input: input, limits: limits)
         case .jp2: return try JP2Source(path: path, input: input, limits: limits)
+        case .webp: return try WebPSource(path: path, input: input, limits: limits)
+        case .heic, .avif: return try HEIFSource(path: path, input: input, format: SourceFormat.detect(head) ?? .heic, limits: limits)
         case nil: throw ImageSourceError.unknownFormat(path: path, firstBytes: head)
         }
     }

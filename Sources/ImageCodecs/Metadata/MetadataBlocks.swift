@@ -1,12 +1,12 @@
 import POSIXSupport
 
-/// The metadata blocks of a JPEG or PNG file, as stored, found by walking its header (segments or chunks up to the
+/// The metadata blocks of a JPEG, PNG or WebP file, as stored, found by walking its header (segments or chunks up to the
 /// image data) without decoding a pixel. Bounded: blocks over `maxBlock` bytes, walks past `maxOffset` bytes or
 /// `maxSegments` segments stop or skip, never fail.
 struct MetadataBlocks: Sendable, Equatable {
-    /// A TIFF structure (from `II`/`MM`): JPEG `APP1 Exif`, PNG `eXIf`.
+    /// A TIFF structure (from `II`/`MM`): JPEG `APP1 Exif`, PNG `eXIf`, WebP `EXIF`.
     var exif: [UInt8]?
-    /// An XMP packet: JPEG `APP1` of Adobe's namespace, PNG `iTXt XML:com.adobe.xmp`.
+    /// An XMP packet: JPEG `APP1` of Adobe's namespace, PNG `iTXt XML:com.adobe.xmp`, WebP `XMP `.
     var xmp: [UInt8]?
     /// Photoshop image resources (`8BIM`…) of JPEG `APP13`, joined over segments: IPTC-IIM lives in one of them.
     var photoshop: [UInt8]?
@@ -28,6 +28,13 @@ struct MetadataBlocks: Sendable, Equatable {
         let head = try file.read(count: 8, at: 0)
         if head.starts(with: [0xFF, 0xD8]) { return try jpeg(file) }
         if head == pngSignature { return try png(file) }
+        if head.starts(with: Array("RIFF".utf8)) {
+            let chunks = try RIFFChunks(file)
+            var blocks = MetadataBlocks()
+            blocks.exif = chunks.exif
+            blocks.xmp = chunks.xmp
+            return blocks
+        }
         return MetadataBlocks()
     }
 
