@@ -4,20 +4,21 @@
 #
 #   scripts/make-fixtures.sh [OUT]
 #
-# OUT/formats/NAME.{jpg,png,tif,jp2}  the variants a server meets (same recipes as ../shared/tools/make-images.sh)
+# OUT/formats/NAME.{jpg,png,tif,jp2,webp,heic,avif}  the variants a server meets (same recipes as ../shared/tools/make-images.sh)
 # OUT/reference/NAME.raw       libvips' decode, upright (autorot), as 8-bit RGB or RGBA: CMYK is turned into
 #                              RGB with the naive (1-C)(1-K) formula, 16-bit keeps its high byte, gray is
 #                              repeated into three bands
 # OUT/reference/NAME.txt       "WIDTH HEIGHT BANDS" of that raw file
 # OUT/gallery/large.jpg        a 3,996 x 2,582 photo-like JPEG for the browser tests
-# Needs: libvips-tools, libjpeg-turbo-progs, libimage-exiftool-perl, libtiff-tools, libopenjp2-tools (scripts/test.sh
+# Needs: libvips-tools, libjpeg-turbo-progs, libimage-exiftool-perl, libtiff-tools, libopenjp2-tools, webp, libheif-examples,
+# libavif-bin (scripts/test.sh
 # installs them).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${1:-$ROOT/.build-fixtures}
 F=$OUT/formats
 R=$OUT/reference
-STAMP=$OUT/.complete-v12
+STAMP=$OUT/.complete-v13
 [ -f "$STAMP" ] && exit 0
 rm -rf "$OUT.tmp"
 mkdir -p "$OUT.tmp/formats" "$OUT.tmp/reference" "$OUT.tmp/work" "$OUT.tmp/gallery"
@@ -110,6 +111,16 @@ opj_compress -i "$W/base.png" -o lossless.jp2 -n 5 >/dev/null
 opj_compress -i "$W/base.png" -o tiled-lossy.jp2 -n 4 -t 256,256 -r 20 -p RPCL >/dev/null
 opj_compress -i "$W/base.png" -o codestream.j2k -n 6 -r 10 >/dev/null
 vips pngsave "$W/a.v" "$W/a.png" && opj_compress -i "$W/a.png" -o jp2-rgba.jp2 >/dev/null
+# The formats phones and the web save photos in: WebP (lossy; with alpha; EXIF orientation 6; a ProPhoto profile),
+# HEIC (HEVC; a ProPhoto profile) and AVIF (AV1; with alpha), as Debian's cwebp, heif-enc and avifenc write them.
+cwebp -quiet -q 95 "$W/base.png" -o photo.webp
+cwebp -quiet -q 95 -alpha_q 100 "$W/a.png" -o webp-alpha.webp
+cwebp -quiet -q 95 -metadata exif orient-6.jpg -o webp-orient-6.webp
+cwebp -quiet -q 95 -metadata icc prophoto.jpg -o webp-prophoto.webp
+heif-enc -q 95 "$W/base.png" -o photo.heic >/dev/null
+heif-enc -q 95 prophoto.jpg -o heic-prophoto.heic >/dev/null
+avifenc --min 0 --max 8 "$W/base.png" photo.avif >/dev/null
+avifenc --min 0 --max 8 "$W/a.png" avif-alpha.avif >/dev/null
 
 # A photo larger than a browser window, for the viewer tests (not a format variant).
 vips resize "$W/base.v" "$W/big.v" 5.7 --kernel linear
@@ -145,6 +156,6 @@ for f in "$OUT.tmp"/formats/*; do
   echo "$(vipsheader -f width "$src") $(vipsheader -f height "$src") $bands" > "$name.txt"
 done
 rm -rf "$W"
-touch "$OUT.tmp/.complete-v12"
+touch "$OUT.tmp/.complete-v13"
 rm -rf "$OUT" && mv "$OUT.tmp" "$OUT"
 echo "fixtures: $OUT" >&2

@@ -21,11 +21,12 @@ final class ImageNamingTests: XCTestCase {
         XCTAssertEqual(ImageNaming.legacyStem(of: "/a/My_Photo.final.JPG"), "My_Photo.final")
     }
 
-    func testOnlyVisibleJPEGAndPNGNamesAreImages() {
-        XCTAssertEqual(ImageNaming.imageFormat(of: "a.JPG"), .jpeg)
-        XCTAssertEqual(ImageNaming.imageFormat(of: "a.png"), .png)
-        for name in [".a.jpg", "a.jpg.part", "a.tmp", "a.crdownload", "jpg", ".jpg", "notes.txt"] {
-            XCTAssertNil(ImageNaming.imageFormat(of: name), name)
+    func testVisibleImageNamesAreImagesReadableOrNot() {
+        for name in ["a.JPG", "a.png", "a.webp", "IMG_0001.HEIC", "a.avif", "a.jph", "a.gif", "a.jxl", "a.CR3"] {
+            XCTAssertTrue(ImageNaming.isImage(name), name)
+        }
+        for name in [".a.jpg", "a.jpg.part", "a.tmp", "a.crdownload", "jpg", ".jpg", "notes.txt", "a.mov"] {
+            XCTAssertFalse(ImageNaming.isImage(name), name)
         }
     }
 

@@ -51,9 +51,12 @@ public enum ImageSourceError: Swift.Error, Sendable, Equatable, CustomStringConv
             return "\(path): cannot open (\(reason))"
         case let .unknownFormat(path, bytes):
             let hex = bytes.prefix(8).map { ($0 < 16 ? "0" : "") + String($0, radix: 16, uppercase: true) }.joined(separator: " ")
-            return bytes.isEmpty
-                ? "\(path): the file is empty (0 bytes); expected a JPEG, PNG, TIFF or JPEG 2000 image"
-                : "\(path): not a JPEG, PNG, TIFF or JPEG 2000 image (starts with \(hex))"
+            let known = "JPEG, PNG, TIFF, JPEG 2000, WebP, HEIF or AVIF"
+            if bytes.isEmpty { return "\(path): the file is empty (0 bytes); expected a \(known) image" }
+            if let name = SourceFormat.unreadableFormat(bytes) ?? SourceFormat.unreadableFormat(fileName: path) {
+                return "\(path): cannot be shown: format not supported (\(name)); convert it to one of \(known)"
+            }
+            return "\(path): not a \(known) image (starts with \(hex))"
         case let .truncated(path, format, at, size, row, rows):
             let place = rows > 0 ? " after \(row.grouped) of \(rows.grouped) rows" : ""
             let end = at == size ? ", the end of the file," : " of \(size.grouped)"

@@ -54,6 +54,43 @@ public enum SourceFormat: String, Sendable, CaseIterable {
         }
     }
 
+    /// Image formats people keep beside their photos that no source reads, by file extension: such files are
+    /// listed (marked "cannot be shown: format not supported"), never silently skipped.
+    static let unreadableExtensions: [String: String] = [
+        "gif": "GIF", "bmp": "BMP", "jxl": "JPEG XL", "psd": "Photoshop", "psb": "Photoshop", "svg": "SVG", "ico": "ICO",
+        "exr": "OpenEXR", "hdr": "Radiance HDR", "tga": "TGA", "jpx": "JPEG 2000 Part 2", "cr2": "Canon raw",
+        "cr3": "Canon raw", "nef": "Nikon raw", "arw": "Sony raw", "raf": "Fujifilm raw", "orf": "Olympus raw",
+        "rw2": "Panasonic raw", "pef": "Pentax raw", "srw": "Samsung raw", "dng": "DNG raw", "avifs": "AVIF sequence",
+    ]
+
+    /// Whether a file name's extension (any case) is an image's: one a source reads, or one listed as unreadable.
+    package static func isImageExtension(_ ext: some StringProtocol) -> Bool {
+        SourceFormat(fileExtension: ext) != nil || unreadableExtensions[ext.lowercased()] != nil
+    }
+
+    /// The name of a format no source reads, from its first bytes, or nil.
+    static func unreadableFormat(_ head: [UInt8]) -> String? {
+        func starts(_ text: String) -> Bool { head.starts(with: Array(text.utf8)) }
+        if starts("GIF87a") || starts("GIF89a") { return "GIF" }
+        if starts("BM"), head.count >= 6 { return "BMP" }
+        if head.starts(with: [0xFF, 0x0A]) || head.starts(with: [0, 0, 0, 0x0C, 0x4A, 0x58, 0x4C, 0x20]) { return "JPEG XL" }
+        if starts("8BPS") { return "Photoshop" }
+        if head.starts(with: [0x76, 0x2F, 0x31, 0x01]) { return "OpenEXR" }
+        if starts("#?RADIANCE") || starts("#?RGBE") { return "Radiance HDR" }
+        if starts("<svg") || starts("<?xml") { return "SVG" }
+        if head.count >= 12, head[4 ..< 8].elementsEqual("ftyp".utf8) {
+            let brand = String(decoding: head[8 ..< 12], as: UTF8.self)
+            return brand == "crx " ? "Canon raw" : "ISO media, brand '\(brand)'"
+        }
+        return nil
+    }
+
+    /// The name of a format no source reads, from a file name's extension, or nil.
+    static func unreadableFormat(fileName: String) -> String? {
+        guard let dot = fileName.lastIndex(of: "."), !fileName[dot...].contains("/") else { return nil }
+        return unreadableExtensions[fileName[fileName.index(after: dot)...].lowercased()]
+    }
+
     /// How messages name it.
     var name: String {
         switch self {

@@ -1,6 +1,7 @@
+import CImageIO
 import POSIXSupport
 
-/// The metadata blocks of a JPEG, PNG or WebP file, as stored, found by walking its header (segments or chunks up to the
+/// The metadata blocks of a JPEG, PNG, WebP or HEIF/AVIF file, as stored, found by walking its header (segments or chunks up to the
 /// image data) without decoding a pixel. Bounded: blocks over `maxBlock` bytes, walks past `maxOffset` bytes or
 /// `maxSegments` segments stop or skip, never fail.
 struct MetadataBlocks: Sendable, Equatable {
@@ -25,9 +26,10 @@ struct MetadataBlocks: Sendable, Equatable {
     /// The blocks of the file at `path`; empty for a format that has none we read.
     static func read(path: String) throws -> MetadataBlocks {
         let file = try ImageInput.open(path)
-        let head = try file.read(count: 8, at: 0)
+        let head = try file.read(count: 12, at: 0)
         if head.starts(with: [0xFF, 0xD8]) { return try jpeg(file) }
-        if head == pngSignature { return try png(file) }
+        if head.starts(with: pngSignature) { return try png(file) }
+        if [.heic, .avif].contains(SourceFormat.detect(head)) { return heif(file) }
         if head.starts(with: Array("RIFF".utf8)) {
             let chunks = try RIFFChunks(file)
             var blocks = MetadataBlocks()
@@ -66,6 +68,20 @@ struct MetadataBlocks: Sendable, Equatable {
             }
             offset += 2 + Int64(length)
         }
+        return blocks
+    }
+
+    /// The primary image's `Exif` and XMP (`mime`, `application/rdf+xml`) items, as libheif hands them over.
+    private static func heif(_ file: ImageInput) -> MetadataBlocks {
+        var blocks = MetadataBlocks()
+        var st = tsio_status()
+        guard let handle = file.withRaw({ tsio_heif_open($0, HEIFSource.maxSide, nil, &st) }) else { return blocks }
+        defer { tsio_heif_close(handle) }
+        func item(_ xmp: Int32) -> [UInt8]? {
+            ColourTransform.profile { tsio_heif_metadata(handle, xmp, &$0, &$1) }.flatMap { $0.count <= maxBlock ? $0 : nil }
+        }
+        blocks.exif = item(0)
+        blocks.xmp = item(1)
         return blocks
     }
 

@@ -50,7 +50,7 @@ package enum FolderScanner {
             var type = Int32(entry.pointee.d_type)
             // A link with an image's name is taken as a file unseen (no `stat`: archives of links list fast); a
             // dangling one is an image that cannot be opened, left out of listings like any broken file.
-            if type == DT_LNK, ImageNaming.imageFormat(of: name) != nil {
+            if type == DT_LNK, ImageNaming.isImage(name) {
                 type = Int32(DT_REG)
             } else if type == DT_LNK || type == DT_UNKNOWN {
                 var sb = stat()
@@ -59,7 +59,7 @@ package enum FolderScanner {
             }
             if type == DT_DIR {
                 folders.append(name)
-            } else if type == DT_REG, ImageNaming.imageFormat(of: name) != nil, !skip(path) {
+            } else if type == DT_REG, ImageNaming.isImage(name), !skip(path) {
                 files.append(name)
             }
         }

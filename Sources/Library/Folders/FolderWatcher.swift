@@ -86,7 +86,7 @@ package final class FolderWatcher: @unchecked Sendable {
             if !mask.isDisjoint(with: [.created, .movedTo, .deleted, .movedFrom]) { sync.folderChanged(folderPath) }
             return
         }
-        guard ImageNaming.imageFormat(of: name) != nil else { return }
+        guard ImageNaming.isImage(name) else { return }
         if mask.contains(.created) {
             sync.fileCreated(path)
         } else if mask.contains(.modified) {

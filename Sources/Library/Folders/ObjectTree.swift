@@ -12,7 +12,7 @@ enum ObjectTree {
         var folders: [String: Set<String>] = [:]
         for entry in entries where entry.key.hasPrefix(base) {
             let parts = entry.key.dropFirst(base.count).split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-            guard let name = parts.last, !name.isEmpty, ImageNaming.imageFormat(of: name) != nil,
+            guard let name = parts.last, !name.isEmpty, ImageNaming.isImage(name),
                   !parts.dropLast().contains(where: { $0.isEmpty || $0.hasPrefix(".") }) else { continue }
             var folder = ""
             for part in parts.dropLast() {

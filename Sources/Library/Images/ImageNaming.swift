@@ -61,10 +61,11 @@ package enum ImageNaming {
         return legacyComponent(file.lastIndex(of: ".").map { file[..<$0] } ?? file[...])
     }
 
-    /// The format a file name's extension promises, or nil for names that are not images (hidden ones too).
-    package static func imageFormat(of name: String) -> SourceFormat? {
-        guard !name.hasPrefix("."), let dot = name.lastIndex(of: "."), dot != name.startIndex else { return nil }
-        return SourceFormat(fileExtension: name[name.index(after: dot)...])
+    /// Whether a file name is an image's by its extension (hidden names are not): one a source reads, or one
+    /// listed as "cannot be shown: format not supported" (GIF, JPEG XL, camera raw…), never silently skipped.
+    package static func isImage(_ name: String) -> Bool {
+        guard !name.hasPrefix("."), let dot = name.lastIndex(of: "."), dot != name.startIndex else { return false }
+        return SourceFormat.isImageExtension(name[name.index(after: dot)...])
     }
 
     /// The id (one component) of each image file of one folder, by file name.

@@ -71,7 +71,7 @@ struct ShareCommand: ParsableCommand {
     static func libraryPath(_ path: String, image: Bool) -> (String, Bool) {
         var parts = path.split(separator: "/").filter { $0 != "." }.map(String.init)
         var isImage = image
-        if let last = parts.last, ImageNaming.imageFormat(of: last) != nil {
+        if let last = parts.last, ImageNaming.isImage(last) {
             parts[parts.count - 1] = ImageNaming.stem(of: last)
             isImage = true
         }

@@ -10,7 +10,9 @@ final class ReferenceDecodeTests: XCTestCase {
         for expected in ["progressive.jpg", "gray.jpg", "cmyk.jpg", "orient-6.jpg", "restart.jpg", "q100-444.jpg",
                          "rgba.png", "gray16.png", "rgb16.png", "palette.png", "palette-trns.png", "interlaced.png",
                          "tiny-1x1.png", "wide-9024x3.jpg", "gray-alpha.png", "prophoto.jpg", "eci-rgb-v2.jpg",
-                         "adobe-rgb.png", "adobe-exif-r03.jpg", "prophoto16.png", "prophoto16-interlaced.png"] {
+                         "adobe-rgb.png", "adobe-exif-r03.jpg", "prophoto16.png", "prophoto16-interlaced.png",
+                         "photo.webp", "webp-alpha.webp", "webp-orient-6.webp", "webp-prophoto.webp", "photo.heic",
+                         "heic-prophoto.heic", "photo.avif", "avif-alpha.avif"] {
             XCTAssertTrue(names.contains(expected), "fixture \(expected) missing from \(Fixtures.directory.path)")
         }
     }

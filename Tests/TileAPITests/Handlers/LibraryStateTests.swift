@@ -97,7 +97,7 @@ final class LibraryStateTests: XCTestCase {
         XCTAssertEqual(get("/api/images/gone").status, .notFound, "a file that is not there is 404, not 500")
         XCTAssertFalse(text(get("/api/images/gone")).contains(root))
         let garbage = try XCTUnwrap(images["garbage"]?["error"] as? String)
-        XCTAssertTrue(garbage.hasPrefix("garbage.jpg: not a JPEG, PNG, TIFF or JPEG 2000 image"), garbage)
+        XCTAssertTrue(garbage.hasPrefix("garbage.jpg: not a JPEG, PNG, TIFF, JPEG 2000, WebP, HEIF or AVIF image"), garbage)
         XCTAssertNil(images["broken"]?["error"], "a truncated file's header reads: broken is known once it is decoded")
 
         let tile = get("/images/broken/tiles/0/0/0.jpg")
