@@ -50,12 +50,14 @@ struct tsio_heif {
     tsio_heif_header header;
 };
 
-static void fail(tsio_status *st, struct heif_error err, const char *what) {
-    int code = err.code == heif_error_Memory_allocation_error ? TSIO_ERR_NOMEM
+static void fail(tsio_status *st, struct heif_error err, const char *what, int64_t size) {
+    int code = err.subcode == heif_suberror_Security_limit_exceeded ? TSIO_ERR_UNSUPPORTED
+        : err.code == heif_error_Memory_allocation_error ? TSIO_ERR_NOMEM
         : err.code == heif_error_Unsupported_filetype || err.code == heif_error_Unsupported_feature ? TSIO_ERR_UNSUPPORTED
         : err.code == heif_error_Decoder_plugin_error && err.subcode == heif_suberror_Unsupported_codec ? TSIO_ERR_UNSUPPORTED
         : err.subcode == heif_suberror_End_of_data ? TSIO_ERR_TRUNCATED : TSIO_ERR_CORRUPT;
     tsio_status_fail(st, code, "%s: %s", what, err.message ? err.message : "libheif error");
+    if (code == TSIO_ERR_TRUNCATED) st->offset = (uint64_t)size;
 }
 
 void tsio_heif_close(tsio_heif *h) {
@@ -84,13 +86,13 @@ tsio_heif *tsio_heif_open(const tsio_input *in, uint32_t max_side, tsio_heif_hea
     if (max_side > 0) heif_context_set_maximum_image_size_limit(h->context, (int)(max_side > INT32_MAX ? INT32_MAX : max_side));
     struct heif_error err = heif_context_read_from_reader(h->context, &reader, &h->in, NULL);
     if (err.code != heif_error_Ok) {
-        fail(st, err, "not a readable HEIF file");
+        fail(st, err, "not a readable HEIF file", h->in.size);
         tsio_heif_close(h);
         return NULL;
     }
     err = heif_context_get_primary_image_handle(h->context, &h->handle);
     if (err.code != heif_error_Ok) {
-        fail(st, err, "no primary image");
+        fail(st, err, "no primary image", h->in.size);
         tsio_heif_close(h);
         return NULL;
     }
@@ -191,7 +193,7 @@ int tsio_heif_decode(const tsio_heif *h, uint8_t *dst, size_t stride, int channe
                                               channels == 4 ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB, options);
     heif_decoding_options_free(options);
     if (err.code != heif_error_Ok || image == NULL) {
-        fail(st, err, "the image cannot be decoded");
+        fail(st, err, "the image cannot be decoded", h->in.size);
         if (image) heif_image_release(image);
         return -1;
     }

@@ -4,7 +4,8 @@ a JPEG with thousands of scans, EXIF with absurd offsets, a 2-gigapixel interlac
 profiles (wrong size field, half a profile, an absurd tag count, tags far outside it, a gray or CMYK profile on RGB
 pixels, an iCCP chunk that does not inflate), XMP and IPTC blocks of junk, and TIFF and JPEG 2000 files cut short or
 flipped, with a looping directory chain, a 1 x 4,000,000,000 strip, 39 million tiles with no arrays behind them and a
-code-stream claiming 2^31 pixels square.
+code-stream claiming 2^31 pixels square; WebP, HEIC and AVIF cut short and flipped, an ispe claiming 100,000² pixels,
+a meta box running past the file, an empty VP8X canvas, thousands of empty chunks.
 
     python3 Tests/e2e/hostile_files.py OUT_DIR [FIXTURES_DIR]
 
@@ -137,6 +138,7 @@ def make(out: Path, fixtures: Path) -> dict:
     iptc = b"Photoshop 3.0\x00" + b"8BIM\x04\x04\x00\x00" + struct.pack(">I", 0x7FFFFFFF) + b"\x1c\x02\x05\xff\xff" * 400
     put("iptc-junk.jpg", jpeg[:2] + b"\xff\xed" + struct.pack(">H", len(iptc) + 2) + iptc + jpeg[2:], "maybe")
     archive_files(put, fixtures, rng)
+    photo_files(put, fixtures, rng)
     return files
 
 
@@ -170,6 +172,31 @@ def archive_files(put, fixtures, rng):
                                       (325, 4, tiles, 0x20000000)]), "maybe")
     siz = struct.pack(">HIIIIIIIIH", 0, 0x7FFFFFFF, 0x7FFFFFFF, 0, 0, 0x7FFFFFFF, 0x7FFFFFFF, 0, 0, 1) + bytes([7, 1, 1])
     put("j2k-siz-bomb.j2k", b"\xff\x4f\xff\x51" + struct.pack(">H", len(siz) + 2) + siz + b"\xff\xd9", "header")
+
+
+def photo_files(put, fixtures, rng):
+    """WebP, HEIC and AVIF: cut short, flipped, claiming sizes they do not hold, animated, junk in their boxes."""
+    for name in ("photo.webp", "photo.heic", "photo.avif"):
+        source = (fixtures / name).read_bytes()
+        ext = name.rsplit(".", 1)[1]
+        for k, cut in enumerate([10, 40, len(source) // 2, len(source) - 10]):
+            put(f"trunc-{ext}-{k}.{ext}", source[:cut], "header" if k < 2 else "maybe")
+        for k in range(4):
+            put(f"flip-{ext}-{k}.{ext}", flipped(source, rng, 12), "maybe")
+    heic = (fixtures / "photo.heic").read_bytes()
+    at = heic.find(b"ispe")
+    # The primary image's ispe claiming 100,000 x 100,000: refused from the header, before a decode.
+    put("heic-ispe-bomb.heic", heic[:at + 8] + struct.pack(">II", 100_000, 100_000) + heic[at + 16:], "header")
+    # A meta box whose length runs past the file; an ftyp of a HEIF brand with nothing after it.
+    meta = heic.find(b"meta") - 4
+    put("heic-meta-overrun.heic", heic[:meta] + struct.pack(">I", 0x7FFFFFF0) + heic[meta + 4:], "header")
+    put("heic-ftyp-only.heic", heic[:heic.find(b"meta") - 4], "header")
+    webp = (fixtures / "photo.webp").read_bytes()
+    # A VP8X canvas of 16,383 x 16,383 around no image chunk, and an animation flag: both refused from the header.
+    vp8x = b"VP8X" + struct.pack("<I", 10) + bytes([0x02, 0, 0, 0]) + (16382).to_bytes(3, "little") * 2
+    put("webp-vp8x-empty.webp", b"RIFF" + struct.pack("<I", 4 + len(vp8x)) + b"WEBP" + vp8x, "header")
+    put("webp-riff-size.webp", webp[:4] + struct.pack("<I", 0xFFFFFFF0) + webp[8:], "maybe")
+    put("webp-chunks-junk.webp", b"RIFF" + struct.pack("<I", 4 + 8 * 3000) + b"WEBP" + (b"ICCP" + struct.pack("<I", 0)) * 3000, "header")
 
 
 if __name__ == "__main__":

@@ -59,7 +59,7 @@ public enum ImageSourceError: Swift.Error, Sendable, Equatable, CustomStringConv
             return "\(path): not a \(known) image (starts with \(hex))"
         case let .truncated(path, format, at, size, row, rows):
             let place = rows > 0 ? " after \(row.grouped) of \(rows.grouped) rows" : ""
-            let end = at == size ? ", the end of the file," : " of \(size.grouped)"
+            let end = at == size ? (place.isEmpty ? ", the end of the file" : ", the end of the file,") : " of \(size.grouped)"
             return "\(path): \(format.name) data ends at byte \(at.grouped)\(end)\(place) (truncated file)"
         case let .corrupt(path, format, at, message):
             return "\(path): corrupt \(format.name) data near byte \(at.grouped): \(message)"

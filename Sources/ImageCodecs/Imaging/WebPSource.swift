@@ -25,6 +25,11 @@ struct WebPSource: StoredImageSource {
             return true
         }
         guard opened else { throw st.error(path: path, format: .webp, rows: 0) }
+        // The RIFF header says how long the file is: a file cut short is refused now, not at its first tile.
+        let riff = Int64(bytes[4]) | Int64(bytes[5]) << 8 | Int64(bytes[6]) << 16 | Int64(bytes[7]) << 24
+        guard riff + 8 <= stamp.size else {
+            throw ImageSourceError.truncated(path: path, format: .webp, atByte: stamp.size, fileSize: stamp.size, row: 0, rows: 0)
+        }
         let chunks = try RIFFChunks(input)
         if let exif = chunks.exif { raw.orientation = Int32(exif.withUnsafeBufferPointer { tsio_exif_orientation($0.baseAddress, $0.count) }) }
         self.path = path
