@@ -156,7 +156,8 @@ def grid(picture, out, tile=1024, quality=92):
             piece = work / f"{r}-{c}.png"
             subprocess.run(["vips", "crop", str(padded), str(piece), str(c * tile), str(r * tile), str(tile), str(tile)], check=True)
             coded = work / f"{r}-{c}.heic"
-            subprocess.run(["heif-enc", "-q", str(quality), str(piece), "-o", str(coded)], check=True, capture_output=True)
+            subprocess.run(["heif-enc", "-q", str(quality), "-p", "preset=ultrafast", str(piece), "-o", str(coded)], check=True,
+                           capture_output=True)
             payload, properties = read_single(coded)
             items.append({"id": 1 + len(items), "type": b"hvc1", "data": payload, "properties": properties, "hidden": True})
     grid_id = 1 + len(items)
