@@ -25,7 +25,7 @@ let package = Package(
         .executableTarget(name: "FuzzAccess", dependencies: ["ServerParsers"]),
         // Object storage's parsers: ListObjectsV2 XML, ~/.aws files, HTTP dates, s3:// locations.
         .executableTarget(name: "FuzzObjectStorage", dependencies: ["ServerParsers"]),
-        // One target for every image format: the corpus (Fuzz/Corpus/jpeg, png, tiff or jp2) steers it.
+        // One target for every image format: the corpus (Fuzz/Corpus/jpeg, png, tiff, jp2, webp, heic or avif) steers it.
         .executableTarget(name: "FuzzDecoders", dependencies: [.product(name: "ImageCodecs", package: "tileserver")]),
     ]
 )

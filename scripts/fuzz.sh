@@ -2,14 +2,14 @@
 # Runs one libFuzzer target of the Fuzz/ package for SECONDS with its seed corpus, and prints how many inputs
 # it executed. A crash, leak or timeout stops the run with the input saved in Fuzz/Regressions/TARGET/, where the
 # normal test suite replays it once it is fixed.
-#   scripts/fuzz.sh TARGET SECONDS [extra libFuzzer flags]    TARGET: http | urls | access | s3 | jpeg | png | tiff | jp2
+#   scripts/fuzz.sh TARGET SECONDS [extra libFuzzer flags]    TARGET: http | urls | access | s3 | jpeg | png | tiff | jp2 | webp | heic | avif
 #   JOBS=N runs N fuzzing processes at once (default 1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-TARGET=${1:?usage: scripts/fuzz.sh http|urls|access|s3|jpeg|png|tiff|jp2 SECONDS}; SECONDS_=${2:?seconds}; shift 2
+TARGET=${1:?usage: scripts/fuzz.sh http|urls|access|s3|jpeg|png|tiff|jp2|webp|heic|avif SECONDS}; SECONDS_=${2:?seconds}; shift 2
 case $TARGET in
-  http) PRODUCT=FuzzHTTPParser ;; urls) PRODUCT=FuzzRequestURLs ;; access) PRODUCT=FuzzAccess ;; s3) PRODUCT=FuzzObjectStorage ;; jpeg|png|tiff|jp2) PRODUCT=FuzzDecoders ;;
-  *) echo "unknown target $TARGET: http, urls, access, s3, jpeg, png, tiff or jp2" >&2; exit 2 ;;
+  http) PRODUCT=FuzzHTTPParser ;; urls) PRODUCT=FuzzRequestURLs ;; access) PRODUCT=FuzzAccess ;; s3) PRODUCT=FuzzObjectStorage ;; jpeg|png|tiff|jp2|webp|heic|avif) PRODUCT=FuzzDecoders ;;
+  *) echo "unknown target $TARGET: http, urls, access, s3, jpeg, png, tiff, jp2, webp, heic or avif" >&2; exit 2 ;;
 esac
 swift build --package-path Fuzz -c release --product "$PRODUCT" \
   -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -enable-testing -Xcc -fsanitize=fuzzer-no-link,address >&2

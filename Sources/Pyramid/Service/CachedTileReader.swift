@@ -28,6 +28,7 @@ package final class CachedTileReader {
         let image: PyramidImage
         var generation = 0
         var version = ""
+        var geometry = PyramidGeometry(width: 1, height: 1, tileSize: 1)
         /// The gate's generation when it last said whether every tile of the image is for everyone.
         var gateGeneration = -1
         var open = false
@@ -55,7 +56,13 @@ package final class CachedTileReader {
     /// version, or a look at the file that is overdue.
     package func cachedTile(id: UnsafeRawBufferPointer?, tile: TileCoordinate, format: ImageFormat?,
                             version asked: UnsafeRawBufferPointer?) -> Found? {
-        guard let (image, generation, version, open) = image(id) else { return nil }
+        cachedTile(id: id, format: format, version: asked) { _ in tile }
+    }
+
+    /// The same for a tile the image's geometry picks (`tile` nil: not a tile of it; an IIIF region and size).
+    package func cachedTile(id: UnsafeRawBufferPointer?, format: ImageFormat?, version asked: UnsafeRawBufferPointer?,
+                            tile pick: (PyramidGeometry) -> TileCoordinate?) -> Found? {
+        guard let (image, generation, version, open, geometry) = image(id), let tile = pick(geometry) else { return nil }
         if let asked, !Self.same(asked, version) { return nil }
         let key = TileKey(image: image.id, generation: generation, tile: tile, format: format ?? service.options.format)
         if let copy = recent.tile(key, removals: service.cache.removals) { return Found(tile: copy, fromLoopCopy: true, image: image, open: open) }
@@ -67,7 +74,7 @@ package final class CachedTileReader {
     /// The image the id names and the generation and version it has now, from this loop's table: looked up in the
     /// directory (and remembered) the first time and after the directory changed, its version asked again when
     /// its generation moved.
-    private func image(_ id: UnsafeRawBufferPointer?) -> (PyramidImage, Int, String, Bool)? {
+    private func image(_ id: UnsafeRawBufferPointer?) -> (PyramidImage, Int, String, Bool, PyramidGeometry)? {
         let directory = service.images
         let generation = directory.generation
         if generation != known {
@@ -96,7 +103,7 @@ package final class CachedTileReader {
     /// `known`'s image, generation and version, refreshed if its generation moved; a due look at its file is
     /// handed to the file checks, and whether the gate says every tile of it is for everyone (nil: the gate
     /// cannot say without a file's look).
-    private func current(_ known: inout Known) -> (PyramidImage, Int, String, Bool)? {
+    private func current(_ known: inout Known) -> (PyramidImage, Int, String, Bool, PyramidGeometry)? {
         let image = known.image
         if let gate {
             let generation = gate.generation
@@ -115,11 +122,12 @@ package final class CachedTileReader {
         case .recent: break
         }
         if image.publishedGeneration != known.generation || known.generation == 0 {
-            guard let (generation, version) = image.knownVersion() else { return nil }
+            guard let (generation, version, geometry) = image.knownVersion() else { return nil }
             known.generation = generation
             known.version = version
+            known.geometry = geometry
         }
-        return (image, known.generation, known.version, known.open)
+        return (image, known.generation, known.version, known.open, known.geometry)
     }
 
     /// An id as sent, its escapes (`%2F`, and the `%80`–`%FF` of letters beyond ASCII: the only ones the fast

@@ -168,10 +168,10 @@ public final class PyramidImage: @unchecked Sendable {
         return try known?.get()
     }
 
-    /// The generation and version of the version in hand, for the fast tile path (one lock, nothing else
+    /// The generation, version and geometry of the version in hand, for the fast tile path (one lock, nothing else
     /// copied); nil before the first look and for a file that failed. Check `look` first.
-    func knownVersion() -> (generation: Int, version: String)? {
-        inHand.withLock { $0.snapshot.map { ($0.generation, $0.version) } }
+    func knownVersion() -> (generation: Int, version: String, geometry: PyramidGeometry)? {
+        inHand.withLock { $0.snapshot.map { ($0.generation, $0.version, $0.geometry) } }
     }
 
     /// The generation of the version in hand (0: none), read without a lock: the fast tile path keeps the

@@ -11,12 +11,9 @@ import Pyramid
 /// answer. One per event loop, never shared.
 final class CachedTileResponder: FastResponder {
     private let reader: CachedTileReader
-    /// CORS and `Cache-Control` lines of tiles asked for without a version, and of those asked for by theirs.
-    private let unversionedFields: UnsafeRawBufferPointer
-    private let versionedFields: UnsafeRawBufferPointer
-    /// The same for a tile only its viewer may have (`AccessControl.personal`'s fields).
-    private let personalUnversionedFields: UnsafeRawBufferPointer
-    private let personalVersionedFields: UnsafeRawBufferPointer
+    /// CORS and `Cache-Control` lines (and IIIF's profile `Link`), by `fieldsIndex`: asked for without a version
+    /// or by theirs, for everyone or only its viewer (`AccessControl.personal`'s fields), by a tile URL or IIIF.
+    private let moreFields: [UnsafeRawBufferPointer]
     /// Access control: a tile of an image not open to everyone is answered here only to a signed-in user whose
     /// session cookie the routes would let have it whole.
     private let access: AccessControl?
@@ -39,21 +36,22 @@ final class CachedTileResponder: FastResponder {
             buffer.copyBytes(from: text)
             return UnsafeRawBufferPointer(buffer)
         }
-        unversionedFields = lines([CORSMiddleware.header, cacheControl])
-        versionedFields = lines([CORSMiddleware.header, VersionCheck.immutable])
-        func personal(_ cacheControl: HTTPHeader) -> UnsafeRawBufferPointer {
-            let response = AccessControl.personal(HTTPResponse(contentType: "", body: [], headers: [cacheControl]))
-            return lines([CORSMiddleware.header] + response.headers)
+        var more: [UnsafeRawBufferPointer] = []
+        for index in 0 ..< 8 {
+            let (personal, versioned, iiif) = (index & 4 != 0, index & 2 != 0, index & 1 != 0)
+            let headers = [versioned ? VersionCheck.immutable : cacheControl] + (iiif ? [IIIFHandler.profileLink] : [])
+            let response = HTTPResponse(contentType: "", body: [], headers: headers)
+            more.append(lines([CORSMiddleware.header] + (personal ? AccessControl.personal(response) : response).headers))
         }
-        personalUnversionedFields = personal(cacheControl)
-        personalVersionedFields = personal(VersionCheck.immutable)
+        moreFields = more
+    }
+
+    private static func fieldsIndex(personal: Bool, versioned: Bool, iiif: Bool) -> Int {
+        (personal ? 4 : 0) | (versioned ? 2 : 0) | (iiif ? 1 : 0)
     }
 
     deinit {
-        unversionedFields.deallocate()
-        versionedFields.deallocate()
-        personalUnversionedFields.deallocate()
-        personalVersionedFields.deallocate()
+        for fields in moreFields { fields.deallocate() }
         scratch.deallocate()
     }
 
@@ -61,10 +59,14 @@ final class CachedTileResponder: FastResponder {
         let isHead = request.isHead
         guard isHead || request.isGet, let target = TileTarget(request.target) else { return false }
         let bytes = request.target
-        guard let found = reader.cachedTile(id: target.id.map { UnsafeRawBufferPointer(rebasing: bytes[$0]) }, tile: target.tile,
-                                            format: target.format,
-                                            version: target.version.map { UnsafeRawBufferPointer(rebasing: bytes[$0]) })
-        else { return false }
+        let id = target.id.map { UnsafeRawBufferPointer(rebasing: bytes[$0]) }
+        let version = target.version.map { UnsafeRawBufferPointer(rebasing: bytes[$0]) }
+        let found = if let iiif = target.iiif {
+            reader.cachedTile(id: id, format: target.format, version: version) { iiif.tile(in: $0) }
+        } else {
+            reader.cachedTile(id: id, tile: target.tile, format: target.format, version: version)
+        }
+        guard let found else { return false }
         var user: String?
         if !found.open {
             guard let access, let cookie = request.cookie, !request.hasOtherCredentials,
@@ -75,13 +77,8 @@ final class CachedTileResponder: FastResponder {
         let notModified = request.ifNoneMatch.map { HTTPHeader.ifNoneMatch($0, names: tile.etag) } ?? false
         let fields = headerFields(of: tile)
         let seconds = MonotonicClock.seconds() - started
-        tally.count(notModified: notModified, seconds: seconds, cacheHit: ownCopy)
-        let more = switch (user != nil, versioned) {
-        case (false, false): unversionedFields
-        case (false, true): versionedFields
-        case (true, false): personalUnversionedFields
-        case (true, true): personalVersionedFields
-        }
+        tally.count(notModified: notModified, seconds: seconds, cacheHit: ownCopy, iiif: target.iiif != nil)
+        let more = moreFields[Self.fieldsIndex(personal: user != nil, versioned: versioned, iiif: target.iiif != nil)]
         if var user {
             user.withUTF8 { name in
                 log?.record(method: request.method, target: request.target, status: notModified ? 304 : 200,

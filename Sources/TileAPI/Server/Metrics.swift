@@ -39,12 +39,15 @@ final class Metrics: Sendable {
         var tallies: [Tally] = []
     }
 
-    /// One event loop's counts of the tiles its fast path answered (route `tile`): 200s, 304s and their
+    /// One event loop's counts of the tiles its fast path answered (routes `tile` and `iiif_image`): 200s, 304s and their
     /// durations, behind a lock only that loop and `/metrics` take, added in when the metrics are read.
     final class Tally: Sendable {
         private struct Counts {
             var ok = 0
             var notModified = 0
+            /// The same for IIIF image requests that named a tile (route `iiif_image`).
+            var iiifOK = 0
+            var iiifNotModified = 0
             /// Answers from the loop's own copies (`RecentTiles`): tile cache hits the cache did not see.
             var cacheHits = 0
             var duration = Histogram()
@@ -52,9 +55,14 @@ final class Metrics: Sendable {
 
         private let counts = Locked(Counts())
 
-        func count(notModified: Bool, seconds: Double, cacheHit: Bool) {
+        func count(notModified: Bool, seconds: Double, cacheHit: Bool, iiif: Bool = false) {
             counts.withLock { c in
-                if notModified { c.notModified += 1 } else { c.ok += 1 }
+                switch (iiif, notModified) {
+                case (false, false): c.ok += 1
+                case (false, true): c.notModified += 1
+                case (true, false): c.iiifOK += 1
+                case (true, true): c.iiifNotModified += 1
+                }
                 if cacheHit { c.cacheHits += 1 }
                 c.duration.observe(seconds)
             }
@@ -64,6 +72,8 @@ final class Metrics: Sendable {
             counts.withLock { c in
                 if c.ok > 0 { requests["tile", default: [:]][200, default: 0] += c.ok }
                 if c.notModified > 0 { requests["tile", default: [:]][304, default: 0] += c.notModified }
+                if c.iiifOK > 0 { requests["iiif_image", default: [:]][200, default: 0] += c.iiifOK }
+                if c.iiifNotModified > 0 { requests["iiif_image", default: [:]][304, default: 0] += c.iiifNotModified }
                 cacheHits += c.cacheHits
                 duration.merge(c.duration)
             }

@@ -104,6 +104,46 @@ final class CachedTileResponderTests: XCTestCase {
         }
     }
 
+    /// IIIF image requests that name a tile of the pyramid (as viewers derive them from `info.json`): the tile URL's
+    /// bytes, with IIIF's fields, answered here as the routes answer them.
+    func testIIIFRequestsForATileAnswerAsTheRoutesDo() throws {
+        let version = try tiles.image("photo")!.current().version
+        for target in ["/images/photo/tiles/10/1/0.jpg", "/images/photo/tiles/9/0/0.jpg", "/images/alpha/tiles/10/0/0.png",
+                       "/images/2024%2Ficeland%2Fphoto/tiles/10/1/0.jpg", "/images/photo/tiles/10/2/1.webp"] {
+            XCTAssertEqual(routed(raw(target)).status, .ok, target)
+        }
+        let etag = try XCTUnwrap(routed(raw("/iiif/3/photo/256,0,256,256/256,/0/default.jpg")).header("etag"))
+        let tileBytes = routed(raw("/images/photo/tiles/10/1/0.jpg")).body
+        for request in [raw("/iiif/3/photo/256,0,256,256/256,/0/default.jpg"), raw("/iiif/3/photo/256,0,256,256/256,256/0/default.jpg"),
+                        raw("/iiif/3/photo/256,0,256,256/256,/0/color.jpg"), raw("/iiif/3/photo@\(version)/256,0,256,256/256,/0/default.jpg"),
+                        // Level 9: a 512 px cell of the full image, 256 × 227 pixels; the region may run past the image.
+                        raw("/iiif/3/photo/0,0,512,453/256,/0/default.jpg"), raw("/iiif/3/photo/0,0,512,512/256,227/0/default.jpg"),
+                        raw("/iiif/3/alpha/0,0,256,256/256,/0/default.png"), raw("/iiif/3/photo/512,256,189,197/189,/0/default.webp"),
+                        raw("/iiif/3/2024%2Ficeland%2Fphoto/256,0,256,256/256,/0/default.jpg"),
+                        raw("/iiif/3/photo/256,0,256,256/256,/0/default.jpg", method: "HEAD"),
+                        raw("/iiif/3/photo/256,0,256,256/256,/0/default.jpg", headers: ["If-None-Match: \(etag)"])] {
+            try assertSame(request)
+            try assertSame(request)
+        }
+        XCTAssertEqual(try XCTUnwrap(try fastAnswer(raw("/iiif/3/photo/256,0,256,256/256,/0/default.jpg"))).body, tileBytes,
+                       "the tile's own bytes")
+        let metrics = String(decoding: routed(raw("/metrics")).body, as: UTF8.self)
+        // Each assertSame: one answer here, one by the routes, counted alike.
+        XCTAssertTrue(metrics.contains("tileserver_requests_total{route=\"iiif_image\",status=\"304\"} 4\n"), metrics)
+        // Everything else goes to the routes: another size, region, rotation, quality or format, another version.
+        for request in [raw("/iiif/3/photo/256,0,256,256/128,/0/default.jpg"), raw("/iiif/3/photo/250,0,256,256/256,/0/default.jpg"),
+                        raw("/iiif/3/photo/256,0,256,256/256,/90/default.jpg"), raw("/iiif/3/photo/256,0,256,256/256,/0/gray.jpg"),
+                        raw("/iiif/3/photo/256,0,256,256/256,/!0/default.jpg"), raw("/iiif/3/photo/full/256,/0/default.jpg"),
+                        raw("/iiif/3/photo/256,0,256,256/max/0/default.jpg"), raw("/iiif/3/photo/256,0,256,256/!256,256/0/default.jpg"),
+                        raw("/iiif/3/photo/256,0,256,256/^512,/0/default.jpg"), raw("/iiif/3/photo/256,0,256,256/256,/0/default.jpeg"),
+                        raw("/iiif/3/photo@old/256,0,256,256/256,/0/default.jpg"), raw("/iiif/3/photo/256,0,256,256/256,/0/default.jpg?v=1"),
+                        raw("/iiif/3/photo/256,0,256,256/,256/0/default.jpg"), raw("/iiif/3/photo/256,0,256,0/256,/0/default.jpg"),
+                        raw("/iiif/3/photo/9000,0,256,256/256,/0/default.jpg"), raw("/iiif/2/photo/256,0,256,256/256,/0/default.jpg"),
+                        raw("/iiif/3/photo/info.json"), raw("/iiif/3/photo/256,0,256,256/256,/0/default.jpg", method: "POST")] {
+            XCTAssertNil(try fastAnswer(request), String(decoding: request, as: UTF8.self))
+        }
+    }
+
     func testDeclinesWhatTheRoutesMustAnswer() throws {
         XCTAssertEqual(routed(raw("/images/photo/tiles/10/1/0.jpg")).status, .ok)
         let declined = [
@@ -114,7 +154,7 @@ final class CachedTileResponderTests: XCTestCase {
             raw("/images/photo/tiles/10/1/0.gif"), raw("/images/photo/tiles/10/1/0.jpg", method: "POST"),
             raw("/images/photo/tiles/10/1/0.jpg", method: "OPTIONS"), raw("/images/photo/tiles/10/1/0000000000.jpg"),
             raw("/images/photo/tiles/10/1"), raw("/images/photo/tiles/10/1/0/0.jpg"), raw("/images/photo_files/10/10.jpg"),
-            raw("/iiif/3/photo/0,0,256,256/256,/0/default.jpg"), raw("/api/images"), raw("//images/photo/tiles/10/1/0.jpg"),
+            raw("/api/images"), raw("//images/photo/tiles/10/1/0.jpg"),
             // Encoded slashes only inside an id, between names: what the routes refuse, the fast path leaves to them.
             raw("/images/2024%2F%2Ficeland%2Fphoto/tiles/10/1/0.jpg"), raw("/images/2024%2F..%2Fphoto/tiles/10/1/0.jpg"),
             raw("/images/%2Fphoto/tiles/10/1/0.jpg"), raw("/images/photo%2F/tiles/10/1/0.jpg"), raw("/tiles/9%2F0/0/0.jpg"),
