@@ -45,6 +45,7 @@ static const struct heif_reader reader = {1, in_position, in_read, in_seek, in_w
 
 struct tsio_heif {
     heif_input in;
+    void *memory;             /* what tsio_heif_open_mem reads from (freed on close) */
     struct heif_context *context;
     struct heif_image_handle *handle;
     tsio_heif_header header;
@@ -64,7 +65,42 @@ void tsio_heif_close(tsio_heif *h) {
     if (h == NULL) return;
     if (h->handle) heif_image_handle_release(h->handle);
     if (h->context) heif_context_free(h->context);
+    free(h->memory);
     free(h);
+}
+
+/* An input over bytes in memory (an encoded AVIF tile): `user` is a tsio_memory. */
+typedef struct {
+    const uint8_t *data;
+    size_t size;
+} tsio_memory;
+
+static long long memory_read(void *user, uint8_t *dst, size_t n, uint64_t at) {
+    const tsio_memory *m = user;
+    if (at >= m->size) return 0;
+    size_t k = m->size - (size_t)at < n ? m->size - (size_t)at : n;
+    memcpy(dst, m->data + at, k);
+    return (long long)k;
+}
+
+tsio_heif *tsio_heif_open_mem(const uint8_t *data, size_t size, tsio_heif_header *out, tsio_status *st) {
+    tsio_memory *memory = malloc(sizeof *memory);
+    if (memory == NULL) {
+        tsio_status_fail(st, TSIO_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    memory->data = data;
+    memory->size = size;
+    tsio_input in;
+    memset(&in, 0, sizeof in);
+    in.fd = -1;
+    in.read = memory_read;
+    in.context = memory;
+    in.size = size;
+    tsio_heif *h = tsio_heif_open(&in, 1 << 14, out, st);
+    if (h == NULL) free(memory);
+    else h->memory = memory;
+    return h;
 }
 
 tsio_heif *tsio_heif_open(const tsio_input *in, uint32_t max_side, tsio_heif_header *out, tsio_status *st) {

@@ -341,6 +341,15 @@ int tsio_heif_profile(const tsio_heif *h, uint8_t **profile, size_t *size);
 int tsio_heif_metadata(const tsio_heif *h, int xmp, uint8_t **data, size_t *size);
 int tsio_heif_decode(const tsio_heif *h, uint8_t *dst, size_t stride, int channels, tsio_status *st);
 void tsio_heif_close(tsio_heif *h);
+/* The same over an encoded image in memory (an AVIF tile), which must outlive the handle; sides up to 16,384. */
+tsio_heif *tsio_heif_open_mem(const uint8_t *data, size_t size, tsio_heif_header *h, tsio_status *st);
+/*
+ * AVIF (AV1 through libheif's libaom encoder, 4:2:0) into a malloc'd buffer (tsio_free). `channels` 3 or 4 (alpha
+ * kept); `quality` 0..100 as libheif reads it (`AVIFQuality` maps ours to it); `speed` 0 (smallest) .. 9 (fastest);
+ * `icc` (NULL: none) goes in a colr box.
+ */
+int tsio_avif_encode(const uint8_t *pixels, uint32_t width, uint32_t height, size_t stride, int channels, int quality,
+                     int speed, const uint8_t *icc, size_t icc_size, uint8_t **out, size_t *out_size, tsio_status *st);
 
 /* The orientation (1..8) of an EXIF block (a TIFF structure from "II"/"MM"); 1 when it has none or is damaged. */
 int tsio_exif_orientation(const uint8_t *data, size_t size);

@@ -2,7 +2,7 @@ import CImageIO
 
 /// Decodes a small encoded image held in memory (a cached tile) back to pixels, so regions and view images can
 /// be assembled from the tile cache instead of rendering tiles again. JPEG comes back as RGB; PNG as RGB, RGBA
-/// or, for gray tiles, RGB; WebP as RGB or RGBA. EXIF orientation is not applied: tiles carry none.
+/// or, for gray tiles, RGB; WebP and AVIF as RGB or RGBA. EXIF orientation is not applied: tiles carry none.
 package enum ImageDecoder {
     /// Tiles are at most 4,096² (the largest `--tile-size`); anything larger is refused before allocating.
     package static let maxPixels = 4096 * 4096
@@ -51,6 +51,22 @@ package enum ImageDecoder {
                 guard rows == Int64(info.height) else {
                     throw ImageSourceError.decodeFailed(path: name, format: .webp, message: rows < 0 ? st.messageText
                         : "\(rows) of \(info.height) rows decoded")
+                }
+                return buffer
+            case .avif:
+                var header = tsio_heif_header()
+                guard let decoder = tsio_heif_open_mem(data.baseAddress, data.count, &header, &st) else {
+                    throw ImageSourceError.decodeFailed(path: name, format: .avif, message: st.messageText)
+                }
+                defer { tsio_heif_close(decoder) }
+                info.width = header.width
+                info.height = header.height
+                try checkSize(info, name: name)
+                var buffer = PixelBuffer(width: Int(header.width), height: Int(header.height), channels: Int(header.channels))
+                let rowBytes = buffer.rowBytes
+                // libheif gives the whole picture or an error (`tsio_heif_decode`), never part of it.
+                guard buffer.bytes.withUnsafeMutableBufferPointer({ tsio_heif_decode(decoder, $0.baseAddress, rowBytes, header.channels, &st) }) == 0 else {
+                    throw ImageSourceError.decodeFailed(path: name, format: .avif, message: st.messageText)
                 }
                 return buffer
             }

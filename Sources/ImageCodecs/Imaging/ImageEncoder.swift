@@ -43,6 +43,20 @@ public enum ImageEncoder {
         }
     }
 
+    /// `tsio_avif_encode`: AV1 intra, 4:2:0, at the quality `AVIFQuality` maps the JPEG `quality` to; keeps alpha.
+    /// `profile`, when given, is embedded (colr).
+    package static func avif(_ buffer: PixelBuffer, quality: Int = 85, profile: [UInt8]? = nil) throws -> [UInt8] {
+        try encode(.avif) { out, size, st in
+            buffer.bytes.withUnsafeBufferPointer { p in
+                (profile ?? []).withUnsafeBufferPointer { icc in
+                    tsio_avif_encode(p.baseAddress, UInt32(buffer.width), UInt32(buffer.height), buffer.rowBytes,
+                                     Int32(buffer.channels), Int32(AVIFQuality.avif(forJPEG: quality)), Int32(AVIFQuality.speed),
+                                     icc.baseAddress, icc.count, &out, &size, &st)
+                }
+            }
+        }
+    }
+
     /// The one encode entry point for tiles, regions and view images: JPEG at `quality`, PNG at `pngLevel`, with
     /// WebP at `quality` mapped, with the source's profile embedded when its colours are kept (`ImageSource.keptProfile`).
     public static func encode(_ buffer: PixelBuffer, as format: ImageFormat, quality: Int = 85, pngLevel: Int = 3,
@@ -51,6 +65,7 @@ public enum ImageEncoder {
         case .jpeg: try jpeg(buffer, quality: quality, profile: profile)
         case .png: try png(buffer, level: pngLevel, profile: profile)
         case .webp: try webp(buffer, quality: quality, profile: profile)
+        case .avif: try avif(buffer, quality: quality, profile: profile)
         }
     }
 

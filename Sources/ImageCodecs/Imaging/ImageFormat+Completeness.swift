@@ -10,6 +10,21 @@ extension ImageFormat {
         // RIFF's size field counts every byte after its first eight.
         case .webp: bytes.count >= 20 && ImageFormat.detect(bytes) == .webp
             && Int(bytes[4]) | Int(bytes[5]) << 8 | Int(bytes[6]) << 16 | Int(bytes[7]) << 24 == bytes.count - 8
+        // ISO boxes, one after another, end exactly at the end: ftyp, meta and mdat all there.
+        case .avif: ImageFormat.detect(bytes) == .avif && Self.boxesEndAtTheEnd(bytes)
         }
+    }
+
+    /// Whether the top-level boxes of an ISO base media file cover `bytes` exactly and hold `meta` and `mdat`.
+    private static func boxesEndAtTheEnd(_ bytes: [UInt8]) -> Bool {
+        var at = 0, seen = Set<String>()
+        while at + 8 <= bytes.count {
+            var size = Int(bytes[at]) << 24 | Int(bytes[at + 1]) << 16 | Int(bytes[at + 2]) << 8 | Int(bytes[at + 3])
+            if size == 0 { size = bytes.count - at }
+            guard size >= 8, size <= bytes.count - at else { return false }
+            seen.insert(String(decoding: bytes[at + 4 ..< at + 8], as: UTF8.self))
+            at += size
+        }
+        return at == bytes.count && seen.isSuperset(of: ["ftyp", "meta", "mdat"])
     }
 }

@@ -5,23 +5,27 @@ public enum ImageFormat: String, Sendable, CaseIterable {
     case png
     /// Lossy WebP (libwebp), at the JPEG quality mapped as `WebPQuality` says.
     case webp
+    /// AVIF (AV1 intra through libheif's libaom encoder), at the JPEG quality mapped as `AVIFQuality` says.
+    case avif
 
     /// The format whose signature starts `bytes`, or nil: JPEG is FF D8 FF, PNG the 8-byte signature, WebP a RIFF
-    /// container of type WEBP.
+    /// container of type WEBP, AVIF an `ftyp` box of brand `avif`.
     package static func detect(_ bytes: some Collection<UInt8>) -> ImageFormat? {
         let head = Array(bytes.prefix(12))
         if head.count >= 3, head[0] == 0xFF, head[1] == 0xD8, head[2] == 0xFF { return .jpeg }
         if head.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return .png }
         if head.count == 12, head[0 ..< 4].elementsEqual("RIFF".utf8), head[8 ..< 12].elementsEqual("WEBP".utf8) { return .webp }
+        if head.count == 12, head[4 ..< 8].elementsEqual("ftyp".utf8), head[8 ..< 12].elementsEqual("avif".utf8) { return .avif }
         return nil
     }
 
-    /// The format a URL's extension names (`jpg`, `jpeg`, `png`, `webp`, any case), or nil.
+    /// The format a URL's extension names (`jpg`, `jpeg`, `png`, `webp`, `avif`, any case), or nil.
     package init?(fileExtension: some StringProtocol) {
         switch fileExtension.lowercased() {
         case "jpg", "jpeg": self = .jpeg
         case "png": self = .png
         case "webp": self = .webp
+        case "avif": self = .avif
         default: return nil
         }
     }
@@ -32,6 +36,7 @@ public enum ImageFormat: String, Sendable, CaseIterable {
         case .jpeg: "jpg"
         case .png: "png"
         case .webp: "webp"
+        case .avif: "avif"
         }
     }
 
@@ -40,6 +45,7 @@ public enum ImageFormat: String, Sendable, CaseIterable {
         case .jpeg: "image/jpeg"
         case .png: "image/png"
         case .webp: "image/webp"
+        case .avif: "image/avif"
         }
     }
 

@@ -22,6 +22,7 @@ public enum SourceFormat: String, Sendable, CaseIterable {
         case .jpeg: return .jpeg
         case .png: return .png
         case .webp: return .webp
+        case .avif: return .avif
         case nil: break
         }
         // "II" or "MM", then 42 (classic) or 43 (BigTIFF) in that byte order.

@@ -49,7 +49,7 @@ final class ObjectStore: StoreBackend {
 
     static func contentType(_ name: String) -> String {
         name.hasSuffix(".jpg") ? "image/jpeg" : name.hasSuffix(".png") ? "image/png" : name.hasSuffix(".webp") ? "image/webp"
-            : "application/octet-stream"
+            : name.hasSuffix(".avif") ? "image/avif" : "application/octet-stream"
     }
 
     private var quiet: Bool { MonotonicClock.seconds() - lastFailure.withLock { $0 } < Self.quietAfterFailure }

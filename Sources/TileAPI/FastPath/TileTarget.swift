@@ -156,6 +156,7 @@ struct TileTarget: Equatable {
             if HTTPParser.equalsFolded(bytes, suffix, "jpg") || HTTPParser.equalsFolded(bytes, suffix, "jpeg") { format = .jpeg }
             else if HTTPParser.equalsFolded(bytes, suffix, "png") { format = .png }
             else if HTTPParser.equalsFolded(bytes, suffix, "webp") { format = .webp }
+            else if HTTPParser.equalsFolded(bytes, suffix, "avif") { format = .avif }
             else { return nil }
             row = y.lowerBound ..< dot
         }
@@ -188,7 +189,7 @@ struct TileTarget: Equatable {
         return IIIFTile(x: x, y: y, width: w, height: h, outWidth: outWidth, outHeight: outHeight)
     }
 
-    /// `default.{ext}` or `color.{ext}` with the formats tiles come in (`jpg`, `png`, `webp`: IIIF's names, lower case).
+    /// `default.{ext}` or `color.{ext}` with the formats tiles come in (`jpg`, `png`, `webp`, `avif`: IIIF's names, lower case).
     private static func qualityFormat(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>) -> ImageFormat? {
         guard let dot = bytes[range].lastIndex(of: UInt8(ascii: ".")) else { return nil }
         let quality = range.lowerBound ..< dot, suffix = dot + 1 ..< range.upperBound
@@ -196,6 +197,7 @@ struct TileTarget: Equatable {
         if HTTPParser.equals(bytes, suffix, "jpg") { return .jpeg }
         if HTTPParser.equals(bytes, suffix, "png") { return .png }
         if HTTPParser.equals(bytes, suffix, "webp") { return .webp }
+        if HTTPParser.equals(bytes, suffix, "avif") { return .avif }
         return nil
     }
 

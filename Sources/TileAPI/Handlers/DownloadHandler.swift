@@ -80,6 +80,9 @@ struct DownloadHandler {
         case "jp2": return "image/jp2"
         case "j2k", "j2c": return "image/j2k"
         case "webp": return "image/webp"
+        case "jph": return "image/jph"
+        case "heic", "heif", "hif": return "image/heic"
+        case "avif": return "image/avif"
         default: return "application/octet-stream"
         }
     }

@@ -17,12 +17,12 @@ struct ViewportHandler: Sendable {
         prefetch = Prefetcher(services)
     }
 
-    /// The format the query's `format` names for tile URLs (`jpg`, `png`, `webp`: the viewer asks for WebP where the
+    /// The format the query's `format` names for tile URLs (`jpg`, `png`, `webp`, `avif`: the viewer asks for WebP where the
     /// browser decodes it), else the tile format setting.
     private func format(_ context: RequestContext) throws -> ImageFormat {
         guard let text = context.path.query["format"] else { return tiles.options.format }
         guard let format = ImageFormat(fileExtension: text) else {
-            throw APIError.badRequest("format must be jpg, png or webp, not '\(text)'")
+            throw APIError.badRequest("format must be jpg, png, webp or avif, not '\(text)'")
         }
         return format
     }

@@ -87,7 +87,7 @@ struct IIIFHandler: Sendable {
                                            return size.width <= limits.maxWidth && size.height <= limits.maxHeight
                                        }.map { .int(1 << $0) }))])])),
             ("sizes", .array(sizes.map { .object([("width", .int($0.width)), ("height", .int($0.height))]) })),
-            ("extraFormats", .array([.string("webp")])),
+            ("extraFormats", .array([.string("webp"), .string("avif")])),
             ("extraQualities", .array(["color", "gray", "bitonal"])),
             ("extraFeatures", .array(features)),
         ] + authServices(context, id: identifier.id))

@@ -50,16 +50,16 @@ struct IIIFRequest: Equatable {
         (width, height, sizeIsExplicit) = try Self.size(size, self.region.width, self.region.height, limits)
         (mirror, quarterTurns) = try Self.rotation(rotation)
         guard let dot = qualityFormat.utf8.lastIndex(of: UInt8(ascii: ".")), let q = Quality(rawValue: String(qualityFormat[..<dot])) else {
-            throw .badRequest("quality must be default, color, gray or bitonal, followed by .jpg, .png or .webp")
+            throw .badRequest("quality must be default, color, gray or bitonal, followed by .jpg, .png, .webp or .avif")
         }
         quality = q
         let suffix = qualityFormat[qualityFormat.utf8.index(after: dot)...]
         switch suffix {
-        case "jpg", "png", "webp":
-            guard let parsed = ImageFormat(fileExtension: suffix) else { throw .badRequest("format must be jpg, png or webp") }
+        case "jpg", "png", "webp", "avif":
+            guard let parsed = ImageFormat(fileExtension: suffix) else { throw .badRequest("format must be jpg, png, webp or avif") }
             format = parsed
-        case "tif", "gif", "jp2", "pdf": throw .notImplemented("format \(suffix) is not supported; use jpg, png or webp")
-        default: throw .badRequest("format must be jpg, png or webp")
+        case "tif", "gif", "jp2", "pdf": throw .notImplemented("format \(suffix) is not supported; use jpg, png, webp or avif")
+        default: throw .badRequest("format must be jpg, png, webp or avif")
         }
     }
 

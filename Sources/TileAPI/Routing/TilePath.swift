@@ -12,7 +12,7 @@ enum TilePath {
         if let dot = y.lastIndex(of: ".") {
             let suffix = y[y.index(after: dot)...]
             guard let named = ImageFormat(fileExtension: suffix) else {
-                throw .badRequest("tile format must be jpg, jpeg, png or webp, not '\(suffix)'")
+                throw .badRequest("tile format must be jpg, jpeg, png, webp or avif, not '\(suffix)'")
             }
             format = named
             row = y[..<dot]
@@ -30,7 +30,7 @@ enum TilePath {
         guard name.hasPrefix("thumbnail.") else { return nil }
         let suffix = name.dropFirst(10)
         guard let format = ImageFormat(fileExtension: suffix) else {
-            throw .badRequest("thumbnail format must be jpg, jpeg, png or webp, not '\(suffix)'")
+            throw .badRequest("thumbnail format must be jpg, jpeg, png, webp or avif, not '\(suffix)'")
         }
         return format
     }

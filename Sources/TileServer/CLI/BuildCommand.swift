@@ -34,10 +34,10 @@ struct BuildCommand: ParsableCommand {
     @Option(help: "Pixels each tile extends past its interior edges (0 to tile size / 2).")
     var overlap: Int = 0
 
-    @Option(help: "jpg, png or webp.")
+    @Option(help: "jpg, png, webp or avif.")
     var format: ImageFormat = .jpeg
 
-    @Option(help: "JPEG quality, 1 to 100 (WebP's is mapped to look the same).")
+    @Option(help: "JPEG quality, 1 to 100 (WebP's and AVIF's are mapped to look the same).")
     var quality: Int = 85
 
     @Option(help: "convert: an RGB image's ICC profile is converted to sRGB; keep: the pixels are left and every tile embeds the profile.")

@@ -59,7 +59,7 @@ struct ServerConfiguration: Sendable {
         .integer("tile-size", \.tileSize, 16 ... 4096, "Tile edge in pixels."),
         .integer("quality", \.quality, 1 ... 100, "Quality of JPEG tiles and images; WebP's is mapped to look the same (WebPQuality)."),
         .format("tile-format", \.tileFormat,
-                "jpeg, webp or png: what the tile store keeps, DeepZoom descriptors name and tile URLs without an extension get (images with alpha are stored as PNG instead of JPEG). Requests naming another format are made from the image."),
+                "jpeg, webp, avif or png: what the tile store keeps, DeepZoom descriptors name and tile URLs without an extension get (images with alpha are stored as PNG instead of JPEG). Requests naming another format are made from the image."),
         .integer("cache-mb", \.cacheMB, 0 ... 1 << 20, "In-memory tile cache budget in MiB."),
         .text("store-dir", \.storeDir,
               "Directory of the persistent tile store, where every tile a decode pass cuts is kept across restarts; or s3://bucket/prefix, a store in object storage shared by every replica (bounded by the bucket's lifecycle rule, not --store-mb); off: none (tiles then live in the memory cache only and are decoded again when evicted)."),

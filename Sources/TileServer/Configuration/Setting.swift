@@ -79,7 +79,7 @@ struct Setting: Sendable {
     static func format(_ name: String, _ path: WritableKeyPath<ServerConfiguration, ImageFormat> & Sendable, _ help: String) -> Setting {
         Setting(name: name, help: help, defaultText: ServerConfiguration()[keyPath: path].rawValue) { config, value, source in
             guard let format = ImageFormat(fileExtension: value) else {
-                throw ConfigurationError(message: "\(source) must be jpeg, webp or png, not '\(value)'")
+                throw ConfigurationError(message: "\(source) must be jpeg, webp, avif or png, not '\(value)'")
             }
             config[keyPath: path] = format
         }

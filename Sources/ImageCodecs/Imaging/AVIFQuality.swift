@@ -1,0 +1,19 @@
+/// How the one quality setting (`--quality`, which reads as JPEG's) is given to the AVIF encoder (libheif's libaom
+/// plugin, 0…100). AV1's scale is not JPEG's: the table maps JPEG qualities to the AVIF quality whose tiles of a
+/// real photo reach the same mean luma SSIM (`bench/avif.py`: bisected on 48 tiles of the two deepest levels of the
+/// 5,640 × 3,172 photo); between the points it is linear.
+package enum AVIFQuality {
+    /// libaom's speed through libheif, 0 (smallest) … 9 (fastest): see `bench/avif.py` for bytes and time per tile.
+    static let speed = 6
+
+    /// (JPEG quality, AVIF quality of the same SSIM).
+    static let points: [(jpeg: Int, avif: Int)] = [(0, 0), (75, 55), (85, 62), (92, 70), (100, 100)]
+
+    /// The AVIF quality with the SSIM of JPEG at `quality`.
+    package static func avif(forJPEG quality: Int) -> Int {
+        let q = max(0, min(100, quality))
+        guard let upper = points.firstIndex(where: { $0.jpeg >= q }), upper > 0 else { return q }
+        let (a, b) = (points[upper - 1], points[upper])
+        return a.avif + (q - a.jpeg) * (b.avif - a.avif) / (b.jpeg - a.jpeg)
+    }
+}
