@@ -1,6 +1,6 @@
 """The archive formats served as the JPEG master is: a pyramidal TIFF, a flat tiled TIFF, a striped TIFF, a BigTIFF and
 a JPEG 2000 made from one photo give the same tiles; the public IIIF validator passes on a TIFF-backed and a JP2-backed
-image; OpenSeadragon renders both in Chromium; WebP tiles decode there too, and the viewer asks for them."""
+image; OpenSeadragon renders both in Chromium; WebP and AVIF tiles decode there too, and the viewer asks for them."""
 import io
 import json
 import math
@@ -299,6 +299,23 @@ def test_webp_tiles_and_images(formats):
     assert formats.get("/api/images/master/viewport?width=800&height=600&format=gif")[0].status == 400
 
 
+def test_avif_tiles_and_images(formats):
+    """AVIF tiles (AV1 through libheif's libaom), decoded by Pillow's libavif: the pixels of the PNG tile within what a
+    lossy code loses, in fewer bytes than the JPEG tile; IIIF announces and serves the format."""
+    response, body = formats.get("/images/pyramid/tiles/12/3/2.avif")
+    assert response.status == 200 and response.getheader("Content-Type") == "image/avif"
+    avif = Image.open(io.BytesIO(body))
+    assert avif.format == "AVIF" and avif.size == (256, 256)
+    assert mad(avif.convert("RGB"), tile(formats, "pyramid", 12, 3, 2, "png")) < 3
+    jpeg = formats.get("/images/pyramid/tiles/12/3/2.jpg")[1]
+    assert len(body) < len(jpeg), (len(body), len(jpeg))
+    assert "avif" in formats.json("/iiif/3/photo/info.json")["extraFormats"]
+    response, body = formats.get("/iiif/3/photo/full/400,/0/default.avif")
+    assert response.status == 200 and Image.open(io.BytesIO(body)).size == (400, 258)
+    # An IIIF tile request in AVIF: the same bytes as the tile URL's.
+    assert formats.get("/iiif/3/pyramid/768,512,256,256/256,/0/default.avif")[1] == formats.get("/images/pyramid/tiles/12/3/2.avif")[1]
+
+
 @pytest.mark.parametrize("variant", ["pyramid.tif", "photo.jp2", "htj2k.jph"])
 def test_public_iiif_validator_passes_on_archive_formats(tmp_path, variant):
     # Lossless, so the validator's colour checks see the test image's own colours.
@@ -336,7 +353,7 @@ def test_openseadragon_renders_tiff_and_jp2(browser, formats, image):
     page.close()
 
 
-@pytest.mark.parametrize("kept, mime", [("jpg", "image/jpeg"), ("webp", "image/webp")])
+@pytest.mark.parametrize("kept, mime", [("jpg", "image/jpeg"), ("webp", "image/webp"), ("avif", "image/avif")])
 def test_the_viewer_asks_for_the_format_the_store_keeps(browser, formats, kept, mime):
     """Tiles are asked for in the store's format (the entry's `format`), so none is transcoded per request."""
     flags = [] if kept == "jpg" else ["--tile-format", kept]
