@@ -19,7 +19,7 @@ struct BuildCommand: ParsableCommand {
         abstract: "Write every tile of an image's pyramid (DeepZoom or XYZ layout); the output appears only when complete."
     )
 
-    @Argument(help: "A JPEG, PNG, TIFF or JPEG 2000 file.")
+    @Argument(help: "A JPEG, PNG, TIFF, JPEG 2000, HEIC, AVIF or WebP file.")
     var image: String
 
     @Option(help: "Output directory.")

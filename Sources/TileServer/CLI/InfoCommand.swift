@@ -11,7 +11,7 @@ struct InfoCommand: ParsableCommand {
         abstract: "Print format, upright size, channels, orientation, pyramid levels and the file's structure (its stored levels, tiles, compression, bit depth and profile) of images as JSON lines."
     )
 
-    @Argument(help: "JPEG, PNG, TIFF or JPEG 2000 files.")
+    @Argument(help: "JPEG, PNG, TIFF, JPEG 2000, HEIC, AVIF or WebP files.")
     var images: [String]
 
     @Option(help: "Refuse images with more pixels than this.")

@@ -20,7 +20,7 @@ struct ServeCommand: ParsableCommand {
         }
         return CommandConfiguration(
             commandName: "serve",
-            abstract: "Serve images (files, or folders of JPEG, PNG, TIFF and JPEG 2000, recursively) over HTTP; with none, a built-in landscape.",
+            abstract: "Serve images (files, or folders of JPEG, PNG, TIFF, JPEG 2000, HEIC, AVIF and WebP, recursively) over HTTP; with none, a built-in landscape.",
             discussion: "OPTIONS (each also read from its environment variable; a flag wins):\n" + options.joined(separator: "\n")
         )
     }
