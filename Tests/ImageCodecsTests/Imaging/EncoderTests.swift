@@ -44,6 +44,48 @@ final class EncoderTests: XCTestCase {
         XCTAssertThrowsError(try ImageEncoder.webp(PixelBuffer(width: 20_000, height: 1, channels: 3)), "over WebP's 16,383")
     }
 
+    func testAVIFRoundTripKeepsAlphaAndTheProfileAndIsCheckedWhole() throws {
+        for name in ["rgb.png", "rgba.png"] {
+            let pixels = try ImageOpener.open(Fixtures.path(name)).decodeAll()
+            let encoded = try ImageEncoder.avif(pixels, quality: 85)
+            XCTAssertEqual(ImageFormat.detect(encoded), .avif)
+            XCTAssertTrue(ImageFormat.avif.isComplete(encoded))
+            XCTAssertFalse(ImageFormat.avif.isComplete(Array(encoded.dropLast())), "a cut AVIF is not whole")
+            XCTAssertFalse(ImageFormat.avif.isComplete(encoded + [0, 0]), "nor one with bytes after its last box")
+            let decoded = try ImageDecoder.decode(encoded)
+            XCTAssertEqual(decoded.channels, pixels.channels, name)
+            XCTAssertEqual(decoded.width, pixels.width, name)
+            let psnr = PixelCompare.psnr(decoded, pixels)
+            XCTAssertGreaterThan(psnr, 30, "\(name): PSNR \(psnr)")
+        }
+        let profile = try XCTUnwrap(ColourTransform.adobeRGB)
+        let tagged = try ImageEncoder.avif(PixelBuffer(width: 8, height: 8, channels: 3, fill: 90), profile: profile)
+        XCTAssertNotNil(tagged.firstRange(of: Array("prof".utf8)), "the profile is in a colr box")
+        XCTAssertEqual(try ImageDecoder.decode(tagged).width, 8)
+        XCTAssertThrowsError(try ImageDecoder.decode(Array(tagged.prefix(tagged.count / 2))), "half an AVIF is an error")
+    }
+
+    func testAVIFQualityFollowsTheMeasuredTable() {
+        XCTAssertEqual(AVIFQuality.avif(forJPEG: 100), 100)
+        XCTAssertEqual(AVIFQuality.avif(forJPEG: 0), 0)
+        for point in AVIFQuality.points { XCTAssertEqual(AVIFQuality.avif(forJPEG: point.jpeg), point.avif) }
+        XCTAssertEqual((1 ... 100).map(AVIFQuality.avif(forJPEG:)), (1 ... 100).map(AVIFQuality.avif(forJPEG:)).sorted(), "monotonic")
+    }
+
+    func testSourceFormatsAreTheirSignatures() {
+        func head(_ text: String, _ brand: String) -> [UInt8] { [0, 0, 0, 0x18] + Array("ftyp".utf8) + Array(brand.utf8) }
+        XCTAssertEqual(SourceFormat.detect(head("", "heic")), .heic)
+        XCTAssertEqual(SourceFormat.detect(head("", "mif1")), .heic)
+        XCTAssertEqual(SourceFormat.detect(head("", "avif")), .avif)
+        XCTAssertNil(SourceFormat.detect(head("", "isom")), "an MP4 is not a photo")
+        XCTAssertEqual(SourceFormat.detect(Array("RIFF".utf8) + [0, 0, 0, 0] + Array("WEBP".utf8)), .webp)
+        XCTAssertEqual(SourceFormat.unreadableFormat(Array("GIF89a".utf8) + [0, 0, 0, 0, 0, 0]), "GIF")
+        XCTAssertEqual(SourceFormat.unreadableFormat(head("", "crx ")), "Canon raw")
+        XCTAssertEqual(SourceFormat.unreadableFormat(fileName: "/a/b/IMG_1.NEF"), "Nikon raw")
+        XCTAssertNil(SourceFormat.unreadableFormat(fileName: "/a.b/c"))
+        for ext in ["jph", "jhc", "heic", "HEIF", "avif", "webp", "jfif"] { XCTAssertNotNil(SourceFormat(fileExtension: ext), ext) }
+    }
+
     func testWebPQualityFollowsTheMeasuredTable() {
         XCTAssertEqual(WebPQuality.webp(forJPEG: 85), 81)
         XCTAssertEqual(WebPQuality.webp(forJPEG: 75), 73)
