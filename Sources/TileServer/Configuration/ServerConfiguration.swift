@@ -57,7 +57,7 @@ struct ServerConfiguration: Sendable {
         .text("host", \.transport.host, "Address to listen on."),
         .integer("port", \.transport.port, 0 ... 65535, "Port (0 picks a free one)."),
         .integer("tile-size", \.tileSize, 16 ... 4096, "Tile edge in pixels."),
-        .integer("quality", \.quality, 1 ... 100, "Quality of JPEG tiles and images; WebP's is mapped to look the same (WebPQuality)."),
+        .integer("quality", \.quality, 1 ... 100, "Quality of JPEG tiles and images; WebP's and AVIF's are mapped to look the same (WebPQuality, AVIFQuality)."),
         .format("tile-format", \.tileFormat,
                 "jpeg, webp, avif or png: what the tile store keeps, DeepZoom descriptors name and tile URLs without an extension get (images with alpha are stored as PNG instead of JPEG). Requests naming another format are made from the image."),
         .integer("cache-mb", \.cacheMB, 0 ... 1 << 20, "In-memory tile cache budget in MiB."),
