@@ -43,6 +43,114 @@ static enum heif_reader_grow_status in_wait(int64_t target, void *user) {
 
 static const struct heif_reader reader = {1, in_position, in_read, in_seek, in_wait};
 
+static uint64_t be(const uint8_t *p, int n) {
+    uint64_t v = 0;
+    for (int i = 0; i < n; i++) v = v << 8 | p[i];
+    return v;
+}
+
+#define FOURCC(a, b, c, d) ((uint32_t)(a) << 24 | (uint32_t)(b) << 16 | (uint32_t)(c) << 8 | (uint32_t)(d))
+
+/*
+ * The primary item's type and, for a grid or an overlay, the output size its descriptor gives, read from the
+ * file's own boxes (meta > pitm, iinf > infe, iloc, idat), bounded: libheif 1.15 takes a grid's or an overlay's
+ * output size from that descriptor and allocates it before looking at anything else, so 16 bytes claiming
+ * 60,000 × 60,000 behind an `ispe` of 128 × 80 cost gigabytes (and crashed it). 0 when read; -1 when the boxes
+ * cannot be followed.
+ */
+static int primary_item(const tsio_input *in, uint64_t size, uint32_t *type, uint64_t *out_w, uint64_t *out_h) {
+    uint32_t box;
+    uint64_t body, end, at = 0, meta = 0, meta_end = 0;
+    for (int n = 0; n < 64 && tsio_box_next(in, at, size, &box, &body, &end); n++, at = end) {
+        if (box == FOURCC('m', 'e', 't', 'a')) { meta = body + 4; meta_end = end; break; }
+    }
+    if (meta == 0) return -1;
+    uint64_t primary = UINT64_MAX, iinf = 0, iinf_end = 0, iloc = 0, iloc_end = 0, idat = 0;
+    uint8_t b[16];
+    at = meta;
+    for (int n = 0; n < 64 && tsio_box_next(in, at, meta_end, &box, &body, &end); n++, at = end) {
+        if (box == FOURCC('p', 'i', 't', 'm')) {
+            if (end - body < 6 || tsio_input_pread(in, b, 8 <= end - body ? 8 : 6, body) < 6) return -1;
+            primary = b[0] == 0 ? be(b + 4, 2) : (end - body >= 8 ? be(b + 4, 4) : UINT64_MAX);
+        } else if (box == FOURCC('i', 'i', 'n', 'f')) {
+            iinf = body;
+            iinf_end = end;
+        } else if (box == FOURCC('i', 'l', 'o', 'c')) {
+            iloc = body;
+            iloc_end = end;
+        } else if (box == FOURCC('i', 'd', 'a', 't')) {
+            idat = body;
+        }
+    }
+    if (primary == UINT64_MAX || iinf == 0 || iloc == 0) return -1;
+    /* iinf: version, flags, entry count (16 or 32 bits), then infe boxes of version 2 or 3. */
+    if (tsio_input_pread(in, b, 1, iinf) != 1) return -1;
+    *type = 0;
+    at = iinf + (b[0] == 0 ? 6 : 8);
+    for (int n = 0; n < 4096 && tsio_box_next(in, at, iinf_end, &box, &body, &end); n++, at = end) {
+        if (box != FOURCC('i', 'n', 'f', 'e') || end - body < 12 || tsio_input_pread(in, b, 14 <= end - body ? 14 : 12, body) < 12) continue;
+        if (b[0] < 2) continue;
+        uint64_t id = b[0] == 2 ? be(b + 4, 2) : be(b + 4, 4);
+        if (id == primary) { *type = (uint32_t)be(b + (b[0] == 2 ? 8 : 10), 4); break; }
+    }
+    if (*type == 0) return -1;
+    *out_w = *out_h = 0;
+    if (*type != FOURCC('g', 'r', 'i', 'd') && *type != FOURCC('i', 'o', 'v', 'l')) return 0;
+    /* iloc: where the descriptor is (a file offset, or an offset into idat). */
+    if (tsio_input_pread(in, b, 8, iloc) != 8) return -1;
+    int version = b[0], offset_size = b[4] >> 4, length_size = b[4] & 15, base_size = b[5] >> 4;
+    int index_size = version >= 1 ? (b[5] & 15) : 0;
+    int id_size = version < 2 ? 2 : 4;
+    uint64_t count = version < 2 ? be(b + 6, 2) : 0;
+    at = iloc + 6;
+    if (version >= 2) {
+        if (tsio_input_pread(in, b, 4, at) != 4) return -1;
+        count = be(b, 4);
+        at += 4;
+    } else {
+        at += 2;
+    }
+    if (offset_size > 8 || length_size > 8 || base_size > 8 || index_size > 8) return -1;
+    for (uint64_t k = 0; k < count && k < 65536 && at < iloc_end; k++) {
+        uint8_t e[8];
+        if (tsio_input_pread(in, e, (size_t)id_size, at) != id_size) return -1;
+        uint64_t id = be(e, id_size);
+        at += (uint64_t)id_size;
+        int method = 0;
+        if (version >= 1) {
+            if (tsio_input_pread(in, e, 2, at) != 2) return -1;
+            method = e[1] & 15;
+            at += 2;
+        }
+        at += 2; /* data reference index */
+        if (tsio_input_pread(in, e, (size_t)base_size, at) != base_size) return -1;
+        uint64_t base = be(e, base_size);
+        at += (uint64_t)base_size;
+        if (tsio_input_pread(in, e, 2, at) != 2) return -1;
+        uint64_t extents = be(e, 2);
+        at += 2;
+        uint64_t first = UINT64_MAX;
+        for (uint64_t x = 0; x < extents && x < 65536; x++) {
+            at += (uint64_t)index_size;
+            if (tsio_input_pread(in, e, (size_t)offset_size, at) != offset_size) return -1;
+            if (x == 0) first = be(e, offset_size);
+            at += (uint64_t)offset_size + (uint64_t)length_size;
+        }
+        if (id != primary) continue;
+        if (first == UINT64_MAX || (method == 1 && idat == 0) || method > 1) return -1;
+        uint64_t where = (method == 1 ? idat : 0) + base + first;
+        long long got = tsio_input_pread(in, b, 16, where);
+        if (got < 2) return -1;
+        int wide = b[1] & 1, field = wide ? 4 : 2;
+        uint64_t sizes = *type == FOURCC('g', 'r', 'i', 'd') ? 4 : 10;
+        if ((uint64_t)got < sizes + 2 * (uint64_t)field) return -1;
+        *out_w = be(b + sizes, field);
+        *out_h = be(b + sizes + field, field);
+        return 0;
+    }
+    return -1;
+}
+
 struct tsio_heif {
     heif_input in;
     void *memory;             /* what tsio_heif_open_mem reads from (freed on close) */
@@ -136,6 +244,22 @@ tsio_heif *tsio_heif_open(const tsio_input *in, uint32_t max_side, tsio_heif_hea
     int w = heif_image_handle_get_width(h->handle), ht = heif_image_handle_get_height(h->handle);
     if (w <= 0 || ht <= 0) {
         tsio_status_fail(st, TSIO_ERR_CORRUPT, "the primary image has no size");
+        tsio_heif_close(h);
+        return NULL;
+    }
+    uint32_t type = 0;
+    uint64_t out_w = 0, out_h = 0;
+    if (primary_item(in, (uint64_t)h->in.size, &type, &out_w, &out_h) != 0) {
+        tsio_status_fail(st, TSIO_ERR_CORRUPT, "the primary image's boxes (pitm, iinf, iloc) cannot be followed");
+        tsio_heif_close(h);
+        return NULL;
+    }
+    /* A grid or overlay is no larger than the image its ispe (turned as libheif turns it) says. */
+    uint64_t longer = (uint64_t)(w > ht ? w : ht);
+    if ((out_w || out_h) && (out_w > longer || out_h > longer || out_w * out_h > (uint64_t)w * (uint64_t)ht)) {
+        tsio_status_fail(st, TSIO_ERR_CORRUPT, "its %s claims %llu x %llu pixels where the image is %d x %d",
+                         type == FOURCC('g', 'r', 'i', 'd') ? "grid" : "overlay", (unsigned long long)out_w,
+                         (unsigned long long)out_h, w, ht);
         tsio_heif_close(h);
         return NULL;
     }

@@ -139,36 +139,15 @@ static void layout(const opj_image_t *im, int *colour, int *alpha) {
     if (*alpha < 0 && (n == 2 || n == 4)) *alpha = n - 1;
 }
 
-/* The box at `at` (ending before `end`): its type, where its body starts and where it ends; 0 at the end or on a
- * box that runs past `end`. */
-static int next_box(const tsio_input *in, uint64_t at, uint64_t end, uint32_t *type, uint64_t *body, uint64_t *box_end) {
-    uint8_t b[16];
-    if (at + 8 > end || tsio_input_pread(in, b, 8, at) != 8) return 0;
-    uint64_t length = (uint64_t)b[0] << 24 | (uint64_t)b[1] << 16 | (uint64_t)b[2] << 8 | b[3];
-    *type = (uint32_t)b[4] << 24 | (uint32_t)b[5] << 16 | (uint32_t)b[6] << 8 | b[7];
-    *body = at + 8;
-    if (length == 1) { /* a 64-bit length follows */
-        if (at + 16 > end || tsio_input_pread(in, b + 8, 8, at + 8) != 8) return 0;
-        length = 0;
-        for (int i = 8; i < 16; i++) length = length << 8 | b[i];
-        *body = at + 16;
-    } else if (length == 0) {
-        length = end - at;
-    }
-    if (length < *body - at || length > end - at) return 0;
-    *box_end = at + length;
-    return 1;
-}
-
 /* The ICC profile of a JP2 file's colour box (`jp2h` > `colr`, method 2 or 3), into a malloc'd buffer. OpenJPEG hands
  * the profile over only with the decoded image, so the header's boxes are read here. */
 static int jp2_profile(const tsio_input *in, uint64_t size, uint8_t **profile, size_t *profile_size) {
     uint32_t type;
     uint64_t body, end, at = 0;
-    while (next_box(in, at, size, &type, &body, &end)) {
+    while (tsio_box_next(in, at, size, &type, &body, &end)) {
         if (type == 0x6A703268) { /* jp2h */
             uint64_t inner = body, ibody, iend;
-            while (next_box(in, inner, end, &type, &ibody, &iend)) {
+            while (tsio_box_next(in, inner, end, &type, &ibody, &iend)) {
                 uint8_t method;
                 if (type == 0x636F6C72 && iend - ibody > 3 && tsio_input_pread(in, &method, 1, ibody) == 1 && (method == 2 || method == 3)) {
                     uint64_t n = iend - ibody - 3;
@@ -198,7 +177,7 @@ static int high_throughput(const tsio_input *in, uint64_t size) {
         uint32_t type;
         uint64_t body, end, box = 0;
         at = UINT64_MAX;
-        for (int n = 0; n < 64 && next_box(in, box, size, &type, &body, &end); n++, box = end) {
+        for (int n = 0; n < 64 && tsio_box_next(in, box, size, &type, &body, &end); n++, box = end) {
             if (type == 0x6A703263) { at = body; break; } /* jp2c */
         }
         if (at == UINT64_MAX) return 0;

@@ -54,3 +54,25 @@ uint64_t tsio_input_size(const tsio_input *in) {
     if (fstat(in->fd, &sb) != 0) return 0;
     return (uint64_t)sb.st_size;
 }
+
+/* The box at `at` (ending before `end`): its type, where its body starts and where it ends; 0 at the end or on a
+ * box that runs past `end`. */
+int tsio_box_next(const tsio_input *in, uint64_t at, uint64_t end, uint32_t *type, uint64_t *body, uint64_t *box_end) {
+    uint8_t b[16];
+    if (at + 8 > end || tsio_input_pread(in, b, 8, at) != 8) return 0;
+    uint64_t length = (uint64_t)b[0] << 24 | (uint64_t)b[1] << 16 | (uint64_t)b[2] << 8 | b[3];
+    *type = (uint32_t)b[4] << 24 | (uint32_t)b[5] << 16 | (uint32_t)b[6] << 8 | b[7];
+    *body = at + 8;
+    if (length == 1) { /* a 64-bit length follows */
+        if (at + 16 > end || tsio_input_pread(in, b + 8, 8, at + 8) != 8) return 0;
+        length = 0;
+        for (int i = 8; i < 16; i++) length = length << 8 | b[i];
+        *body = at + 16;
+    } else if (length == 0) {
+        length = end - at;
+    }
+    if (length < *body - at || length > end - at) return 0;
+    *box_end = at + length;
+    return 1;
+}
+

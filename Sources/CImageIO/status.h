@@ -28,4 +28,8 @@ uint64_t tsio_input_size(const tsio_input *in);
 int tsio_icc_rgb_profile(double white_x, double white_y, const double primaries[6], double gamma,
                          uint8_t **profile, size_t *size);
 
+/* The ISO/JP2 box at `at` (ending before `end`): its type, where its body starts and where it ends; 0 at the end
+ * or on a box that runs past `end`. 64-bit sizes and size 0 (to `end`) are understood. */
+int tsio_box_next(const tsio_input *in, uint64_t at, uint64_t end, uint32_t *type, uint64_t *body, uint64_t *box_end);
+
 #endif

@@ -191,6 +191,11 @@ def photo_files(put, fixtures, rng):
     meta = heic.find(b"meta") - 4
     put("heic-meta-overrun.heic", heic[:meta] + struct.pack(">I", 0x7FFFFFF0) + heic[meta + 4:], "header")
     put("heic-ftyp-only.heic", heic[:heic.find(b"meta") - 4], "header")
+    # A grid and an overlay whose descriptors claim far more than their ispe (found by the heic fuzz target: libheif
+    # 1.15 allocated gigabytes for them, then crashed).
+    findings = Path(__file__).resolve().parents[2] / "Fuzz/Regressions/heic"
+    put("heic-grid-bomb.heic", (findings / "grid-output-60000x60000.heic").read_bytes(), "header")
+    put("heic-overlay-bomb.heic", (findings / "overlay-canvas-64451x8209.heic").read_bytes(), "header")
     webp = (fixtures / "photo.webp").read_bytes()
     # A VP8X canvas of 16,383 x 16,383 around no image chunk, and an animation flag: both refused from the header.
     vp8x = b"VP8X" + struct.pack("<I", 10) + bytes([0x02, 0, 0, 0]) + (16382).to_bytes(3, "little") * 2

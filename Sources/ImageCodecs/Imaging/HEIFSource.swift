@@ -46,8 +46,8 @@ struct HEIFSource: StoredImageSource {
         }
     }
 
-    /// libheif refuses either side over this before decoding (its own default is 32,768).
-    static let maxSide: UInt32 = 65_535
+    /// libheif refuses either side over this before decoding (its own default).
+    static let maxSide: UInt32 = 32_768
 
     package var structure: SourceStructure {
         var notes = [header.avif != 0 ? "AVIF (AV1)" : "HEIF (HEVC)", "decoded whole, once a pass"]

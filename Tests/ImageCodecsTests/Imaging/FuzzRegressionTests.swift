@@ -74,4 +74,23 @@ final class FuzzRegressionTests: XCTestCase {
             for file in files { _ = replay(file) }
         }
     }
+
+    /// WebP, HEIC and AVIF: every seed decodes; a grid or an overlay claiming more than its image (libheif 1.15
+    /// allocates what the descriptor says: gigabytes, then a crash) is an error before libheif decodes.
+    func testPhotoFormatInputs() throws {
+        for target in ["webp", "heic", "avif"] {
+            let files = try inputs(target)
+            XCTAssertGreaterThanOrEqual(files.count, 2, target)
+            for file in files where file.path.contains("/Corpus/") {
+                XCTAssertEqual(replay(file), "ok", "seed \(file.lastPathComponent) decodes")
+            }
+            for file in files { _ = replay(file) }
+        }
+        for name in ["grid-output-60000x60000.heic", "overlay-canvas-64451x8209.heic"] {
+            let file = fuzz.appendingPathComponent("Regressions/heic/\(name)")
+            XCTAssertThrowsError(try ImageOpener.open(file.path)) { error in
+                XCTAssertTrue("\(error)".contains("claims"), "\(name): \(error)")
+            }
+        }
+    }
 }
