@@ -16,7 +16,12 @@ struct WebPSource: StoredImageSource {
 
     init(path: String, input: ImageInput, limits: ImageLimits) throws {
         let stamp = try input.stamp()
-        let bytes = try Self.whole(input, path: path, size: stamp.size)
+        // The header is in the first bytes (RIFF, then VP8X or the frame's own header): a listing of thousands of
+        // photos reads 64 KB of each, not each whole.
+        let bytes = try input.read(count: Int(min(stamp.size, 64 << 10)), at: 0)
+        guard bytes.count >= 12 else {
+            throw ImageSourceError.truncated(path: path, format: .webp, atByte: Int64(bytes.count), fileSize: stamp.size, row: 0, rows: 0)
+        }
         var st = tsio_status()
         var raw = tsio_info()
         let opened = bytes.withUnsafeBufferPointer { data -> Bool in
