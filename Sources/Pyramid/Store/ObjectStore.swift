@@ -129,6 +129,8 @@ final class ObjectStore: StoreBackend {
     /// The tiles still queued are written before the process exits (for at most 10 s).
     func flush() { writer.drain(timeout: 10) }
 
+    var droppedWrites: Int { writer.dropped }
+
     /// Nothing to count (no budget) and no pass to resume: a pass started and not done may be running on another
     /// replica; a tile it never stored is made when asked for.
     func scan() -> (tiles: [StoreScan.Tile], interrupted: [StoredPass]) { ([], []) }

@@ -15,7 +15,9 @@ final class ObjectStoreWriter: @unchecked Sendable {
     private var bytes = 0
     private var busy = 0
     private var started = false
-    private(set) var dropped = 0
+    private var droppedCount = 0
+    /// Tiles not kept because the queue was full.
+    var dropped: Int { lock.withLock { droppedCount } }
     private let put: @Sendable (String, [UInt8]) -> Void
 
     /// `put` writes one object (and swallows its failure).
@@ -32,7 +34,7 @@ final class ObjectStoreWriter: @unchecked Sendable {
                 for _ in 0 ..< Self.threads { startDetachedThread { [self] in run() } }
             }
             guard self.bytes + bytes.count <= Self.byteLimit else {
-                dropped += 1
+                droppedCount += 1
                 return false
             }
             queue.append((name, bytes))

@@ -14,8 +14,11 @@ protocol StoreBackend: Sendable {
     func scan() -> (tiles: [StoreScan.Tile], interrupted: [StoredPass])
     /// Waits for writes still under way (at exit).
     func flush()
+    /// Writes not made because the writes waiting already held their memory bound (a shared store that is slow).
+    var droppedWrites: Int { get }
 }
 
 extension StoreBackend {
     func flush() {}
+    var droppedWrites: Int { 0 }
 }

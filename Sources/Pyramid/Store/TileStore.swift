@@ -25,6 +25,8 @@ public final class TileStore: Sendable {
     package struct Statistics: Sendable, Equatable {
         package var tiles: CacheStatistics
         package var writes: Int
+        /// Tiles a shared store in object storage did not keep: its writes waiting were at their memory bound.
+        package var droppedWrites = 0
     }
 
     /// Where the tiles are: a directory, or an `s3://bucket/prefix`.
@@ -76,7 +78,7 @@ public final class TileStore: Sendable {
         var tiles = index.statistics
         tiles.hits = hits.load(ordering: .relaxed)
         tiles.misses = misses.load(ordering: .relaxed)
-        return Statistics(tiles: tiles, writes: writes.load(ordering: .relaxed))
+        return Statistics(tiles: tiles, writes: writes.load(ordering: .relaxed), droppedWrites: backend.droppedWrites)
     }
 
     /// The folder of one version of an image's tiles under one setting.

@@ -157,6 +157,8 @@ final class Metrics: Sendable {
         out += "# TYPE tileserver_store_misses_total counter\ntileserver_store_misses_total \(store.misses)\n"
         out += "# TYPE tileserver_store_evictions_total counter\ntileserver_store_evictions_total \(store.evictions)\n"
         out += "# TYPE tileserver_store_writes_total counter\ntileserver_store_writes_total \(statistics.writes)\n"
+        out += "# HELP tileserver_store_writes_dropped_total Tiles a shared store in object storage did not keep: the writes waiting were at their bound.\n"
+        out += "# TYPE tileserver_store_writes_dropped_total counter\ntileserver_store_writes_dropped_total \(statistics.droppedWrites)\n"
         return out
     }
 
