@@ -69,7 +69,7 @@ let package = Package(
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
         // HEIC/HEIF and AVIF photos: libheif reads the boxes, assembles grids and applies rotation, with Debian's
-        // HEVC (libde265) and AV1 (dav1d, libaom) decoders behind it.
+        // HEVC (libde265) and AV1 (libaom) decoders behind it; its libaom plugin also encodes AVIF tiles.
         .systemLibrary(
             name: "CHeif",
             pkgConfig: "libheif",

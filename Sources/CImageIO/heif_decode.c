@@ -7,7 +7,7 @@
 #include <libheif/heif.h>
 
 /*
- * HEIC/HEIF and AVIF through libheif (HEVC through libde265, AV1 through dav1d or libaom, as Debian builds it).
+ * HEIC/HEIF and AVIF through libheif (HEVC through libde265, AV1 through libaom, as Debian builds it).
  * libheif reads through our input (a file or an object in storage) with the reader callbacks below; it returns
  * errors as values and never jumps. Its decode is of the whole primary image: grids (how iPhones store photos)
  * are assembled, irot/imir/clap applied, depth and auxiliary images left alone.
