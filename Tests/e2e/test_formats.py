@@ -169,7 +169,7 @@ def test_no_level_gives_a_uniform_tile_of_the_textured_photo(formats, image):
             ours, master = tile(formats, image, level, x, y, "png"), tile(formats, "master", level, x, y, "png")
             assert not (flat(ours) and not flat(master)), (image, level, x, y, ImageStat.Stat(ours).mean)
             checked += 1
-    assert checked > 60
+    assert checked >= 57   # 13 levels: every tile of the small ones, 16 spread over each of the larger
 
 
 def test_tiles_on_the_files_grid_are_its_own_jpegs(browser, formats, tmp_path):
