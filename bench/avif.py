@@ -15,15 +15,11 @@
 SSIM is on luma (BT.601), 8 x 8 windows with stride 4, the usual constants; tiles smaller than 64 x 64 are skipped.
 """
 import io
-import math
-import re
 import subprocess
 import sys
 import tempfile
-import urllib.request
 from pathlib import Path
 
-import numpy as np
 from PIL import Image
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -33,56 +29,11 @@ BIN = sys.argv[2] if len(sys.argv) > 2 else str(ROOT / ".build/release/tileserve
 SPEED = int(__import__("os").environ.get("SPEED", "6"))   # libaom speed for the sweep (ours: AVIFQuality.speed)
 
 
-def luma(img):
-    a = np.asarray(img.convert("RGB"), dtype=np.float64)
-    return 0.299 * a[..., 0] + 0.587 * a[..., 1] + 0.114 * a[..., 2]
-
-
-def ssim(a, b, win=8, step=4):
-    x, y = luma(a), luma(b)
-    c1, c2 = (0.01 * 255) ** 2, (0.03 * 255) ** 2
-    scores = []
-    for j in range(0, x.shape[0] - win + 1, step):
-        for i in range(0, x.shape[1] - win + 1, step):
-            p, q = x[j:j + win, i:i + win], y[j:j + win, i:i + win]
-            mp, mq = p.mean(), q.mean()
-            vp, vq, cov = p.var(), q.var(), ((p - mp) * (q - mq)).mean()
-            scores.append(((2 * mp * mq + c1) * (2 * cov + c2)) / ((mp * mp + mq * mq + c1) * (vp + vq + c2)))
-    return float(np.mean(scores))
-
-
-class Server:
-    def __init__(self, *flags):
-        self.store = tempfile.mkdtemp(prefix="avif-bench-")
-        self.process = subprocess.Popen([BIN, "serve", str(PHOTO), "--host", "127.0.0.1", "--port", "0", "--store-dir",
-                                         self.store, "--access-log", "off", *flags], stdout=subprocess.PIPE, text=True)
-        for line in self.process.stdout:
-            if m := re.search(r"on 127\.0\.0\.1:(\d+)", line):
-                self.port = int(m.group(1))
-                break
-
-    def get(self, path):
-        with urllib.request.urlopen(f"http://127.0.0.1:{self.port}{path}", timeout=120) as r:
-            return r.read()
-
-    def stop(self):
-        self.process.terminate()
-        self.process.wait()
-        subprocess.run(["rm", "-rf", self.store])
-
-
-def tiles_of(server):
-    info = __import__("json").loads(server.get("/api/images"))["images"][0]
-    image, top = info["id"], info["maxLevel"]
-    picks = []
-    for level in (top, top - 1):
-        shrink = 2 ** (top - level)
-        cols, rows = math.ceil(info["width"] / shrink / 256), math.ceil(info["height"] / shrink / 256)
-        for k in range(24):
-            picks.append((level, (k * 7) % cols, (k * 5) % rows))
-    return image, picks
-
-
+# The tiles, the SSIM and the server are bench/webp.py's, pointed at this script's photo and binary.
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import webp  # noqa: E402
+webp.PHOTO, webp.BIN = PHOTO, BIN
+Server, ssim, tiles_of = webp.Server, webp.ssim, webp.tiles_of
 
 
 def avif_encode(q, work):

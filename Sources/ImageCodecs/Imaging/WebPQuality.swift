@@ -7,13 +7,8 @@ package enum WebPQuality {
     static let method = 4
 
     /// (JPEG quality, WebP quality of the same SSIM).
-    static let points: [(jpeg: Int, webp: Int)] = [(0, 0), (75, 73), (85, 81), (92, 88), (100, 100)]
+    static let table = QualityTable(points: [(0, 0), (75, 73), (85, 81), (92, 88), (100, 100)])
 
     /// The WebP quality with the SSIM of JPEG at `quality`.
-    package static func webp(forJPEG quality: Int) -> Int {
-        let q = max(0, min(100, quality))
-        guard let upper = points.firstIndex(where: { $0.jpeg >= q }), upper > 0 else { return q }
-        let (a, b) = (points[upper - 1], points[upper])
-        return a.webp + (q - a.jpeg) * (b.webp - a.webp) / (b.jpeg - a.jpeg)
-    }
+    package static func webp(forJPEG quality: Int) -> Int { table.map(quality) }
 }

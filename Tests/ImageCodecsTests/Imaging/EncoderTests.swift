@@ -68,7 +68,8 @@ final class EncoderTests: XCTestCase {
     func testAVIFQualityFollowsTheMeasuredTable() {
         XCTAssertEqual(AVIFQuality.avif(forJPEG: 100), 100)
         XCTAssertEqual(AVIFQuality.avif(forJPEG: 0), 0)
-        for point in AVIFQuality.points { XCTAssertEqual(AVIFQuality.avif(forJPEG: point.jpeg), point.avif) }
+        for point in AVIFQuality.table.points { XCTAssertEqual(AVIFQuality.avif(forJPEG: point.jpeg), point.other) }
+        XCTAssertEqual(AVIFQuality.avif(forJPEG: 80), 59, "linear between 75 → 55 and 85 → 63")
         XCTAssertEqual((1 ... 100).map(AVIFQuality.avif(forJPEG:)), (1 ... 100).map(AVIFQuality.avif(forJPEG:)).sorted(), "monotonic")
     }
 
