@@ -307,6 +307,61 @@ def test_sign_in_failures_and_sign_out(site):
     assert site.request("GET", tile, {"Cookie": cookie})[0].status == 401
 
 
+def test_a_cached_tile_follows_the_users_file(tmp_path):
+    """The fast path remembers each loop's last signed-in decision; a change of the user's groups, a password
+    change and a removal must each be felt by the next request for a tile it has answered from memory."""
+    lib = photos(tmp_path, {"staff/plan": (2200, 1500)})
+    (tmp_path / "access.toml").write_text('[folder."staff"]\nview = "restricted"\ngroups = ["staff"]\n')
+    users = tmp_path / "users.txt"
+    tool("user", "add", "erin", "--group", "staff", "--users", str(users), stdin="erin-pw\n")
+    server = Server([str(lib), "--access", str(tmp_path / "access.toml"), "--users", str(users)])
+    tile = "/images/staff%2Fplan/tiles/11/1/1.jpg"
+
+    def sign_in(password):
+        conn = server.connection()
+        conn.request("POST", "/auth/login", body=f"username=erin&password={password}",
+                     headers={"Content-Type": "application/x-www-form-urlencoded"})
+        response = conn.getresponse()
+        assert response.status == 303, response.status
+        return response.getheader("Set-Cookie").split(";")[0]
+
+    def status_soon(cookie, want):
+        """The tile's status once it is `want` (the users file is looked at once a second), asked on two
+        connections at once so both event loops answer it."""
+        deadline = time.time() + 5
+        while True:
+            a, b = server.connection(), server.connection()
+            statuses = []
+            for conn in (a, b):
+                conn.request("GET", tile, headers={"Cookie": cookie})
+            for conn in (a, b):
+                response = conn.getresponse()
+                response.read()
+                statuses.append(response.status)
+                conn.close()
+            if statuses == [want, want] or time.time() > deadline:
+                return statuses
+            time.sleep(0.2)
+
+    try:
+        cookie = sign_in("erin-pw")
+        for _ in range(4):  # rendered, then answered from memory by the fast path on each loop
+            assert status_soon(cookie, 200) == [200, 200]
+        line = users.read_text()
+        users.write_text(line.replace(":staff", ":"))  # same password, no group: the session stays, its groups go
+        assert status_soon(cookie, 403) == [403, 403]
+        users.write_text(line)
+        assert status_soon(cookie, 200) == [200, 200]
+        tool("user", "add", "erin", "--group", "staff", "--users", str(users), stdin="erin-new\n")
+        assert status_soon(cookie, 401) == [401, 401], "a password change ends the session"
+        cookie = sign_in("erin-new")
+        assert status_soon(cookie, 200) == [200, 200]
+        tool("user", "remove", "erin", "--users", str(users))
+        assert status_soon(cookie, 401) == [401, 401], "removing the user ends the session"
+    finally:
+        server.stop()
+
+
 def test_brute_force_is_slowed(tmp_path):
     """Five failures are free; then each attempt waits 2^(n-5) s after the last failure, or gets 429 unheard."""
     lib = photos(tmp_path, {"a": (300, 200)})

@@ -1,4 +1,5 @@
 import POSIXSupport
+import Synchronization
 
 /// Signed-in sessions, in memory only (a restart signs everyone out): a random id (the cookie) → the user, the
 /// password hash they signed in with (a changed password ends the session) and when it expires. IIIF access
@@ -24,17 +25,23 @@ final class SessionStore: Sendable {
     }
 
     private let state = Locked(State())
+    /// Moves whenever a session ends or its groups change, so a decision remembered under an older count (the
+    /// fast tile path's `SignedInMemo`) is made again.
+    private let changes = Atomic<Int>(0)
     let lifetime: Double
     let capacity = 100_000
 
     init(lifetime: Int) { self.lifetime = Double(lifetime) }
 
+    /// How many times a session has ended or had its groups changed.
+    var changeCount: Int { changes.load(ordering: .acquiring) }
+
     func open(user: String, hash: String, groups: [String] = [], now: Double = MonotonicClock.seconds()) -> String {
         let id = SecureRandom.token()
         state.withLock { state in
-            if state.sessions.count >= capacity { Self.sweep(&state, now: now) }
+            if state.sessions.count >= capacity { sweep(&state, now: now) }
             if state.sessions.count >= capacity, let oldest = state.sessions.min(by: { $0.value.expires < $1.value.expires }) {
-                state.sessions[oldest.key] = nil
+                end(oldest.key, &state)
             }
             state.sessions[id] = Session(user: user, hash: hash, expires: now + lifetime, groups: groups)
         }
@@ -46,7 +53,7 @@ final class SessionStore: Sendable {
         state.withLock { state in
             guard let session = state.sessions[id] else { return nil }
             guard session.expires > now else {
-                Self.end(id, &state)
+                end(id, &state)
                 return nil
             }
             return session
@@ -54,7 +61,7 @@ final class SessionStore: Sendable {
     }
 
     func close(_ id: String) {
-        state.withLock { Self.end(id, &$0) }
+        state.withLock { end(id, &$0) }
     }
 
     /// Ends every session of users the new `users` no longer has with the same password (removed, or password
@@ -63,10 +70,13 @@ final class SessionStore: Sendable {
         state.withLock { state in
             for (id, session) in state.sessions where !session.hash.isEmpty {
                 guard let user = users.user(session.user), user.hash == session.hash else {
-                    Self.end(id, &state)
+                    end(id, &state)
                     continue
                 }
-                state.sessions[id]!.groups = user.groups
+                if session.groups != user.groups {
+                    state.sessions[id]!.groups = user.groups
+                    changes.add(1, ordering: .releasing)
+                }
             }
         }
     }
@@ -90,12 +100,13 @@ final class SessionStore: Sendable {
         }
     }
 
-    private static func end(_ id: String, _ state: inout State) {
+    private func end(_ id: String, _ state: inout State) {
         state.sessions[id] = nil
         state.tokens = state.tokens.filter { $0.value.session != id }
+        changes.add(1, ordering: .releasing)
     }
 
-    private static func sweep(_ state: inout State, now: Double) {
+    private func sweep(_ state: inout State, now: Double) {
         for (id, session) in state.sessions where session.expires <= now { end(id, &state) }
     }
 }

@@ -17,6 +17,8 @@ final class CachedTileResponder: FastResponder {
     /// Access control: a tile of an image not open to everyone is answered here only to a signed-in user whose
     /// session cookie the routes would let have it whole.
     private let access: AccessControl?
+    /// This loop's last signed-in decision (a viewer asks for many tiles of one image with one cookie).
+    private var signedIn = SignedInMemo()
     /// Where each answer's `Content-Type` and `ETag` lines are written.
     private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 512, alignment: 8)
     /// This loop's counts for `/metrics`, and its own batch of access-log lines: nothing shared with another
@@ -70,7 +72,7 @@ final class CachedTileResponder: FastResponder {
         var user: String?
         if !found.open {
             guard let access, let cookie = request.cookie, !request.hasOtherCredentials,
-                  let name = access.fastSignedIn(image: found.image.id, cookie: cookie) else { return false }
+                  let name = access.fastSignedIn(image: found.image, cookie: cookie, now: started, memo: &signedIn) else { return false }
             user = name
         }
         let (tile, ownCopy, versioned) = (found.tile, found.fromLoopCopy, target.version != nil)
