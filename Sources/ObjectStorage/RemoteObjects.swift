@@ -68,15 +68,6 @@ public final class RemoteObjects: Sendable {
     }
 
     public static func stamp(_ head: S3Client.ObjectHead) -> FileStamp {
-        FileStamp(size: head.size, modified: HTTPDate.nanoseconds(head.lastModified) ?? 0, tag: fnv64(head.etag))
-    }
-
-    private static func fnv64(_ text: String) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in text.utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x100_0000_01b3
-        }
-        return hash
+        FileStamp(size: head.size, modified: HTTPDate.nanoseconds(head.lastModified) ?? 0, tag: FNV1a(Array(head.etag.utf8)).value)
     }
 }

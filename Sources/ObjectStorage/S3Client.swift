@@ -187,17 +187,12 @@ public final class S3Client: Sendable {
             } } }
         } } }
         guard rc == 0 else {
-            return .failure(cTextOf(response.error))
+            return .failure(cText(response.error))
         }
         let bytes = response.body_size > 0 ? Array(UnsafeBufferPointer(start: response.body, count: response.body_size)) : []
-        return .success(Response(status: Int(response.status), body: bytes, etag: cTextOf(response.etag),
-                                 lastModified: cTextOf(response.last_modified),
+        return .success(Response(status: Int(response.status), body: bytes, etag: cText(response.etag),
+                                 lastModified: cText(response.last_modified),
                                  contentLength: response.content_length == UInt64.max ? nil : Int64(response.content_length),
                                  totalSize: Int64(response.total_size)))
     }
-}
-
-/// The text of a fixed-size C `char` array up to its first NUL.
-func cTextOf<T>(_ tuple: T) -> String {
-    withUnsafeBytes(of: tuple) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
 }

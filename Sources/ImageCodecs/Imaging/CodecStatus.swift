@@ -27,11 +27,6 @@ extension tsio_status {
     }
 }
 
-/// The text of a fixed-size C `char` array (a tuple in Swift) up to its first NUL.
-func cText<T>(_ tuple: T) -> String {
-    withUnsafeBytes(of: tuple) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-}
-
 extension DecodeWarnings {
     /// Adds the warnings one CImageIO call collected.
     mutating func note(_ st: tsio_status) {

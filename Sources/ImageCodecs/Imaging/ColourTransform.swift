@@ -1,4 +1,5 @@
 import CImageIO
+import POSIXSupport
 
 /// A conversion of decoded rows from the colour space an embedded ICC profile describes to sRGB (lcms2, behind
 /// `tsio_icc_*`). One per distinct profile and pixel layout, shared by every decode of every image that carries

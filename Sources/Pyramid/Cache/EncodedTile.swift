@@ -1,4 +1,5 @@
 import ImageCodecs
+import POSIXSupport
 /// An encoded tile ready to send: its bytes, format, the source version it was made from, and a strong validator.
 public struct EncodedTile: Sendable, Equatable {
     public let bytes: [UInt8]

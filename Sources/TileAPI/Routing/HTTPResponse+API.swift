@@ -1,6 +1,7 @@
 import HTTPTransport
-import Pyramid
 import ImageCodecs
+import POSIXSupport
+import Pyramid
 
 /// The API's kinds of response: JSON documents and errors, encoded images, documents that clients poll.
 extension HTTPResponse {

@@ -1,6 +1,6 @@
+import POSIXSupport
 import XCTest
 @testable import Pyramid
-@testable import ImageCodecs
 
 final class FNV1aTests: XCTestCase {
     /// Published FNV-1a 64 test vectors, and the ETag that an encoded tile derives from them.

@@ -1,5 +1,5 @@
-/// 64-bit FNV-1a over bytes and integers (little-endian): the content fingerprint behind ETags and source versions.
-/// Quick and well spread, not a security hash.
+/// 64-bit FNV-1a over bytes and integers (little-endian): the content fingerprint behind ETags, source versions and
+/// an object's stamp (its ETag hashed). Quick and well spread, not a security hash.
 package struct FNV1a: Sendable {
     package private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
 
