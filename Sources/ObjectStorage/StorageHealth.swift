@@ -54,6 +54,9 @@ public final class StorageHealth: Sendable {
         }
     }
 
+    /// Whether requests now fail at once: the store failed less than `quietSeconds` ago.
+    public var isQuiet: Bool { quietReason() != nil }
+
     /// Nil while the store answers; else why its last request failed.
     public var degradedReason: String? {
         state.withLock { $0.degraded ? $0.reason : nil }

@@ -10,16 +10,14 @@ import POSIXSupport
 /// under a finished pass is decoded again on demand.
 ///
 /// Tiles are written in the background (`ObjectStoreWriter`); a pass's end marker only once its tiles are. A
-/// store that does not answer is a slower store, not a failure: reads miss and writes are dropped, and for
-/// `quietAfterFailure` seconds after a request failed no other is sent, so an outage adds no timeouts to the
-/// answers that decode their tiles meanwhile.
+/// store that does not answer is a slower store, not a failure: reads miss and writes are dropped, and while the
+/// client is quiet after an outage (`StorageHealth.quietSeconds`) no request is sent and no write is queued, so an
+/// outage adds no timeouts to the answers that decode their tiles meanwhile.
 final class ObjectStore: StoreBackend {
     let location: String
     private let objects: RemoteObjects
     private let bucket: String
     private let prefix: String
-    static let quietAfterFailure = 5.0
-    private let lastFailure = Locked<Double>(-.infinity)
     /// Tiles this process stored or found stored: asked about again (a pass checks before it encodes each tile)
     /// without a request. Other tiles are taken as absent and written conditionally, which costs no more than a
     /// HEAD when another replica stored them first.
@@ -52,15 +50,10 @@ final class ObjectStore: StoreBackend {
             : name.hasSuffix(".avif") ? "image/avif" : "application/octet-stream"
     }
 
-    private var quiet: Bool { MonotonicClock.seconds() - lastFailure.withLock { $0 } < Self.quietAfterFailure }
-
-    /// Runs `body` unless the store failed a moment ago; an outage starts the quiet time.
+    /// `body`'s result, or nil when the store refused or did not answer (the client fails at once while quiet
+    /// after an outage).
     private func attempt<T>(_ body: () throws(ObjectStorageError) -> T) -> T? {
-        guard !quiet else { return nil }
-        do { return try body() } catch {
-            if error.isTransient { lastFailure.withLock { $0 = MonotonicClock.seconds() } }
-            return nil
-        }
+        do { return try body() } catch { return nil }
     }
 
     func contents(_ name: String) -> [UInt8]? {
@@ -81,7 +74,7 @@ final class ObjectStore: StoreBackend {
 
     func write(_ bytes: [UInt8], as name: String) throws {
         guard Self.isMarker(name) else {
-            guard !quiet, writer.enqueue(name, bytes) else {
+            guard !objects.client.health.isQuiet, writer.enqueue(name, bytes) else {
                 throw ObjectStorageError.unavailable(bucket: bucket, key: prefix + name, reason: "not written")
             }
             remember(name)
