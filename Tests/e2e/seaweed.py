@@ -67,6 +67,8 @@ class SeaweedFS:
             [weed_binary(), "server", f"-dir={self.folder / 'data'}", "-ip=127.0.0.1", "-ip.bind=127.0.0.1",
              f"-master.port={self.master}", f"-volume.port={self.volume}", f"-filer.port={self.filer}", "-s3",
              f"-s3.port={self.s3}", f"-s3.config={self.folder / 's3.json'}", "-s3.port.iceberg=0", "-s3.port.lance=0",
+             # Virtual-host requests (bucket.localhost, which libcurl resolves to loopback itself) name the bucket there.
+             "-s3.domainName=localhost",
              "-master.volumeSizeLimitMB=64",
              "-volume.max=0"], stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
         deadline = time.time() + timeout
