@@ -1,5 +1,6 @@
 import ObjectStorage
 import POSIXSupport
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -89,6 +90,9 @@ final class RemoteFile: @unchecked Sendable {
             }
             at += UInt64(n)
         }
+        // A failure kept on this thread for this object that nobody took (a decoder that carried on past a failed
+        // read, as TIFF does for a later directory) is stale now: it must not stand for a later, other error.
+        if Self.keptFailures.load(ordering: .relaxed) > 0 { Self.clearFailure(path: path) }
         return Int64(at - offset)
     }
 
@@ -151,18 +155,35 @@ final class RemoteFile: @unchecked Sendable {
     /// The last failure a read of `path` met on this thread, taken (so it is reported once).
     static func takeFailure(path: String) -> ImageSourceError? {
         failures.withLock { table -> ImageSourceError? in
-            let me = UInt(bitPattern: Int(bitPattern: UInt(pthread_self())))
-            guard let failure = table[me], failure.path == path else { return nil }
-            table[me] = nil
+            guard let failure = table[Self.thread], failure.path == path else { return nil }
+            table[Self.thread] = nil
+            keptFailures.store(table.count, ordering: .relaxed)
             return failure
         }
     }
 
+    /// Drops this thread's kept failure for `path`, if it has one.
+    private static func clearFailure(path: String) {
+        failures.withLock { table in
+            guard table[Self.thread]?.path == path else { return }
+            table[Self.thread] = nil
+            keptFailures.store(table.count, ordering: .relaxed)
+        }
+    }
+
+    private static var thread: UInt { UInt(bitPattern: Int(bitPattern: UInt(pthread_self()))) }
+
+    /// The last failed read's reason, by thread, until the caller takes it. `keptFailures` counts them, so a read
+    /// that succeeds looks at the table only while one is kept.
     private static let failures = Locked<[UInt: ImageSourceError]>([:])
+    private static let keptFailures = Atomic<Int>(0)
     private static let loading = ConditionLock()
     nonisolated(unsafe) private static var inFlight: Set<BlockKey> = []   // guarded by `loading`
 
     private static func setFailure(_ failure: ImageSourceError) {
-        failures.withLock { $0[UInt(pthread_self())] = failure }
+        failures.withLock { table in
+            table[Self.thread] = failure
+            keptFailures.store(table.count, ordering: .relaxed)
+        }
     }
 }

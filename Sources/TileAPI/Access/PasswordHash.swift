@@ -22,7 +22,7 @@ enum PasswordHash {
             }
         }
         guard rc == ARGON2_OK.rawValue else { return nil }
-        return String(cString: encoded)
+        return String(decoding: encoded.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// Whether `password` matches `hash` (libargon2 compares in constant time).

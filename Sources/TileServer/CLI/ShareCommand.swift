@@ -84,6 +84,6 @@ struct ShareCommand: ParsableCommand {
         gmtime_r(&t, &parts)
         var buffer = [CChar](repeating: 0, count: 32)
         strftime(&buffer, buffer.count, "%Y-%m-%dT%H:%M:%SZ", &parts)
-        return String(cString: buffer)
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }
