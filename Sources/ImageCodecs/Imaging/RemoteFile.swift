@@ -1,6 +1,5 @@
 import ObjectStorage
 import POSIXSupport
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -90,9 +89,6 @@ final class RemoteFile: @unchecked Sendable {
             }
             at += UInt64(n)
         }
-        // A failure kept on this thread for this object that nobody took (a decoder that carried on past a failed
-        // read, as TIFF does for a later directory) is stale now: it must not stand for a later, other error.
-        if Self.keptFailures.load(ordering: .relaxed) > 0 { Self.clearFailure(path: path) }
         return Int64(at - offset)
     }
 
@@ -152,38 +148,25 @@ final class RemoteFile: @unchecked Sendable {
         return first
     }
 
-    /// The last failure a read of `path` met on this thread, taken (so it is reported once).
+    /// The last failure a read of `path` met on this thread, taken (so it is reported once). One that nobody took
+    /// (a TIFF open that forgave a failed later directory) stays until the next failure on the thread replaces it:
+    /// it can only make a later error of the same object on that thread look transient (503, tried again), never
+    /// the reverse. Dropping it on the next good read would risk the reverse within one decode that reads on after
+    /// a failed read, which would record an outage as a broken file.
     static func takeFailure(path: String) -> ImageSourceError? {
         failures.withLock { table -> ImageSourceError? in
-            guard let failure = table[Self.thread], failure.path == path else { return nil }
-            table[Self.thread] = nil
-            keptFailures.store(table.count, ordering: .relaxed)
+            let me = UInt(bitPattern: Int(bitPattern: UInt(pthread_self())))
+            guard let failure = table[me], failure.path == path else { return nil }
+            table[me] = nil
             return failure
         }
     }
 
-    /// Drops this thread's kept failure for `path`, if it has one.
-    private static func clearFailure(path: String) {
-        failures.withLock { table in
-            guard table[Self.thread]?.path == path else { return }
-            table[Self.thread] = nil
-            keptFailures.store(table.count, ordering: .relaxed)
-        }
-    }
-
-    private static var thread: UInt { UInt(bitPattern: Int(bitPattern: UInt(pthread_self()))) }
-
-    /// The last failed read's reason, by thread, until the caller takes it. `keptFailures` counts them, so a read
-    /// that succeeds looks at the table only while one is kept.
     private static let failures = Locked<[UInt: ImageSourceError]>([:])
-    private static let keptFailures = Atomic<Int>(0)
     private static let loading = ConditionLock()
     nonisolated(unsafe) private static var inFlight: Set<BlockKey> = []   // guarded by `loading`
 
     private static func setFailure(_ failure: ImageSourceError) {
-        failures.withLock { table in
-            table[Self.thread] = failure
-            keptFailures.store(table.count, ordering: .relaxed)
-        }
+        failures.withLock { $0[UInt(pthread_self())] = failure }
     }
 }
