@@ -5,7 +5,8 @@
 # hot public tile. Prints requests/s and each server's CPU a request (user + system, µs), medians of RUNS runs,
 # and the two goals: public tiles with an access file <= 3 % slower; a signed-in cached tile <= 2 µs more CPU.
 # The runs alternate order; the ratios are the medians of each run's pair, and the signed-in cost the median of
-# each run's difference (the machine's noise moves both of a pair alike). Asserts nothing. For where the time goes: perf record -e cpu-clock -g -p PID.
+# each run's difference (the machine's noise moves both of a pair alike). Asserts nothing. For where the time
+# goes: perf record -e cpu-clock -g -p PID.
 #   bench/access.sh      knobs: RUNS=3 DURATION=10 CONNS=32 THREADS=2 N_URLS=2000 BIN=
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -98,10 +99,10 @@ for i in $(seq "$RUNS"); do
   else run signedin "$GATED" "$WORK/staff-hot.txt" "${PIDS[1]}" "Cookie: $COOKIE"; run publichot "$GATED" "$WORK/public-hot.txt" "${PIDS[1]}"; fi
   DIFFS+=" $(echo "$(last "$CPU_signedin") - $(last "$CPU_publichot")" | bc -l | sed 's/^\./0./; s/^-\./-0./')"
   RPS_RATIOS+=" $(ratio "$(last "$RPS_gated")" "$(last "$RPS_open")")"
-  CPU_RATIOS+=" $(echo "scale=3; $(last "$CPU_gated") / $(last "$CPU_open")" | bc -l | sed 's/^\./0./')"
+  CPU_RATIOS+=" $(ratio "$(last "$CPU_gated")" "$(last "$CPU_open")" 3)"
 done
 echo "signed-in minus public CPU a request, run by run (µs):$DIFFS"
-echo "with / without an access file, run by run: req/s$RPS_RATIOS; CPU a request$CPU_RATIOS" 
+echo "with / without an access file, run by run: req/s$RPS_RATIOS; CPU a request$CPU_RATIOS"
 for v in open gated publichot signedin; do eval "RPS_$v=\$(median \"\$RPS_$v\"); CPU_$v=\$(median \"\$CPU_$v\")"; done
 figure "cached public tiles, access file present (req/s)" "$RPS_gated" none "$RPS_open" "$(median "$RPS_RATIOS")" ">= 0.97"
 figure "cached public tiles, access file present, CPU a request (µs)" "$CPU_gated" none "$CPU_open" "$(median "$CPU_RATIOS")" "<= 1.03"

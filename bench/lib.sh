@@ -19,7 +19,8 @@ measure() {
   printf -v "RSS_$name" '%s' "$rss"
 }
 
-ratio() { echo "scale=2; $1 / $2" | bc -l | sed 's/^\./0./'; }
+# ratio A B [DIGITS]: A / B to DIGITS decimals (2).
+ratio() { echo "scale=${3:-2}; $1 / $2" | bc -l | sed 's/^\./0./'; }
 
 # peak_rss_kb PID...: the summed peak resident set (VmHWM, KB) of the processes.
 peak_rss_kb() {

@@ -313,7 +313,7 @@ class StallingProxy:
         self.upstream = upstream_port
         self.forwarding = threading.Event()
         self.forwarding.set()
-        self.sent = bytearray()  # every byte clients sent through it, for tests that read the requests
+        self.sent = []  # what clients sent through it, a bytearray a connection, for tests that read the requests
         self.listener = socket.socket()
         self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self.listener.bind(("127.0.0.1", 0))
@@ -330,7 +330,8 @@ class StallingProxy:
             except OSError:
                 return
             upstream = socket.create_connection(("127.0.0.1", self.upstream))
-            for a, b, record in ((client, upstream, True), (upstream, client, False)):
+            self.sent.append(bytearray())
+            for a, b, record in ((client, upstream, self.sent[-1]), (upstream, client, None)):
                 threading.Thread(target=self.pump, args=(a, b, record), daemon=True).start()
 
     def pump(self, source, sink, record):
@@ -341,8 +342,8 @@ class StallingProxy:
                 self.forwarding.wait()
                 if not data:
                     break
-                if record:
-                    self.sent += data
+                if record is not None:
+                    record += data
                 sink.sendall(data)
             except OSError:
                 break
@@ -384,7 +385,7 @@ def test_virtual_host_addressing_names_the_bucket_in_the_host(store, masters):
         virtual.stop()
         path.stop()
         proxy.close()
-    sent = proxy.sent.decode("latin-1")
+    sent = "".join(connection.decode("latin-1") for connection in proxy.sent)
     requests = re.findall(r"^(GET|HEAD|PUT|DELETE|POST) (\S+) HTTP/1\.1\r\n(?:.*?\r\n)*?[Hh]ost: (\S+)\r\n", sent, re.M)
     assert len(requests) >= 5, sent[:600]
     assert {method for method, _, _ in requests} >= {"GET", "PUT"}, "the masters were read and the shared store written"
