@@ -111,7 +111,7 @@ final class RemoteFile: @unchecked Sendable {
         var span = max(1, min(wanted ?? min(Int64(Self.readAhead), Int64(1) << min(streak, 3)), total - index))
         // Claim the blocks to fetch, or wait for whoever fetches this one.
         let claimed = Self.loading.withLock { () -> Bool in
-            while Self.inFlight.contains(key) { Self.loading.wait() }
+            while Self.inFlight.contains(key) { BlockingWait.during { Self.loading.wait() } }
             if cache.value(for: key, countingMiss: false) != nil { return false }
             var n: Int64 = 1
             while n < span {
