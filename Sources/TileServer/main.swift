@@ -1,4 +1,5 @@
 import ArgumentParser
+import TileAPI
 
 /// The `tileserver` command: subcommands for inspecting, serving and prebuilding image pyramids.
 struct TileServerCommand: ParsableCommand {
@@ -11,4 +12,5 @@ struct TileServerCommand: ParsableCommand {
     )
 }
 
+CryptoLibrary.keepUntilExit()
 TileServerCommand.main()

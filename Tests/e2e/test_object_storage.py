@@ -9,8 +9,10 @@ import math
 import re
 import shutil
 import subprocess
+import tempfile
 import time
 import urllib.parse
+from pathlib import Path
 
 import pytest
 
@@ -496,3 +498,73 @@ def test_a_jpeg_masters_entry_index_is_kept_in_the_shared_store_so_a_restart_doe
         assert after['tileserver_passes_started_total{pass="1/8"}'] == 0
     finally:
         second.stop()
+
+
+
+def free_port():
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def dav_store(tmp_path):
+    """nginx keeping PUT bodies as files and answering GET, HEAD and DELETE of them: enough of S3 for a tile store,
+    and a store that costs little, so the server's writers sign request after request (SigV4 in libcrypto)."""
+    if shutil.which("nginx") is None:
+        pytest.skip("needs nginx (scripts/install-deps.sh test)")
+    # nginx's workers run as another user: a folder they can reach and write.
+    root = Path(tempfile.mkdtemp(prefix="tileserver-dav-", dir="/var/tmp"))
+    (root / "tiles").mkdir()
+    for folder in (root, root / "tiles"):
+        folder.chmod(0o777)
+    port = free_port()
+    (tmp_path / "nginx.conf").write_text(f"""
+worker_processes 1;
+daemon off;
+error_log {tmp_path}/nginx-error.log;
+pid {tmp_path}/nginx.pid;
+events {{ worker_connections 256; }}
+http {{
+  access_log off;
+  client_body_temp_path {root}/.body;
+  client_max_body_size 16m;
+  server {{
+    listen 127.0.0.1:{port};
+    root {root};
+    location / {{ dav_methods PUT DELETE; create_full_put_path on; dav_access user:rw group:rw all:rw; }}
+  }}
+}}
+""")
+    nginx = subprocess.Popen(["nginx", "-c", str(tmp_path / "nginx.conf"), "-p", str(tmp_path)], stderr=subprocess.DEVNULL)
+    wait_for(lambda: subprocess.run(["curl", "-s", "-o", "/dev/null", f"http://127.0.0.1:{port}/"]).returncode == 0,
+             what="nginx to start")
+    yield f"http://127.0.0.1:{port}"
+    nginx.terminate()
+    nginx.wait(10)
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def test_a_stop_while_the_shared_store_is_written_exits_cleanly(dav_store, tmp_path):
+    """SIGTERM while decode passes cut tiles and the store's writers PUT them: the process finishes and exits with
+    0, each time. (OpenSSL's exit-time cleanup used to free libcrypto under threads still signing requests, and the
+    process died in libcrypto on about one stop in five.) The master on disk, the store a fast one (`dav_store`);
+    forty stops, each some way into the writes."""
+    photo = tmp_path / "photo.jpg"
+    subprocess.run(["vips", "resize", str(GALLERY / "large.jpg"), f"{photo}[Q=90]", "2"], check=True)
+    env = {"AWS_ENDPOINT_URL": dav_store, "AWS_ACCESS_KEY_ID": ACCESS_KEY, "AWS_SECRET_ACCESS_KEY": SECRET_KEY,
+           "AWS_REGION": "us-east-1", "AWS_PROFILE": "", "HOME": str(tmp_path),
+           "SWIFT_BACKTRACE": "enable=yes,interactive=no,symbolicate=fast"}
+    for attempt in range(40):
+        server = Server([str(photo), "--access-log", "off", "--store-dir", f"s3://tiles/run-{attempt}", "--s3-addressing", "path"],
+                        env=env)
+        try:
+            # A deep tile starts the full-resolution pass; the tiles it cuts go to the store as they come.
+            assert server.get("/images/photo_files/13/4_4.jpg")[0].status == 200
+            wait_for(lambda: metrics(server).get('tileserver_object_requests_total{method="PUT"}', 0) >= 20 + 5 * (attempt % 10),
+                     what="the store's writes to begin")
+        finally:
+            code, log = server.stop()
+        assert code == 0, f"stop {attempt + 1}: exit status {code}\n" + log[-4000:]
+        assert "crashed" not in log, log[-4000:]
