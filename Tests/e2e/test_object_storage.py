@@ -307,12 +307,14 @@ def test_with_the_store_stopped_cached_tiles_are_served_uncached_ones_are_503_an
 
 class StallingProxy:
     """A TCP proxy to the store that can stop forwarding: connections stay open and nothing moves, as a store
-    that hangs does."""
+    that hangs does. With `delay`, each request (a client's first bytes after an answer) is held that many seconds,
+    as by a store far away."""
 
-    def __init__(self, upstream_port):
+    def __init__(self, upstream_port, delay=0.0):
         import socket
         import threading
         self.upstream = upstream_port
+        self.delay = delay
         self.forwarding = threading.Event()
         self.forwarding.set()
         self.sent = []  # what clients sent through it, a bytearray a connection, for tests that read the requests
@@ -333,10 +335,11 @@ class StallingProxy:
                 return
             upstream = socket.create_connection(("127.0.0.1", self.upstream))
             self.sent.append(bytearray())
+            fresh = [True]  # no byte of the next request forwarded yet
             for a, b, record in ((client, upstream, self.sent[-1]), (upstream, client, None)):
-                threading.Thread(target=self.pump, args=(a, b, record), daemon=True).start()
+                threading.Thread(target=self.pump, args=(a, b, record, fresh), daemon=True).start()
 
-    def pump(self, source, sink, record):
+    def pump(self, source, sink, record, fresh):
         while True:
             self.forwarding.wait()
             try:
@@ -346,6 +349,11 @@ class StallingProxy:
                     break
                 if record is not None:
                     record += data
+                    if fresh[0] and self.delay:
+                        time.sleep(self.delay)
+                    fresh[0] = False
+                else:
+                    fresh[0] = True
                 sink.sendall(data)
             except OSError:
                 break
@@ -568,3 +576,44 @@ def test_a_stop_while_the_shared_store_is_written_exits_cleanly(dav_store, tmp_p
             code, log = server.stop()
         assert code == 0, f"stop {attempt + 1}: exit status {code}\n" + log[-4000:]
         assert "crashed" not in log, log[-4000:]
+
+
+def listed_keys(store, bucket, prefix):
+    """The keys under `prefix` (one page: the tests keep fewer than a thousand)."""
+    result = subprocess.run(["curl", "-sS", "--fail", "--aws-sigv4", "aws:amz:us-east-1:s3", "--user", f"{ACCESS_KEY}:{SECRET_KEY}",
+                             f"{store.endpoint}/{bucket}?list-type=2&prefix={urllib.parse.quote(prefix, safe='')}"],
+                            capture_output=True, text=True, timeout=30, check=True)
+    assert "<IsTruncated>true</IsTruncated>" not in result.stdout
+    return re.findall(r"<Key>([^<]+)</Key>", result.stdout)
+
+
+def test_a_pass_does_not_wait_for_a_slow_stores_writes_and_its_end_marker_follows_its_tiles(store, tmp_path):
+    """A store 100 ms away: the full-resolution pass of a 8,000 x 5,200 master ends while most of its tiles are
+    still queued for their PUTs (it does not wait for them), and its end marker reaches the store only after every
+    tile queued before it, so another replica never takes the pyramid for complete before it is."""
+    store.make_bucket("slow-store")
+    local = tmp_path / "local"
+    local.mkdir()
+    subprocess.run(["vips", "resize", str(GALLERY / "large.jpg"), f"{local / 'photo.jpg'}[Q=90]", "2"], check=True)
+    proxy = StallingProxy(store.s3, delay=0.1)
+    server = Server([str(local), "--access-log", "off", "--store-dir", "s3://slow-store/run"],
+                    env=store.env(f"http://127.0.0.1:{proxy.port}"))
+    try:
+        assert server.get("/images/photo_files/13/4_4.jpg")[0].status == 200
+        ended = wait_for(lambda: (lambda m: m if m.get('tileserver_passes_completed_total{pass="full"}', 0) >= 1 else None)(metrics(server)),
+                         timeout=120, what="the full-resolution pass to end")
+        puts, queued = ended['tileserver_object_requests_total{method="PUT"}'], ended["tileserver_store_writes_total"]
+        print(f"when the pass ended: {queued:.0f} tiles queued for the store, {puts:.0f} PUTs sent")
+        assert queued > 500 and puts < queued - 200, (puts, queued)
+        keys = wait_for(lambda: (lambda k: k if any(x.endswith("/pass-1.done") for x in k) else None)(listed_keys(store, "slow-store", "run/")),
+                        timeout=120, what="the end marker")
+        # Every tile of the two deepest levels (the pass's, none cut by another) is there already.
+        image = server.json("/api/images/photo")
+        for level, scale in ((13, 1), (12, 2)):
+            expected = math.ceil(image["width"] / scale / 256) * math.ceil(image["height"] / scale / 256)
+            found = sum(1 for k in keys if f"/{level}/" in k and k.endswith(".jpg"))
+            print(f"when the end marker appeared: level {level}: {found} of its {expected} tiles in the store")
+            assert found == expected, (level, found, expected)
+    finally:
+        server.stop()
+        proxy.close()
