@@ -1,9 +1,6 @@
 import ObjectStorage
 import ImageCodecs
 import POSIXSupport
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// A tile store shared by every replica: each tile an object under `s3://bucket/prefix/`, named as on disk. An
 /// object is written whole by one PUT (a reader sees all of it or none), and only once: `If-None-Match: *`, so two
@@ -12,11 +9,10 @@ import Glibc
 /// complete one. No byte budget: the bucket's lifecycle rule (expiry after some days) bounds it, and a tile expired
 /// under a finished pass is decoded again on demand.
 ///
-/// Tiles are written in the background (`ObjectStoreWriter`); a pass's end marker only once its tiles are, by a
-/// thread of its own. A
-/// store that does not answer is a slower store, not a failure: reads miss and writes are dropped, and while the
-/// client is quiet after an outage (`StorageHealth.quietSeconds`) no request is sent and no write is queued, so an
-/// outage adds no timeouts to the answers that decode their tiles meanwhile.
+/// Tiles are written in the background (`ObjectStoreWriter`); a pass's end marker too, once its tiles are. A store
+/// that does not answer is a slower store, not a failure: reads miss and writes are dropped, and while the client
+/// is quiet after an outage (`StorageHealth.quietSeconds`) no request is sent and no write is queued, so an outage
+/// adds no timeouts to the answers that decode their tiles meanwhile.
 final class ObjectStore: StoreBackend {
     let location: String
     private let objects: RemoteObjects
@@ -31,8 +27,6 @@ final class ObjectStore: StoreBackend {
     private let absent = Locked<[String: Double]>([:])
     static let absentFor = 2.0
     private let writer: ObjectStoreWriter
-    /// End markers waiting for the tiles queued before them.
-    private let markers = Locked(0)
     /// Tiles this process wrote lately, read back without a GET (a pass stores what it cuts rather than caching it,
     /// and requests then read it back from the store): the last `recentBytes` of them.
     private let recent = LRUCache<String, [UInt8]>(budget: ObjectStore.recentBytes, cost: { $0.count + 64 })
@@ -45,7 +39,10 @@ final class ObjectStore: StoreBackend {
         prefix = location.listPrefix
         let (bucket, prefix, recent) = (bucket, prefix, recent)
         writer = ObjectStoreWriter { name, bytes in
-            if (try? objects.client.put(bucket: bucket, key: prefix + name, bytes: bytes, contentType: Self.contentType(name), ifAbsent: true)) != nil {
+            // Tiles once (`If-None-Match: *`), read back from memory after; a marker as it is.
+            let tile = !Self.isMarker(name)
+            if (try? objects.client.put(bucket: bucket, key: prefix + name, bytes: bytes, contentType: Self.contentType(name), ifAbsent: tile)) != nil,
+               tile {
                 _ = recent.insert(bytes, for: name)
             }
         }
@@ -90,18 +87,12 @@ final class ObjectStore: StoreBackend {
             return
         }
         if name.hasSuffix(".done") {
-            // The end marker says every tile of the pass is there: written once the writes queued before it are
-            // done, by a thread of its own, so the pass goes on to the next at once however slow the store's PUTs
-            // (its tiles are read back from the queue meanwhile). This process knows the pass is done now.
-            remember(name)
+            // The end marker says every tile of the pass is there: the writers PUT it once the writes queued before
+            // it are done, and the pass goes on to the next at once however slow the store's PUTs (its tiles are
+            // read back from the queue meanwhile). This process knows the pass is done now.
+            writer.enqueueAfterQueued(name, bytes)
             absent.withLock { $0[name] = nil }
-            let (objects, bucket, prefix, writer) = (objects, bucket, prefix, writer)
-            markers.withLock { $0 += 1 }
-            startDetachedThread { [markers] in
-                writer.drain()
-                _ = try? objects.client.put(bucket: bucket, key: prefix + name, bytes: bytes, contentType: Self.contentType(name))
-                markers.withLock { $0 -= 1 }
-            }
+            remember(name)
             return
         }
         guard attempt({ () throws(ObjectStorageError) in
@@ -141,13 +132,9 @@ final class ObjectStore: StoreBackend {
         }
     }
 
-    /// The tiles still queued, then the end markers waiting on them, are written before the process exits (for
-    /// at most 10 s).
-    func flush() {
-        let deadline = MonotonicClock.seconds() + 10
-        writer.drain(timeout: 10)
-        while markers.withLock({ $0 }) > 0 && MonotonicClock.seconds() < deadline { usleep(10_000) }
-    }
+    /// The tiles still queued, and the end markers waiting on them, are written before the process exits (for at
+    /// most 10 s).
+    func flush() { writer.drain(timeout: 10) }
 
     var droppedWrites: Int { writer.dropped }
 

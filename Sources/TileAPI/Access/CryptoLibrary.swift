@@ -3,7 +3,7 @@ import COpenSSL
 /// libcrypto (OpenSSL 3), which both our HMACs and libcurl's SigV4 signing use, kept whole until the process ends.
 /// By default OpenSSL frees its state from an `atexit` handler; a server's exit runs while decode passes and the
 /// shared store's writers are still signing requests on their own threads, and one of them then crashed inside
-/// libcrypto (a SIGTERM during writes: about one stop in four against a fast store). The kernel reclaims the memory.
+/// libcrypto (a SIGTERM during writes: 2 stops of 11 against a fast store). The kernel reclaims the memory.
 public enum CryptoLibrary {
     /// Must run before anything else uses libcrypto (the first initialisation decides); false if OpenSSL refused.
     @discardableResult
