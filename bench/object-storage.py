@@ -255,6 +255,10 @@ def main():
                            check=True, stdout=subprocess.DEVNULL)
             traces[name] = work / f"traces-{name}"
 
+        def serve(side, args):
+            """Our server against `side`'s store (nginx, behind the proxy or not, knows only path-style names)."""
+            return Tileserver(args + (["--s3-addressing", "path"] if side in ("nginx", "delayed") else []), envs[side])
+
         def measure(label, goal, sides):
             """sides: {"local": (args, trace), store: (args, trace), …}, each store as STORES names it; alternated,
             ROUNDS times each; median seconds, and each store's over local disk's."""
@@ -264,7 +268,7 @@ def main():
                 for side, (make_args, trace) in sides.items():
                     args = make_args()
                     drop_caches()
-                    server = Tileserver(args + (["--s3-addressing", "path"] if side in ("nginx", "delayed") else []), envs[side])
+                    server = serve(side, args)
                     try:
                         times[side].append(replay(server.port, trace))
                         if side != "local":
@@ -303,7 +307,7 @@ def main():
             shared = f"s3://tiles/warm-{trace}"
             for side in ["local", *remote]:
                 args = [str(tiffs), "--store-dir", local_store] if side == "local" else ["s3://bench/tiffs", "--store-dir", shared]
-                server = Tileserver(args + (["--s3-addressing", "path"] if side in ("nginx", "delayed") else []), envs[side])
+                server = serve(side, args)
                 replay(server.port, t)
                 server.idle()
                 server.stop()

@@ -39,6 +39,14 @@ def touch_swipe(context, page, x0, x1, y):
     cdp.detach()
 
 
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 nothing listens on now (for nginx and other helpers the tests start)."""
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
 def binary() -> str:
     for candidate in (ROOT / ".build/debug/tileserver", ROOT / ".build/release/tileserver"):
         if candidate.exists():

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, ROOT, Server
+from conftest import FIXTURES, ROOT, Server, free_port
 from seaweed import SeaweedFS
 from test_object_storage import metrics, settle
 
@@ -27,13 +27,6 @@ def start_nginx(work: Path, port: int, replicas):
     """deploy/nginx/tileserver.conf as it is, but for the replicas, the listen port and the two paths."""
     subprocess.run([sys.executable, str(ROOT / "scripts/nginx-front.py"), str(work), str(port), *map(str, replicas)], check=True)
     subprocess.run(["nginx", "-c", str(work / "nginx.conf"), "-p", str(work)], check=True)
-
-
-def free_port():
-    import socket
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def replay(port, paths):
