@@ -2,6 +2,7 @@
 data folder of its own and one identity, stopped (and started again on the same data) by the tests. Objects are
 written and deleted with curl's own SigV4 (`--aws-sigv4`), so the tests check our client against another one."""
 import os
+import re
 import shutil
 import signal
 import socket
@@ -121,6 +122,14 @@ class SeaweedFS:
     def delete(self, bucket, key):
         result = self.curl("DELETE", bucket, key)
         assert result.returncode == 0, (key, result.stderr)
+
+    def keys(self, bucket, prefix=""):
+        """The keys under `prefix` (one page of ListObjectsV2: the tests keep fewer than a thousand)."""
+        result = subprocess.run(["curl", "-sS", "--fail", "--aws-sigv4", f"aws:amz:{REGION}:s3", "--user", f"{ACCESS_KEY}:{SECRET_KEY}",
+                                 "--max-time", "30", f"{self.endpoint}/{bucket}?list-type=2&prefix={urllib.parse.quote(prefix, safe='')}"],
+                                capture_output=True, text=True, timeout=60, check=True)
+        assert "<IsTruncated>true</IsTruncated>" not in result.stdout
+        return re.findall(r"<Key>([^<]+)</Key>", result.stdout)
 
     def upload_folder(self, bucket, prefix, folder):
         for path in sorted(Path(folder).rglob("*")):

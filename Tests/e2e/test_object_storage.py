@@ -570,15 +570,6 @@ def test_a_stop_while_the_shared_store_is_written_exits_cleanly(dav_store, tmp_p
         assert "crashed" not in log, log[-4000:]
 
 
-def listed_keys(store, bucket, prefix):
-    """The keys under `prefix` (one page: the tests keep fewer than a thousand)."""
-    result = subprocess.run(["curl", "-sS", "--fail", "--aws-sigv4", "aws:amz:us-east-1:s3", "--user", f"{ACCESS_KEY}:{SECRET_KEY}",
-                             f"{store.endpoint}/{bucket}?list-type=2&prefix={urllib.parse.quote(prefix, safe='')}"],
-                            capture_output=True, text=True, timeout=30, check=True)
-    assert "<IsTruncated>true</IsTruncated>" not in result.stdout
-    return re.findall(r"<Key>([^<]+)</Key>", result.stdout)
-
-
 def test_a_pass_does_not_wait_for_a_slow_stores_writes_and_its_end_marker_follows_its_tiles(store, tmp_path):
     """A store 100 ms away: the full-resolution pass of a 8,000 x 5,200 master ends while most of its tiles are
     still queued for their PUTs (it does not wait for them), and its end marker reaches the store only after every
@@ -597,7 +588,7 @@ def test_a_pass_does_not_wait_for_a_slow_stores_writes_and_its_end_marker_follow
         puts, queued = ended['tileserver_object_requests_total{method="PUT"}'], ended["tileserver_store_writes_total"]
         print(f"when the pass ended: {queued:.0f} tiles queued for the store, {puts:.0f} PUTs sent")
         assert queued > 500 and puts < queued - 200, (puts, queued)
-        keys = wait_for(lambda: (lambda k: k if any(x.endswith("/pass-1.done") for x in k) else None)(listed_keys(store, "slow-store", "run/")),
+        keys = wait_for(lambda: (lambda k: k if any(x.endswith("/pass-1.done") for x in k) else None)(store.keys("slow-store", "run/")),
                         timeout=120, what="the end marker")
         # Every tile of the two deepest levels (the pass's, none cut by another) is there already.
         image = server.json("/api/images/photo")
