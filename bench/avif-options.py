@@ -9,7 +9,8 @@ of ../shared/tools/make-images.sh, else the test gallery photo), 48 tiles of its
 under 64 x 64 skipped. Their JPEG at quality 85 (Pillow's libjpeg, 4:2:0, as our tiles) gives the target: the
 tiles' mean SSIM (bench/webp.py's luma SSIM). For each encoder configuration its quantizer is bisected to the two
 neighbouring steps whose mean SSIM brackets the target, and the bytes at equal SSIM are interpolated between them:
-the encoder's curve, not its nearest step. Also the mean time of one tile's encode (process start included).
+the encoder's curve, not its nearest step. Also the mean time of one tile's encode: the encoder's process,
+its start included, over six tiles (not the decode back).
 
 Configurations:
   libheif-6            the server's encoder: libheif 1.15's libaom plugin (heif-enc -A), speed 6, 4:2:0
@@ -41,6 +42,13 @@ CONFIGS = os.environ.get("CONFIGS", "libheif-6 aom-good-6 aom-intra-6 aom-intra-
                                     "aom-good-6-10bit aom-intra-4-10bit svt-4 rav1e-4").split()
 CONTAINER = 270
 WORK = Path(tempfile.mkdtemp(prefix="avif-options-"))
+ENCODING = [0.0]   # seconds spent in encoder processes (decodes not counted)
+
+
+def run_encoder(command):
+    started = time.perf_counter()
+    subprocess.run(command, check=True, capture_output=True)
+    ENCODING[0] += time.perf_counter() - started
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import webp  # noqa: E402  (the server, the tiles and the SSIM)
@@ -98,16 +106,16 @@ def encoder(name):
     if parts[0] == "libheif":
         def encode(i, tile, q):
             tile.save(WORK / "in.png")
-            subprocess.run(["heif-enc", "-A", "-q", str(q), "-p", f"speed={parts[1]}", "-p", "chroma=420",
-                            str(WORK / "in.png"), "-o", str(WORK / "out.avif")], check=True, capture_output=True)
+            run_encoder(["heif-enc", "-A", "-q", str(q), "-p", f"speed={parts[1]}", "-p", "chroma=420",
+                         str(WORK / "in.png"), "-o", str(WORK / "out.avif")])
             data = (WORK / "out.avif").read_bytes()
             return len(data), Image.open(io.BytesIO(data)).convert("RGB")
         return encode, (0, 100), True
     if parts[0] in ("svt", "rav1e"):
         def encode(i, tile, q):
             tile.save(WORK / "in.png")
-            subprocess.run(["avifenc", "-c", parts[0], "-s", parts[1], "-y", "420", "-d", "8", "--min", str(q), "--max", str(q),
-                            str(WORK / "in.png"), str(WORK / "out.avif")], check=True, capture_output=True)
+            run_encoder(["avifenc", "-c", parts[0], "-s", parts[1], "-y", "420", "-d", "8", "--min", str(q), "--max", str(q),
+                         str(WORK / "in.png"), str(WORK / "out.avif")])
             data = (WORK / "out.avif").read_bytes()
             return len(data), Image.open(io.BytesIO(data)).convert("RGB")
         return encode, (0, 63), False
@@ -122,8 +130,7 @@ def encoder(name):
         source = WORK / f"tile{i}.y4m"
         if not source.exists():
             y4m(tile, source)
-        subprocess.run(["aomenc", *flags, f"--cq-level={cq}", "--obu", "-o", str(WORK / "out.obu"), str(source)],
-                       check=True, capture_output=True)
+        run_encoder(["aomenc", *flags, f"--cq-level={cq}", "--obu", "-o", str(WORK / "out.obu"), str(source)])
         size = (WORK / "out.obu").stat().st_size - 2 + CONTAINER     # less the temporal delimiter
         subprocess.run(["aomdec", "--rawvideo", f"--output-bit-depth={10 if ten_bit else 8}", "-o", str(WORK / "out.yuv"),
                         str(WORK / "out.obu")], check=True, capture_output=True)
@@ -149,10 +156,10 @@ def main():
     print(f"{PHOTO.name}: {len(tiles)} tiles, JPEG q85 {jpeg_bytes} bytes, mean SSIM {target:.4f}", flush=True)
     for name in CONFIGS:
         encode, (low, high), higher_is_better = encoder(name)
-        started = time.perf_counter()
+        ENCODING[0] = 0.0
         for i, tile in enumerate(tiles[:6]):
             encode(i, tile, (low + high) // 2)
-        per_tile = (time.perf_counter() - started) / 6 * 1000
+        per_tile = ENCODING[0] / 6 * 1000
         seen = {}
 
         def at(step):
