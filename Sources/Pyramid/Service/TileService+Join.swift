@@ -1,4 +1,5 @@
 import ImageCodecs
+import TileGeometry
 /// Regions that are blocks of whole tiles, answered by joining the tiles' JPEGs: the Universal Viewer asks for
 /// 512 px tiles, each four of a 256 px pyramid's. Joined by their DCT coefficients, the answer costs two entropy
 /// passes instead of four decodes, a resample and an encode, and adds no loss to the tiles'.
@@ -13,7 +14,8 @@ extension TileService {
     /// the tiles were not coded alike (a file's own JPEG tiles beside re-encoded edge tiles): the region is then
     /// made the ordinary way.
     package func joinedRegion(_ region: PixelRect, outWidth: Int, outHeight: Int, of image: PyramidImage,
-                             in snapshot: PyramidImage.Snapshot) throws -> [UInt8]? {
+                             in snapshot: PyramidImage.Snapshot, limit: OutputLimit) throws -> [UInt8]? {
+        try Self.check(limit, region, outWidth: outWidth, outHeight: outHeight, snapshot.geometry)
         guard !snapshot.source.info.hasAlpha,
               let block = snapshot.geometry.tileBlock(exactly: region, outWidth: outWidth, outHeight: outHeight)
         else { return nil }
@@ -29,7 +31,7 @@ extension TileService {
         var encoded: [[UInt8]] = []
         encoded.reserveCapacity(tiles.count)
         for tile in tiles {
-            switch try lookup(image, snapshot: snapshot, tile: tile, format: .jpeg) {
+            switch try lookup(image, snapshot: snapshot, tile: tile, format: .jpeg, limit: .none) {
             case let .hit(hit): encoded.append(hit.bytes)
             case let .miss(miss): encoded.append(try produce(miss).tile.bytes)
             }

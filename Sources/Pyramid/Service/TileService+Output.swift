@@ -13,8 +13,9 @@ extension TileService {
     /// `plan`'s output, transformed and encoded as `format`. Bands are rows of the output, or columns of the
     /// unturned region when the transform turns it a quarter.
     package func encodedRegion(_ plan: RegionPlan, transform: PixelTransform, format: ImageFormat,
-                              of image: PyramidImage, in snapshot: PyramidImage.Snapshot) throws -> EncodedOutput {
+                              of image: PyramidImage, in snapshot: PyramidImage.Snapshot, limit: OutputLimit) throws -> EncodedOutput {
         let W = plan.outWidth, H = plan.outHeight
+        try Self.check(limit, plan.rect, outWidth: W, outHeight: H, snapshot.geometry)
         let channels = transform.channels(from: plan.channels)
         let raw = W * H * channels
         let turned = transform.quarterTurns % 2 == 1
@@ -41,7 +42,10 @@ extension TileService {
 
     /// The view image `layout` describes, encoded; bands are rows.
     package func encodedView(_ layout: ViewportLayout, of image: PyramidImage, in snapshot: PyramidImage.Snapshot,
-                            width: Int, height: Int, background: UInt8, format: ImageFormat) throws -> EncodedOutput {
+                            width: Int, height: Int, background: UInt8, format: ImageFormat, limit: OutputLimit) throws -> EncodedOutput {
+        guard limit.permits(zoom: layout.zoom, imageWidth: snapshot.geometry.width, imageHeight: snapshot.geometry.height) else {
+            throw TileServiceError.pastLimit(limit)
+        }
         let tiles = 2 * options.tileSize * options.tileSize * 4 // the tiles being painted
         let raw = width * height * 3
         return try output(
@@ -50,6 +54,14 @@ extension TileService {
                         stripBytes: { rows in width * rows * 3 * 2 + tiles }, profile: snapshot.source.keptProfile),
             whole: { try view(layout, of: image, in: snapshot, width: width, height: height, background: background) },
             band: { rows in try view(layout, of: image, in: snapshot, width: width, height: height, background: background, rows: rows) })
+    }
+
+    /// Throws `pastLimit` unless `region` drawn `outWidth`×`outHeight` is within `limit` on both axes: the one check
+    /// of every region, joined or made.
+    static func check(_ limit: OutputLimit, _ region: PixelRect, outWidth: Int, outHeight: Int, _ g: PyramidGeometry) throws {
+        guard limit.permits(region: region, outWidth: outWidth, outHeight: outHeight, imageWidth: g.width, imageHeight: g.height) else {
+            throw TileServiceError.pastLimit(limit)
+        }
     }
 
     /// What `output` needs to know of an image it makes: its size, how much memory it takes whole, and what a

@@ -3,22 +3,23 @@ import TileGeometry
 extension TileService {
     /// The pixels of one tile for assembling a region or a view: decoded from its cached encoding when there
     /// is one (PNG first: lossless), else produced through the coalesced tile path, which caches the encoded
-    /// tile for the next request and hands back the pixels it rendered. Tiles are the ones passes store, so every
+    /// tile for the next request and hands back the pixels it rendered. Read from any level (`limit: .none`): what
+    /// a viewer may see is decided on the output made of them. Tiles are the ones passes store, so every
     /// tile of a region has the source's channels (PNG or WebP for images with alpha).
     func pixels(of tile: TileCoordinate, in image: PyramidImage, snapshot: PyramidImage.Snapshot) throws -> PixelBuffer {
         let hasAlpha = snapshot.source.info.hasAlpha
-        if !hasAlpha, case let .hit(png) = try lookup(image, snapshot: snapshot, tile: tile, format: .png, countingMiss: false) {
+        if !hasAlpha, case let .hit(png) = try lookup(image, snapshot: snapshot, tile: tile, format: .png, limit: .none, countingMiss: false) {
             return try ImageDecoder.decode(png.bytes)
         }
         // A tiled file's tile is read faster than an encoded tile is made and decoded again: regions read the file.
         if snapshot.readsDirectly(tile.level) {
-            if case let .hit(encoded) = try lookup(image, snapshot: snapshot, tile: tile, format: passFormat(snapshot),
+            if case let .hit(encoded) = try lookup(image, snapshot: snapshot, tile: tile, format: passFormat(snapshot), limit: .none,
                                                    countingMiss: false) {
                 return try ImageDecoder.decode(encoded.bytes)
             }
             return try image.render(tile, in: snapshot)
         }
-        switch try lookup(image, snapshot: snapshot, tile: tile, format: passFormat(snapshot)) {
+        switch try lookup(image, snapshot: snapshot, tile: tile, format: passFormat(snapshot), limit: .none) {
         case let .hit(encoded):
             return try ImageDecoder.decode(encoded.bytes)
         case let .miss(miss):

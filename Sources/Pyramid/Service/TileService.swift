@@ -103,13 +103,15 @@ public final class TileService: ImageChanges {
     /// to `render(_:)`, so nothing is looked up, `stat`ed or validated twice. Counts one hit or one miss.
     package func lookup(image id: String, tile: TileCoordinate, format: ImageFormat) throws -> TileLookup {
         guard let image = images.image(id) else { throw TileServiceError.unknownImage(id) }
-        return try lookup(image, snapshot: image.current(), tile: tile, format: format)
+        return try lookup(image, snapshot: image.current(), tile: tile, format: format, limit: .none)
     }
 
     /// The same for an image and version already in hand (regions and view images use many tiles of one).
+    /// `limit`: the most the one asking may see of the image; a tile of a level past it is refused (`pastLimit`).
     package func lookup(_ image: PyramidImage, snapshot: PyramidImage.Snapshot, tile: TileCoordinate,
-                       format: ImageFormat, countingMiss: Bool = true) throws -> TileLookup {
+                       format: ImageFormat, limit: OutputLimit, countingMiss: Bool = true) throws -> TileLookup {
         try snapshot.geometry.validate(tile)
+        guard limit.permits(level: tile.level, of: snapshot.geometry) else { throw TileServiceError.pastLimit(limit) }
         let key = TileKey(image: image.id, generation: snapshot.generation, tile: tile, format: format)
         if let hit = cache.value(for: key, countingMiss: countingMiss) { return .hit(hit) }
         return .miss(TileMiss(key: key, image: image, snapshot: snapshot))
@@ -225,10 +227,13 @@ package struct TileMiss: Sendable {
 /// Errors of the tile service itself.
 package enum TileServiceError: Swift.Error, Sendable, Equatable, CustomStringConvertible {
     case unknownImage(String)
+    /// A picture larger than the one asking may see (their `OutputLimit`).
+    case pastLimit(OutputLimit)
 
     package var description: String {
         switch self {
         case let .unknownImage(id): "no image with id '\(id)'"
+        case let .pastLimit(limit): "this picture is larger than may be shown (\(limit))"
         }
     }
 }

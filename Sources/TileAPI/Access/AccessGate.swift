@@ -84,30 +84,12 @@ struct AccessView: Sendable {
         guard let user = identity.user else { return [] }
         return [("user", .string(user))]
     }
-
-    /// Throws unless a picture `width`×`height` of the whole image (or of a part, at the same scale) is allowed.
-    func allow(width: Int, height: Int, of what: String) throws(APIError) {
-        guard case let .limited(maxSize) = decision else { return }
-        if max(width, height) > maxSize { throw refusal(what) }
-    }
-
-    /// Throws unless scale `scale` (output pixels per image pixel) of an image `imageWidth`×`imageHeight` is
-    /// allowed; a pixel of slack for rounding.
-    func allow(scale: Double, imageWidth: Int, imageHeight: Int, of what: String) throws(APIError) {
-        guard case let .limited(maxSize) = decision else { return }
-        if scale * Double(max(imageWidth, imageHeight)) > Double(maxSize) + 1 { throw refusal(what) }
-    }
-
-    /// The largest scale allowed of an image `imageWidth`×`imageHeight`; nil when any.
-    func maxScale(imageWidth: Int, imageHeight: Int) -> Double? {
-        guard case let .limited(maxSize) = decision else { return nil }
-        return min(1, Double(maxSize) / Double(max(imageWidth, imageHeight)))
-    }
 }
 
 extension AccessControl {
-    /// The decision for `context` on a route of kind `access`: the context to run its handler with, or the
-    /// refusal thrown. An image hidden from the identity is answered as a missing one, word for word.
+    /// The decision for `context` on a route of kind `access`: the identity and what it may see (`context.access`),
+    /// or the refusal thrown. An image route's image itself is admitted after this (`Admission`), with the limit
+    /// decided here.
     func admit(_ context: RequestContext, _ access: RouteAccess) throws -> RequestContext {
         let (identity, shareFailure) = identity(of: context.request, query: context.path.query)
         context.notes.user = identity.label
@@ -124,19 +106,16 @@ extension AccessControl {
         case .listing:
             view.personal = restricts
         case .defaultImage, .image:
-            let id: String
-            if case let .image(capture, form) = access { id = RouteAccess.id(context.capture(capture), form) } else {
-                guard let first = library.firstID else { break }
-                id = first
-            }
-            guard let rule = try rule(of: id, onLoop: context.onLoop) else { break }
+            guard let id = Admission.id(context, access, library: library) else { throw Admission.missing(context, access) }
+            // No rule: no such image, answered below exactly as a hidden one is.
+            guard let rule = try rule(of: id, onLoop: context.onLoop) else { throw Admission.missing(context, access) }
             view.personal = !rule.isOpen
             view.decision = identity.decision(for: id, rule: rule)
             switch view.decision {
             case .full, .limited: break
             case .hidden:
                 refusals.count(.hidden)
-                throw APIError.notFound("no image with id '\(id)'")
+                throw Admission.missing(context, access)
             case let .refused(signedIn):
                 refusals.count(signedIn ? .forbidden : .unauthenticated)
                 throw APIError.refused(signedIn: signedIn, signedIn ? "your account may not see image '\(id)'" : "sign in to see image '\(id)'",

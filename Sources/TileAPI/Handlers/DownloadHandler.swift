@@ -17,23 +17,22 @@ struct DownloadHandler {
     }
 
     func original(_ context: RequestContext) throws -> HandlerOutcome {
-        let id = context.capture("id")
-        let image = try context.image(id, in: tiles)
+        let image = try context.admitted(), id = image.id
+        try image.requireWhole()
         let snapshot = try image.current()
-        try context.access?.allow(width: snapshot.geometry.width, height: snapshot.geometry.height, of: "the original of '\(id)'")
-        guard !image.path.isEmpty, snapshot.source.kind != "procedural" else {
+        guard !image.masterPath.isEmpty, snapshot.source.kind != "procedural" else {
             throw APIError.notFound("image '\(id)' is made by the server and has no original file")
         }
         let file: FileDescriptor
-        if S3Location.isRemote(image.path) {
-            file = try Self.spool(image.path, into: tiles.options.rasterDirectory)
+        if S3Location.isRemote(image.masterPath) {
+            file = try Self.spool(image.masterPath, into: tiles.options.rasterDirectory)
         } else {
-            do { file = try FileDescriptor(readingAt: image.path) } catch {
+            do { file = try FileDescriptor(readingAt: image.masterPath) } catch {
                 throw APIError.notFound("the original of '\(id)' is gone: it was moved or removed")
             }
         }
         let size = try file.status().size
-        let name = PathText.lastComponent(of: image.path)
+        let name = PathText.lastComponent(of: image.masterPath)
         var response = HTTPResponse(contentType: Self.mimeType(ofFile: name), body: [], headers: [
             HTTPHeader(name: "Content-Disposition", value: Self.disposition(name)),
             HTTPHeader(name: "ETag", value: "\"\(snapshot.version)\""),

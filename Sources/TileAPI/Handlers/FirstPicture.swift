@@ -28,39 +28,34 @@ struct FirstPicture: Sendable {
         return query.isEmpty || (query["image"] != nil && query["zoom"] == nil && query["rotate"] == nil && query["folder"] == nil)
     }
 
-    /// The image the address shows at fit, if `wanted`. Walks the top folder for a bare `/`: off the event loop.
-    func imageID(_ context: RequestContext) -> String? {
+    /// The image the address shows at fit, if `wanted`, as admitted for the identity: a bare `/` shows the first
+    /// of the top folder's images whose thumbnail it may see. Walks the top folder: off the event loop.
+    func image(_ context: RequestContext) -> AdmittedImage? {
         var query = context.path.query
         query["share"] = nil
-        let id: String
         if query.isEmpty {
             guard let page = library.page(folder: "", limit: context.access == nil ? 1 : 50) else { return nil }
-            guard let first = page.images.first(where: { shows($0.id, context) }) else { return nil }
-            id = first.id
-        } else {
-            guard Self.wanted(context), let named = query["image"], !named.isEmpty else { return nil }
-            id = named
+            return page.images.lazy.compactMap { shown($0.id, context) }.first
         }
-        return shows(id, context) ? id : nil
+        guard Self.wanted(context), let named = query["image"], !named.isEmpty else { return nil }
+        return shown(named, context)
     }
 
-    /// Whether the identity may see image `id`'s thumbnail (one tile: 256 pixels at most).
-    private func shows(_ id: String, _ context: RequestContext) -> Bool {
-        guard let access = context.access else { return true }
-        switch access.decision(for: id) {
-        case .full?: return true
-        case let .limited(maxSize)?: return maxSize >= tiles.options.tileSize
-        default: return false
-        }
+    /// Image `id` admitted, when the identity may see its thumbnail (one tile).
+    private func shown(_ id: String, _ context: RequestContext) -> AdmittedImage? {
+        guard let image = Admission.image(id, context.access, tiles: tiles), let snapshot = try? image.current(),
+              image.limit.permits(level: snapshot.geometry.thumbnailLevel, of: snapshot.geometry) else { return nil }
+        return image
     }
 
-    /// `page` with the thumbnail of `id` written in, and an entity tag naming both; nil when there is no
+    /// `page` with the thumbnail of `image` written in, and an entity tag naming both; nil when there is no
     /// thumbnail at hand or the page has no place for it. Reads files: off the event loop.
-    func page(_ page: [UInt8], etag: String, id: String) -> (bytes: [UInt8], etag: String)? {
-        guard let image = tiles.image(id), let snapshot = try? image.current() else { return nil }
+    func page(_ page: [UInt8], etag: String, image: AdmittedImage) -> (bytes: [UInt8], etag: String)? {
+        guard let snapshot = try? image.current() else { return nil }
+        let id = image.id
         let tile = TileCoordinate(level: snapshot.geometry.thumbnailLevel, x: 0, y: 0)
         let thumbnail: EncodedTile?
-        switch try? tiles.lookup(image, snapshot: snapshot, tile: tile, format: tiles.options.format, countingMiss: false) {
+        switch try? image.lookup(snapshot, tile: tile, format: tiles.options.format, countingMiss: false) {
         case let .hit(hit): thumbnail = hit
         case let .miss(miss): thumbnail = tiles.atHand(miss)
         case nil: thumbnail = nil

@@ -132,12 +132,10 @@ struct ImageAPIHandler: Sendable {
     /// One image's entry, with what its file says about itself (`metadata`: only the fields it carries; its
     /// location only while `--publish-location` is on).
     func one(_ context: RequestContext) throws -> HandlerOutcome {
-        let id = context.capture("id")
-        let image = try context.image(id, in: tiles)
-        let snapshot = try context.snapshot(of: image)
+        let image = try context.admitted(), id = image.id
+        let snapshot = try image.snapshot(context)
         let metadata = try image.metadata(for: snapshot).published(location: publishLocation)
-        var maxSize: Int?
-        if case let .limited(size)? = context.access?.decision { maxSize = size }
+        let maxSize = image.limit.longSide
         return .response(.json(.object(entry(id, library.name(of: id) ?? id, ImageSummary(snapshot)) + Self.access(maxSize: maxSize)
                 + [("metadata", metadata.json)])))
     }

@@ -1,27 +1,21 @@
 import HTTPTransport
 import Pyramid
-import ImageCodecs
-import TileGeometry
 
-/// Asks for tiles in the background at low priority on the render pool; dropped (and counted) when it is busy.
+/// Runs jobs in the background at low priority on the render pool; dropped (and counted) when it is busy. What a
+/// job makes is an admitted image's (`AdmittedImage.prefetch`), so nothing past its viewer's limit is made.
 struct Prefetcher: Sendable {
-    let tiles: TileService
     let pool: WorkerPool
     let metrics: Metrics
 
     init(_ services: Services) {
-        tiles = services.tiles
         pool = services.pools.render
         metrics = services.metrics
     }
 
-    /// Makes `wanted` of `image` in `format`, the one the viewer asked its tile URLs in.
-    func callAsFunction(image: String, tiles wanted: [TileCoordinate], format: ImageFormat) {
-        for tile in wanted {
-            let accepted = pool.submitLowPriority { [tiles] in
-                _ = try? tiles.tile(image: image, tile: tile, format: format)
-            }
-            if !accepted { metrics.prefetchDropped() }
+    /// Submits `job(0)` … `job(count - 1)`, each on its own.
+    func submit(count: Int, _ job: @escaping @Sendable (Int) -> Void) {
+        for index in 0 ..< count {
+            if !pool.submitLowPriority({ job(index) }) { metrics.prefetchDropped() }
         }
     }
 }

@@ -96,7 +96,7 @@ struct StaticFileHandler: Sendable {
             guard let file = try read("index.html", in: root) else { throw APIError.notFound("no such file: /index.html") }
             (bytes, etag) = file
         }
-        let page = firstPicture.imageID(context).flatMap { firstPicture.page(bytes, etag: etag, id: $0) } ?? (bytes, etag)
+        let page = firstPicture.image(context).flatMap { firstPicture.page(bytes, etag: etag, image: $0) } ?? (bytes, etag)
         return .response(response(page.bytes, relative: "index.html", etag: page.etag).conditional(on: context.request))
     }
 

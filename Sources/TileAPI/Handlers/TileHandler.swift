@@ -1,6 +1,5 @@
 import HTTPTransport
 import POSIXSupport
-import Library
 import Pyramid
 import ImageCodecs
 import TileGeometry
@@ -9,65 +8,53 @@ import TileGeometry
 /// parse, then the shared tile service. A cached tile is answered on the event loop; a miss goes to the render pool.
 struct TileHandler: Sendable {
     let tiles: TileService
-    let library: ImageLibrary
     let metrics: Metrics
     /// `Cache-Control` of tiles whose URL names no version.
     let cacheControl: HTTPHeader
 
     init(_ services: Services) {
         tiles = services.tiles
-        library = services.library
         metrics = services.metrics
         cacheControl = services.tileCacheControl
     }
 
-    /// The first image in library order: what `/tiles/{z}/{x}/{y}` serves.
+    /// `/tiles/{z}/{x}/{y}`: the first image in library order, as admitted.
     func defaultImage(_ context: RequestContext) throws -> HandlerOutcome {
-        guard let first = library.firstID else { throw APIError.notFound("no images are being served") }
-        return try serve(context, image: first)
+        try serve(context)
     }
 
     func anyImage(_ context: RequestContext) throws -> HandlerOutcome {
-        try serve(context, image: context.capture("id"))
+        try serve(context)
     }
 
     /// `/images/{id}/thumbnail[.jpg|.png|.webp]`: the image's one-tile level, the same bytes and cache entry as
     /// that tile. For a page that knows an image's id but not yet its size: the viewer's first frame asks for
     /// it while the listing that names the tile is still on its way.
     func thumbnail(_ context: RequestContext) throws -> HandlerOutcome {
-        let id = context.capture("id"), name = context.capture("name")
+        let image = try context.admitted(), name = context.capture("name")
         guard let format = try TilePath.thumbnail(name, plain: tiles.options.format) else {
-            throw APIError.notFound("no such file: /images/\(id)/\(name)")
+            throw APIError.notFound("no such file: /images/\(image.id)/\(name)")
         }
-        let image = try context.image(id, in: tiles), snapshot = try context.snapshot(of: image)
+        let snapshot = try image.snapshot(context)
         let tile = TileCoordinate(level: snapshot.geometry.thumbnailLevel, x: 0, y: 0)
-        try Self.allow(tile.level, of: snapshot.geometry, id: id, context)
-        return try answer(tiles.lookup(image, snapshot: snapshot, tile: tile, format: format), context: context, unversioned: Self.revalidate)
+        return try answer(image.lookup(snapshot, tile: tile, format: format), context: context, unversioned: Self.revalidate)
     }
 
     /// The thumbnail alias without `?v=` names whatever the file holds now: browsers ask again each time (a 304
     /// while it has not changed) instead of keeping an old picture for the tiles' max-age.
     static let revalidate = HTTPHeader(name: "Cache-Control", value: "no-cache")
 
-    private func serve(_ context: RequestContext, image id: String) throws -> HandlerOutcome {
+    private func serve(_ context: RequestContext) throws -> HandlerOutcome {
         let (tile, format) = try TilePath.parse(z: context.capture("z"), x: context.capture("x"), y: context.capture("y"),
                                                 plain: tiles.options.format)
-        return try serve(context, image: id, tile: tile, format: format)
+        return try serve(context, tile: tile, format: format)
     }
 
-    /// The shared path for every protocol that names one tile: one cache look, then the hit or the render.
-    func serve(_ context: RequestContext, image id: String, tile: TileCoordinate, format: ImageFormat) throws -> HandlerOutcome {
-        let image = try context.image(id, in: tiles)
-        let snapshot = try context.snapshot(of: image)
-        try Self.allow(tile.level, of: snapshot.geometry, id: id, context)
-        return try answer(tiles.lookup(image, snapshot: snapshot, tile: tile, format: format), context: context)
-    }
-
-    /// Throws unless the identity may see level `level` (for a tiered image: one no larger than its public size).
-    static func allow(_ level: Int, of geometry: PyramidGeometry, id: String, _ context: RequestContext) throws {
-        guard let access = context.access, level >= 0, level <= geometry.maxLevel else { return }
-        let size = geometry.levelSize(level)
-        try access.allow(width: size.width, height: size.height, of: "image '\(id)'")
+    /// The shared path for every protocol that names one tile: one cache look (the admitted image's, which
+    /// refuses a level past its limit), then the hit or the render.
+    func serve(_ context: RequestContext, tile: TileCoordinate, format: ImageFormat) throws -> HandlerOutcome {
+        let image = try context.admitted()
+        return try answer(image.lookup(try image.snapshot(context), tile: tile, format: format), context: context)
     }
 
     /// The response to a cache look: a hit at once, a miss from the render pool. `headers` are added to either.

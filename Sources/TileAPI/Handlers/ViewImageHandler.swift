@@ -9,11 +9,9 @@ struct ViewImageHandler: Sendable {
     static let maxSide = 4096
     static let background: UInt8 = 48
 
-    let tiles: TileService
     let maxZoom: Double
 
     init(_ services: Services) {
-        tiles = services.tiles
         maxZoom = services.options.maxZoom
     }
 
@@ -22,22 +20,20 @@ struct ViewImageHandler: Sendable {
     func webp(_ context: RequestContext) throws -> HandlerOutcome { try render(context, as: .webp) }
 
     private func render(_ context: RequestContext, as format: ImageFormat) throws -> HandlerOutcome {
-        let image = try context.image(context.capture("id"), in: tiles)
+        let image = try context.admitted()
         let width = try context.integer("width", 1 ... Self.maxSide)
         let height = try context.integer("height", 1 ... Self.maxSide)
         let zoom = try ViewportHandler.zoomRequest(context, required: false)
         let (cx, cy) = (try context.number("cx"), try context.number("cy"))
-        let tiles = tiles, maxZoom = maxZoom, access = context.access, id = context.capture("id")
+        let maxZoom = maxZoom
         return .work(on: .render) {
             do {
                 let snapshot = try image.current()
                 let model = try ScrollViewModel(geometry: snapshot.geometry, viewWidth: Double(width), viewHeight: Double(height),
                                                 maxZoom: maxZoom)
                 let layout = model.layout(zoom: zoom, centerX: cx, centerY: cy)
-                try access?.allow(scale: layout.zoom, imageWidth: snapshot.geometry.width, imageHeight: snapshot.geometry.height,
-                                  of: "image '\(id)'")
-                let output = try tiles.encodedView(layout, of: image, in: snapshot, width: width, height: height,
-                                                       background: Self.background, format: format)
+                let output = try image.encodedView(layout, in: snapshot, width: width, height: height,
+                                                   background: Self.background, format: format)
                 return .image(output, contentType: format.mimeType, headers: [])
             } catch {
                 return APIError.response(for: error)

@@ -28,18 +28,18 @@ struct ViewportHandler: Sendable {
     }
 
     /// The model for `width`/`height` of the query, the image it is for, and that image's version (tile URLs carry it).
-    private func model(_ context: RequestContext) throws -> (PyramidImage, ScrollViewModel, String) {
-        let image = try context.image(context.capture("id"), in: tiles)
+    private func model(_ context: RequestContext) throws -> (AdmittedImage, ScrollViewModel, String) {
+        let image = try context.admitted()
         let width = try context.integer("width", 1 ... Self.maxViewSide)
         let height = try context.integer("height", 1 ... Self.maxViewSide)
         // `dpr`: the screen's device pixels per CSS pixel, clamped to 1…4 (a zoomed page or a retina screen sends
         // fractions); tiles are chosen for device pixels, zooms stay in CSS pixels.
         let ratio = try context.number("dpr", 0.01 ... 100) ?? 1
-        let snapshot = try context.snapshot(of: image)
+        let snapshot = try image.snapshot(context)
         // A tiered image seen by someone who may not have it all: the closest zoom is its public size (in device
         // pixels), so every tile the answer names is one they may have.
         var zoomLimit = maxZoom
-        if let level = Self.topLevel(context, snapshot.geometry) {
+        if let level = Self.topLevel(image.limit, snapshot.geometry) {
             let g = snapshot.geometry, size = g.levelSize(level)
             let scale = Double(max(size.width, size.height)) / Double(max(g.width, g.height)) * (1 - 1e-9)
             zoomLimit = min(maxZoom, scale / min(4, max(1, ratio)))
@@ -50,16 +50,13 @@ struct ViewportHandler: Sendable {
 
     /// For a tiered image seen by someone who may not have it all: the deepest level within its public size
     /// (tiles of deeper levels, the prefetched next level among them, are not theirs); nil otherwise.
-    static func topLevel(_ context: RequestContext, _ g: PyramidGeometry) -> Int? {
-        guard case let .limited(maxSize)? = context.access?.decision else { return nil }
-        var level = g.maxLevel
-        while level > 0, max(g.levelSize(level).width, g.levelSize(level).height) > maxSize { level -= 1 }
-        return level
+    static func topLevel(_ limit: OutputLimit, _ g: PyramidGeometry) -> Int? {
+        limit.longSide == nil ? nil : limit.topLevel(of: g)
     }
 
     /// `layout` without the prefetched tiles past `topLevel`.
-    static func allowed(_ layout: ViewportLayout, _ context: RequestContext, _ g: PyramidGeometry) -> ViewportLayout {
-        guard let top = topLevel(context, g) else { return layout }
+    static func allowed(_ layout: ViewportLayout, _ limit: OutputLimit, _ g: PyramidGeometry) -> ViewportLayout {
+        guard let top = topLevel(limit, g) else { return layout }
         var layout = layout
         layout.prefetch.removeAll { $0.level > top }
         return layout
@@ -77,9 +74,9 @@ struct ViewportHandler: Sendable {
     func viewport(_ context: RequestContext) throws -> HandlerOutcome {
         let (image, model, version) = try model(context)
         let layout = Self.allowed(model.layout(zoom: try Self.zoomRequest(context, required: false),
-                                               centerX: try context.number("cx"), centerY: try context.number("cy")), context, model.geometry)
+                                               centerX: try context.number("cx"), centerY: try context.number("cy")), image.limit, model.geometry)
         let format = try format(context)
-        prefetch(image: image.id, tiles: layout.prefetch, format: format)
+        image.prefetch(layout.prefetch, format: format, with: prefetch)
         return .response(.json(Self.encode(layout, image: image.id, version: version, view: model, format: format)))
     }
 
@@ -105,8 +102,8 @@ struct ViewportHandler: Sendable {
             let factor = try context.number("factor", 0.01 ... 64) ?? 1.5
             result = model.doubleTap(zoom: zoom, x: x, y: y, mode: mode, factor: factor)
         }
-        result.layout = Self.allowed(result.layout, context, model.geometry)
-        prefetch(image: image.id, tiles: result.layout.prefetch, format: format)
+        result.layout = Self.allowed(result.layout, image.limit, model.geometry)
+        image.prefetch(result.layout.prefetch, format: format, with: prefetch)
         var members: [(String, JSONValue)] = [("mode", .string(result.mode.rawValue))]
         if let from = result.fromZoom { members.append(("fromZoom", .double(from))) }
         members += [("zoom", .double(result.zoom)), ("rect", Self.rect(result.rect)),

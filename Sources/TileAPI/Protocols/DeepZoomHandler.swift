@@ -10,8 +10,7 @@ struct DeepZoomHandler: Sendable {
     func descriptor(_ context: RequestContext) throws -> HandlerOutcome {
         let file = context.capture("file")
         guard file.hasSuffix(".dzi") else { throw APIError.notFound("no such file: /images/\(file)") }
-        let image = try context.image(RouteAccess.id(file, .descriptor), in: tiles.tiles)
-        let snapshot = try context.snapshot(of: image), g = snapshot.geometry
+        let snapshot = try context.admitted().snapshot(context), g = snapshot.geometry
         // OpenSeadragon appends the descriptor's query to every tile URL, so `?v=` reaches the tiles too.
         let check = try VersionCheck(context, current: snapshot.version)
         var response = HTTPResponse.text(DeepZoomDescriptor.xml(width: g.width, height: g.height, tileSize: g.tileSize, overlap: 0,
@@ -28,6 +27,6 @@ struct DeepZoomHandler: Sendable {
         }
         let (tile, format) = try TilePath.parse(z: context.capture("z"), x: String(name[..<underscore]),
                                                    y: String(name[name.index(after: underscore)...]), plain: tiles.tiles.options.format)
-        return try tiles.serve(context, image: RouteAccess.id(files, .deepZoomFiles), tile: tile, format: format)
+        return try tiles.serve(context, tile: tile, format: format)
     }
 }

@@ -26,17 +26,17 @@ struct IIIFHandler: Sendable {
     /// `307` to the same request under the current one. Image ids never contain `@`.
     struct Identifier {
         let id: String
-        let image: PyramidImage
+        let image: AdmittedImage
         let snapshot: PyramidImage.Snapshot
         /// The version named, when it is the current one.
         let version: String?
 
-        init(_ context: RequestContext, in tiles: TileService) throws {
+        init(_ context: RequestContext) throws {
             let segment = context.capture("id")
             let at = segment.lastIndex(of: "@")
-            id = RouteAccess.id(segment, .versioned)    // the id access control decided on
-            image = try context.image(id, in: tiles)
-            snapshot = try context.snapshot(of: image)
+            image = try context.admitted()
+            id = image.id
+            snapshot = try image.snapshot(context)
             guard let at else {
                 version = nil
                 return
@@ -53,7 +53,7 @@ struct IIIFHandler: Sendable {
     }
 
     func redirect(_ context: RequestContext) throws -> HandlerOutcome {
-        let identifier = try Identifier(context, in: tiles.tiles)
+        let identifier = try Identifier(context)
         let base = Self.serviceID(context, id: identifier.id, version: identifier.version)
         var response = HTTPResponse.text("see \(base)/info.json\n", status: .seeOther)
         response.headers.append(HTTPHeader(name: "Location", value: base + "/info.json"))
@@ -61,12 +61,12 @@ struct IIIFHandler: Sendable {
     }
 
     func info(_ context: RequestContext) throws -> HandlerOutcome {
-        try info(context, Identifier(context, in: tiles.tiles))
+        try info(context, Identifier(context))
     }
 
     private func info(_ context: RequestContext, _ identifier: Identifier) throws -> HandlerOutcome {
         let g = identifier.snapshot.geometry
-        let limits = Self.limits(g, maxZoom: maxZoom, context)
+        let limits = Self.limits(g, maxZoom: maxZoom, identifier.image.limit)
         let sizes = (0 ... g.maxLevel).map { g.levelSize($0) }.filter { max($0.width, $0.height) <= min(2048, max(limits.maxWidth, limits.maxHeight)) }
         var features: [JSONValue] = ["mirroring"]
         if maxZoom > 1 { features.append("sizeUpscaling") }
@@ -99,13 +99,12 @@ struct IIIFHandler: Sendable {
     /// The service's limits; for a tiered image seen by someone who may not have it all, `max` stops at its public
     /// size, which `info.json` advertises (`advertised`) as its maxWidth and maxHeight. A request past it is not
     /// malformed (400) but refused (401 or 403), as one that signing in would answer.
-    static func limits(_ g: PyramidGeometry, maxZoom: Double, _ context: RequestContext, advertised: Bool = true) -> IIIFRequest.Limits {
+    static func limits(_ g: PyramidGeometry, maxZoom: Double, _ limit: OutputLimit, advertised: Bool = true) -> IIIFRequest.Limits {
         var limits = IIIFRequest.limits(width: g.width, height: g.height, maxZoom: maxZoom)
-        if let scale = context.access?.maxScale(imageWidth: g.width, imageHeight: g.height) {
+        if let scale = limit.maxScale(width: g.width, height: g.height) {
             limits.maxScale = scale
             guard advertised else { return limits }
-            limits.maxWidth = max(1, Int((Double(g.width) * scale).rounded()))
-            limits.maxHeight = max(1, Int((Double(g.height) * scale).rounded()))
+            (limits.maxWidth, limits.maxHeight) = limit.largestSize(width: g.width, height: g.height)
             limits.maxArea = limits.maxWidth * limits.maxHeight
         }
         return limits
@@ -122,7 +121,7 @@ struct IIIFHandler: Sendable {
     /// An image request. One that names exactly one pyramid tile (what tiled viewers send) is that tile, from
     /// the shared cache; anything else is assembled from cached tiles of the nearest level, then transformed.
     func image(_ context: RequestContext) throws -> HandlerOutcome {
-        try image(context, Identifier(context, in: tiles.tiles))
+        try image(context, Identifier(context))
     }
 
     private func image(_ context: RequestContext, _ identifier: Identifier) throws -> HandlerOutcome {
@@ -131,28 +130,23 @@ struct IIIFHandler: Sendable {
         let request = try IIIFRequest(region: context.capture("region"), size: context.capture("size"),
                                       rotation: context.capture("rotation"), qualityFormat: context.capture("qf"),
                                       imageWidth: g.width, imageHeight: g.height,
-                                      limits: Self.limits(g, maxZoom: maxZoom, context, advertised: false))
-        try context.access?.allow(scale: Double(request.width) / Double(request.region.width), imageWidth: g.width,
-                                  imageHeight: g.height, of: "image '\(identifier.id)'")
+                                      limits: Self.limits(g, maxZoom: maxZoom, image.limit, advertised: false))
         if request.isPlain,
            let tile = g.tile(exactly: request.region, outWidth: request.width, outHeight: request.height,
                              slack: request.sizeIsExplicit ? 0 : 1) {
-            let lookup = try tiles.tiles.lookup(image, snapshot: snapshot, tile: tile, format: request.format)
+            let lookup = try image.lookup(snapshot, tile: tile, format: request.format)
             return try tiles.answer(lookup, context: context, headers: [Self.profileLink], versioned: identifier.version != nil)
         }
         let cacheControl = identifier.version != nil ? VersionCheck.immutable : tiles.cacheControl
-        let service = tiles.tiles
         return .work(on: .render) {
             do {
                 if request.isPlain, request.format == .jpeg,
-                   let joined = try service.joinedRegion(request.region, outWidth: request.width, outHeight: request.height,
-                                                         of: image, in: snapshot) {
+                   let joined = try image.joinedRegion(request.region, outWidth: request.width, outHeight: request.height, in: snapshot) {
                     return .image(.bytes(joined), contentType: request.format.mimeType, headers: [Self.profileLink, cacheControl])
                 }
                 let plan = RegionPlan(rect: request.region, outWidth: request.width, outHeight: request.height, geometry: g,
                                       channels: snapshot.source.info.channels)
-                let output = try service.encodedRegion(plan, transform: request.transform, format: request.format,
-                                                         of: image, in: snapshot)
+                let output = try image.encodedRegion(plan, transform: request.transform, format: request.format, in: snapshot)
                 return .image(output, contentType: request.format.mimeType, headers: [Self.profileLink, cacheControl])
             } catch {
                 return APIError.response(for: error)

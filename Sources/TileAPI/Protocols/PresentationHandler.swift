@@ -20,8 +20,8 @@ struct PresentationHandler: Sendable {
     }
 
     func manifest(_ context: RequestContext) throws -> HandlerOutcome {
-        let image = try context.image(context.capture("id"), in: tiles)
-        let snapshot = try context.snapshot(of: image)
+        let image = try context.admitted()
+        let snapshot = try image.snapshot(context)
         let g = snapshot.geometry
         let origin = context.origin
         let id = origin + URLPath.manifest(image.id)
@@ -38,7 +38,7 @@ struct PresentationHandler: Sendable {
             ("@context", contexts),
             ("id", .string(id)),
             ("type", "Manifest"),
-            ("label", described.label(fileName: ImageLibrary.displayName(ofFile: image.path, id: image.id))),
+            ("label", described.label(fileName: ImageLibrary.displayName(ofFile: image.masterPath, id: image.id))),
         ] + described.members(id: id) + [
             ("thumbnail", .array([imageResource(service + "/full/\(thumb.width),\(thumb.height)/0/default.jpg",
                                                 width: thumb.width, height: thumb.height, service: service, auth: auth)])),
@@ -47,7 +47,7 @@ struct PresentationHandler: Sendable {
             ("items", .array([.object([
                 ("id", .string(canvas)),
                 ("type", "Canvas"),
-                ("label", label(ImageLibrary.displayName(ofFile: image.path, id: image.id))),
+                ("label", label(ImageLibrary.displayName(ofFile: image.masterPath, id: image.id))),
                 ("width", .int(g.width)),
                 ("height", .int(g.height)),
                 ("items", .array([.object([

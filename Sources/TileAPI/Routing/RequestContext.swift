@@ -1,5 +1,4 @@
 import HTTPTransport
-import Pyramid
 
 /// Everything a handler sees of one request: the request, its decoded path and query, captured segments, and
 /// where it runs. Services come with the handler, not with the request.
@@ -13,12 +12,14 @@ struct RequestContext: Sendable {
     let onLoop: Bool
     /// What access control decided (nil when the server has none: everything public).
     var access: AccessView?
+    /// The image the route names, as admitted (`Admission`); nil on routes that name none.
+    var subject: AdmittedImage?
 
     func capture(_ name: String) -> String { captures[name] ?? "" }
 
     /// The same request, to be answered on a pool.
     var offLoop: RequestContext {
-        RequestContext(request: request, path: path, captures: captures, notes: notes, onLoop: false, access: access)
+        RequestContext(request: request, path: path, captures: captures, notes: notes, onLoop: false, access: access, subject: subject)
     }
 
     /// A required integer query parameter within `range`.
@@ -51,18 +52,11 @@ struct RequestContext: Sendable {
         return "\(scheme)://\(host)"
     }
 
-    /// Image `id` of `tiles`, or 404.
-    func image(_ id: String, in tiles: TileService) throws(APIError) -> PyramidImage {
-        guard let image = tiles.image(id) else { throw .notFound("no image with id '\(id)'") }
-        return image
-    }
-
-    /// The current version of `image`. On an event loop, only when that needs no system call (the header is
-    /// read and the last change check is recent); otherwise `NeedsFile` sends the request to the I/O pool.
-    func snapshot(of image: PyramidImage) throws -> PyramidImage.Snapshot {
-        guard onLoop else { return try image.current() }
-        guard let known = try image.known() else { throw NeedsFile() }
-        return known
+    /// The image the route names, as admitted with what this identity may see of it: the only way a handler
+    /// reaches an image. A route that names none has none to give.
+    func admitted() throws(APIError) -> AdmittedImage {
+        guard let subject else { throw .notFound("this address names no image") }
+        return subject
     }
 }
 

@@ -1,5 +1,6 @@
 import HTTPTransport
 import Library
+import Pyramid
 
 /// One route: a path pattern, its handler, and the pool its handler runs on (`nil`: on the event loop, for
 /// handlers that touch no file, moving to the I/O pool by throwing `NeedsFile` when they would). In a pattern,
@@ -13,7 +14,8 @@ struct Route: Sendable {
     let access: RouteAccess
     let handler: @Sendable (RequestContext) throws -> HandlerOutcome
 
-    init(name: String, pattern: [String], lane: WorkLane? = nil, access: RouteAccess = .open,
+    /// `access` has no default: a route says what it names, and one that names an image gets it only admitted.
+    init(name: String, pattern: [String], lane: WorkLane? = nil, access: RouteAccess,
          handler: @escaping @Sendable (RequestContext) throws -> HandlerOutcome) {
         self.name = name
         self.pattern = pattern
@@ -42,10 +44,12 @@ struct Route: Sendable {
 struct Router: Sendable {
     let routes: [Route]
     let fallback: Route
+    /// Where image routes' images come from (`Admission`).
+    let tiles: TileService
+    /// The images served: an image route naming an id of the earlier naming rule is redirected (`renaming`).
+    let library: ImageLibrary
     /// Access control, asked before every handler; nil: everything public, nothing asked.
     var control: AccessControl?
-    /// The images served: an image route naming an id of the earlier naming rule is redirected (`renaming`).
-    var library: ImageLibrary?
 
     func route(_ segments: [String], slashed: Set<Int> = []) throws(APIError) -> (Route, [String: String]) {
         for route in routes {
@@ -78,13 +82,15 @@ struct Router: Sendable {
         }
     }
 
-    /// `route`'s handler behind access control's decision (`AccessControl.admit`); answers that depend on who
-    /// asks are made private to them. The top page (`page`) names images, so it is decided as a listing.
+    /// `route`'s handler behind access control's decision (`AccessControl.admit`) and its image's admission
+    /// (`Admission`); answers that depend on who asks are made private to them. The top page (`page`) names
+    /// images, so it is decided as a listing.
     private func gated(_ route: Route, page: Bool) -> @Sendable (RequestContext) throws -> HandlerOutcome {
-        guard let control else { return route.handler }
         let access: RouteAccess = route.pattern.isEmpty && page ? .listing : route.access
+        let (control, tiles, library) = (control, tiles, library)
         return { context in
-            let admitted = try control.admit(context, access)
+            let decided = try control?.admit(context, access) ?? context
+            let admitted = try Admission.admit(decided, access, tiles: tiles, library: library)
             let outcome = try route.handler(admitted)
             return admitted.access?.personal == true ? outcome.map(AccessControl.personal) : outcome
         }
@@ -96,8 +102,8 @@ struct Router: Sendable {
     /// know of gets the 404, so the redirect names nothing it would not.
     private func renaming(_ route: Route, _ handler: @escaping @Sendable (RequestContext) throws -> HandlerOutcome)
         -> @Sendable (RequestContext) throws -> HandlerOutcome {
-        guard let library, case let .image(capture, form) = route.access else { return handler }
-        let control = control
+        guard case let .image(capture, form) = route.access else { return handler }
+        let (control, library) = (control, library)
         return { context in
             do {
                 return try handler(context)

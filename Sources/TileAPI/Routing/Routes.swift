@@ -1,6 +1,8 @@
 import HTTPTransport
 
-/// The route table: one line per endpoint, each pointing at a small handler built with the services it uses.
+/// The route table: one line per endpoint, each pointing at a small handler built with the services it uses, and
+/// each saying what it names (`RouteAccess`): `Route` has no default for it. `/auth/probe/{id}` is open: it is
+/// the IIIF probe, whose answer is the decision itself (404 alike for hidden and missing).
 /// `*id` and `*path` are the segments that may hold encoded slashes (`2024%2Ficeland%2Fglacier`).
 enum Routes {
     static func make(_ services: Services) -> Router {
@@ -17,13 +19,13 @@ enum Routes {
         let files = StaticFileHandler(viewer: services.viewer, firstPicture: FirstPicture(tiles: services.tiles, library: services.library))
         let id = RouteAccess.image(capture: "id", form: .plain), iiifID = RouteAccess.image(capture: "id", form: .versioned)
         return Router(routes: [
-            Route(name: "healthz", pattern: ["healthz"], handler: operations.health),
-            Route(name: "auth", pattern: ["auth", "login"], lane: .io, handler: auth.login),
-            Route(name: "auth", pattern: ["auth", "logout"], handler: auth.logout),
-            Route(name: "auth", pattern: ["auth", "done"], handler: auth.done),
-            Route(name: "auth", pattern: ["auth", "external"], handler: auth.external),
-            Route(name: "auth", pattern: ["auth", "token"], handler: auth.token),
-            Route(name: "auth_probe", pattern: ["auth", "probe", "*id"], lane: .io, handler: auth.probe),
+            Route(name: "healthz", pattern: ["healthz"], access: .open, handler: operations.health),
+            Route(name: "auth", pattern: ["auth", "login"], lane: .io, access: .open, handler: auth.login),
+            Route(name: "auth", pattern: ["auth", "logout"], access: .open, handler: auth.logout),
+            Route(name: "auth", pattern: ["auth", "done"], access: .open, handler: auth.done),
+            Route(name: "auth", pattern: ["auth", "external"], access: .open, handler: auth.external),
+            Route(name: "auth", pattern: ["auth", "token"], access: .open, handler: auth.token),
+            Route(name: "auth_probe", pattern: ["auth", "probe", "*id"], lane: .io, access: .open, handler: auth.probe),
             Route(name: "metrics", pattern: ["metrics"], access: .metrics, handler: operations.metrics),
             Route(name: "api_images", pattern: ["api", "images"], lane: .io, access: .listing, handler: api.list),
             Route(name: "api_image", pattern: ["api", "images", "*id"], lane: .io, access: id, handler: api.one),
@@ -44,6 +46,7 @@ enum Routes {
             Route(name: "iiif_redirect", pattern: ["iiif", "3", "*id"], access: iiifID, handler: iiif.redirect),
             Route(name: "iiif_info", pattern: ["iiif", "3", "*id", "info.json"], access: iiifID, handler: iiif.info),
             Route(name: "iiif_image", pattern: ["iiif", "3", "*id", ":region", ":size", ":rotation", ":qf"], access: iiifID, handler: iiif.image),
-        ], fallback: Route(name: "static", pattern: [], lane: files.readsFiles ? .io : nil, handler: files.serve))
+        ], fallback: Route(name: "static", pattern: [], lane: files.readsFiles ? .io : nil, access: .open, handler: files.serve),
+                      tiles: services.tiles, library: services.library)
     }
 }

@@ -43,7 +43,6 @@ public final class Application: HTTPResponder {
         tileCacheControl = services.tileCacheControl
         var routes = Routes.make(services)
         routes.control = access
-        routes.library = library
         let router = routes
         self.access = access
         self.router = router

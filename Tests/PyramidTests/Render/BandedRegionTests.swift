@@ -31,7 +31,7 @@ final class BandedRegionTests: XCTestCase {
             for (mirror, turns) in transforms {
                 let transform = PixelTransform(mirror: mirror, quarterTurns: turns)
                 let expected = transform.apply(try whole.region(plan, columns: 0 ..< w, rows: 0 ..< h, of: wholeImage, in: snapshot))
-                let output = try banded.encodedRegion(plan, transform: transform, format: .png, of: bandedImage, in: bandedSnapshot)
+                let output = try banded.encodedRegion(plan, transform: transform, format: .png, of: bandedImage, in: bandedSnapshot, limit: .none)
                 guard case .file = output else { return XCTFail("expected a spooled, banded output for \(rect)") }
                 let ours = try ImageDecoder.decode(try output.readAll())
                 XCTAssertEqual(ours.width, expected.width)
@@ -48,7 +48,7 @@ final class BandedRegionTests: XCTestCase {
         let g = snapshot.geometry
         let plan = RegionPlan(rect: PixelRect(x: 0, y: 0, width: g.width, height: g.height), outWidth: g.width, outHeight: g.height,
                               geometry: g, channels: 3)
-        let output = try banded.encodedRegion(plan, transform: PixelTransform(tone: .gray), format: .jpeg, of: image, in: snapshot)
+        let output = try banded.encodedRegion(plan, transform: PixelTransform(tone: .gray), format: .jpeg, of: image, in: snapshot, limit: .none)
         let pixels = try ImageDecoder.decode(try output.readAll())
         XCTAssertEqual([pixels.width, pixels.height], [g.width, g.height])
         let expected = try banded.region(plan.rect, outWidth: g.width, outHeight: g.height, of: image, in: snapshot).gray(bitonal: false)
@@ -61,7 +61,7 @@ final class BandedRegionTests: XCTestCase {
         let g = snapshot.geometry
         let plan = RegionPlan(rect: PixelRect(x: 0, y: 0, width: g.width, height: g.height), outWidth: 60_000, outHeight: 50,
                               geometry: g, channels: 3)
-        XCTAssertThrowsError(try s.encodedRegion(plan, transform: .none, format: .png, of: image, in: snapshot)) { error in
+        XCTAssertThrowsError(try s.encodedRegion(plan, transform: .none, format: .png, of: image, in: snapshot, limit: .none)) { error in
             guard case RenderBudgetError.tooLarge = error else { return XCTFail("\(error)") }
             XCTAssertTrue("\(error)".contains("render budget is 1 MB (--render-memory-mb)"), "\(error)")
         }

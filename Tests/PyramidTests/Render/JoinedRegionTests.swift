@@ -37,7 +37,7 @@ final class JoinedRegionTests: XCTestCase {
             (PixelRect(x: 0, y: 0, width: 701, height: 453), 176, 114, "the whole image at a quarter: 2 × 1, both edges"),
         ]
         for (index, (region, w, h, why)) in cases.enumerated() {
-            let joined = try XCTUnwrap(try service.joinedRegion(region, outWidth: w, outHeight: h, of: image, in: snapshot), why)
+            let joined = try XCTUnwrap(try service.joinedRegion(region, outWidth: w, outHeight: h, of: image, in: snapshot, limit: .none), why)
             let block = try XCTUnwrap(g.tileBlock(exactly: region, outWidth: w, outHeight: h), why)
             let pixels = try ImageDecoder.decode(joined)
             XCTAssertEqual([pixels.width, pixels.height], [w, h], why)
@@ -64,20 +64,20 @@ final class JoinedRegionTests: XCTestCase {
             (PixelRect(x: 0, y: 0, width: 701, height: 453), 176, 113, "a pixel off the level's 176 × 114 (a derived IIIF size)"),
         ]
         for (region, w, h, why) in cases {
-            XCTAssertNil(try service.joinedRegion(region, outWidth: w, outHeight: h, of: image, in: snapshot), why)
+            XCTAssertNil(try service.joinedRegion(region, outWidth: w, outHeight: h, of: image, in: snapshot, limit: .none), why)
         }
         let (alpha, translucent) = try self.service("rgba.png")
         XCTAssertNil(try alpha.joinedRegion(PixelRect(x: 0, y: 0, width: 256, height: 128), outWidth: 256, outHeight: 128,
-                                            of: translucent, in: try translucent.current()), "alpha: tiles are not JPEG")
+                                            of: translucent, in: try translucent.current(), limit: .none), "alpha: tiles are not JPEG")
         XCTAssertEqual(service.statistics().passes.joinedRegions, 0)
 
         // A join that would take more than a whole output may (a quarter of the render budget) is left to the
         // banded path, which still makes the region.
         let (small, photo) = try self.service(renderBytes: 2 << 20)
         let snapshot2 = try photo.current(), block = PixelRect(x: 0, y: 0, width: 384, height: 256)
-        XCTAssertNil(try small.joinedRegion(block, outWidth: 384, outHeight: 256, of: photo, in: snapshot2))
+        XCTAssertNil(try small.joinedRegion(block, outWidth: 384, outHeight: 256, of: photo, in: snapshot2, limit: .none))
         let plan = RegionPlan(rect: block, outWidth: 384, outHeight: 256, geometry: snapshot2.geometry, channels: 3)
-        let output = try small.encodedRegion(plan, transform: PixelTransform(), format: .jpeg, of: photo, in: snapshot2)
+        let output = try small.encodedRegion(plan, transform: PixelTransform(), format: .jpeg, of: photo, in: snapshot2, limit: .none)
         guard case .file = output else { return XCTFail("a region past a quarter of the budget is made in bands") }
         let pixels = try ImageDecoder.decode(try output.readAll())
         XCTAssertEqual([pixels.width, pixels.height], [384, 256])
