@@ -58,6 +58,9 @@ final class AccessPolicyTests: XCTestCase {
             ("[[folder]]\n", 1, 2, "arrays of tables"),
             ("[folder.\"a\"]\nview = \"unterminated\n", 2, 21, "not closed"),
             ("[folder.\"a\"]\nview = \"\\q\"\n", 2, 11, "unknown escape"),
+            // Issue 58 item 11: a restricted folder with a public size was read as a public one.
+            ("[folder.\"a\"]\nview = \"restricted\"\ngroups = [\"staff\"]\nmax_public_size = 800\n", 4, 1, "a restricted folder cannot have a max_public_size"),
+            ("[folder.\"a\"]\nmax_public_size = 800\nview = \"hidden\"\ngroups = [\"staff\"]\n", 2, 1, "a hidden folder cannot have a max_public_size"),
         ]
         for (text, line, column, message) in cases {
             XCTAssertThrowsError(try AccessPolicy.parse(text), text) { error in

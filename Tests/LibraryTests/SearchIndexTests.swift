@@ -50,7 +50,7 @@ final class SearchIndexTests: XCTestCase {
     }
 
     private func ids(_ library: ImageLibrary, q: String? = nil, sort: String? = nil, order: String? = nil, folder: String? = nil) throws -> [String] {
-        try XCTUnwrap(library.search(try SearchQuery(q: q, sort: sort, order: order), folder: folder, admits: { _ in true })).map(\.id)
+        try XCTUnwrap(library.search(try SearchQuery(q: q, sort: sort, order: order), folder: folder, admits: { _ in .shown })).map(\.id)
     }
 
     func testWordsFindKeywordsAndCreatorsCaseIgnoredAllWordsNeeded() throws {
@@ -62,8 +62,8 @@ final class SearchIndexTests: XCTestCase {
         XCTAssertEqual(try ids(library, q: "glacier", folder: "trip"), ["trip/b"])
         XCTAssertEqual(try ids(library, q: "cascade"), ["trip/cascade"], "the name is searched too")
         XCTAssertEqual(try ids(library, q: "nothing"), [])
-        XCTAssertEqual(try ids(library, q: "glacier") { $0 != "top" }, ["trip/b"], "what the asker may not see is not found")
-        XCTAssertNil(library.search(try SearchQuery(q: "x", sort: nil, order: nil), folder: "nope", admits: { _ in true }))
+        XCTAssertEqual(try ids(library, q: "glacier") { $0 != "top" ? .shown : .left }, ["trip/b"], "what the asker may not see is not found")
+        XCTAssertNil(library.search(try SearchQuery(q: "x", sort: nil, order: nil), folder: "nope", admits: { _ in .shown }))
     }
 
     func testSortsByDateTakenThenNameAndByName() throws {
@@ -72,6 +72,10 @@ final class SearchIndexTests: XCTestCase {
         XCTAssertEqual(try ids(library, sort: "taken", order: "desc"), ["trip/a", "trip/b", "top", "trip/cascade"])
         XCTAssertEqual(try ids(library, sort: "name", folder: "trip"), ["trip/a", "trip/b", "trip/cascade"])
         XCTAssertEqual(try ids(library, sort: "taken", folder: "trip"), ["trip/b", "trip/a", "trip/cascade"], "a folder's own images")
+        // A locked image is listed by its name alone: its date does not place it (issue 58, sort=taken).
+        let locked = try XCTUnwrap(library.search(try SearchQuery(q: nil, sort: "taken", order: nil), folder: nil,
+                                                  admits: { $0 == "trip/b" ? .byName : .shown })).map(\.id)
+        XCTAssertEqual(locked, ["top", "trip/a", "trip/cascade", "trip/b"])
         XCTAssertThrowsError(try SearchQuery(q: nil, sort: "size", order: nil))
         XCTAssertThrowsError(try SearchQuery(q: nil, sort: nil, order: "up"))
     }
@@ -91,7 +95,7 @@ final class SearchIndexTests: XCTestCase {
 }
 
 private extension SearchIndexTests {
-    func ids(_ library: ImageLibrary, q: String, admits: @escaping (String) -> Bool) throws -> [String] {
+    func ids(_ library: ImageLibrary, q: String, admits: @escaping (String) -> SearchAdmission) throws -> [String] {
         try XCTUnwrap(library.search(try SearchQuery(q: q, sort: nil, order: nil), folder: nil, admits: admits)).map(\.id)
     }
 }

@@ -132,7 +132,7 @@ public enum ServerParsers {
             if let token = ShareToken.verify(text, key: key) {
                 precondition(token.signed(with: key) == text, "a verified token is not its own signature: \(text)")
             }
-            let made = ShareToken(id: "fuzz", expires: rest.count, path: text).signed(with: key)
+            let made = ShareToken(id: "fuzz", expires: rest.count, kind: rest.count % 2 == 0 ? .image : .folder, path: text).signed(with: key)
             precondition(ShareToken.verify(made, key: key)?.path == text || made.utf8.count > ShareToken.maxLength, "a made token does not verify")
         case 2:
             if let value = rest.withUnsafeBytes({ FormFields.cookie("tileserver_session", in: $0) }) {

@@ -46,6 +46,8 @@ package struct AccessPolicy: Equatable, Sendable {
     package static func parse(_ text: String) throws(PolicyError) -> AccessPolicy {
         let document = try PolicyText.parse(text)
         var found: [String: (FolderRule, line: Int, column: Int, hasGroups: Bool)] = [:]
+        /// Where each table's `max_public_size` is written, for the mistake of giving one where no one else sees.
+        var sizeAt: [String: (line: Int, column: Int)] = [:]
         for table in document.tables {
             guard table.path.count == 2, table.path[0] == "folder" else {
                 throw PolicyError(line: table.line, column: table.column,
@@ -85,6 +87,7 @@ package struct AccessPolicy: Equatable, Sendable {
             case let ("max_public_size", .integer(n)):
                 guard n >= 1 && n <= 1_000_000 else { throw fail("max_public_size is a number of pixels from 1 to 1000000") }
                 rule.maxPublicSize = n
+                sizeAt[path] = (entry.line, entry.column)
             case ("view", _), ("groups", _), ("max_public_size", _):
                 let wanted = entry.key == "view" ? "a string" : entry.key == "groups" ? "an array of strings" : "an integer"
                 throw fail("\(entry.key) must be \(wanted), not \(entry.value.kind)")
@@ -99,12 +102,14 @@ package struct AccessPolicy: Equatable, Sendable {
             if rule.view != .public && !hasGroups {
                 throw PolicyError(line: line, column: column, message: "a \(rule.view == .hidden ? "hidden" : "restricted") folder needs groups = [...] (\"*\": any signed-in user)")
             }
-            if rule.view == .hidden && rule.maxPublicSize != nil {
-                throw PolicyError(line: line, column: column, message: "a hidden folder cannot have a max_public_size: no one else sees it at any size")
+            if rule.view != .public, rule.maxPublicSize != nil, let at = sizeAt[path] {
+                let view = rule.view == .hidden ? "hidden" : "restricted"
+                throw PolicyError(line: at.line, column: at.column,
+                                  message: "a \(view) folder cannot have a max_public_size: no one outside its groups sees it at any size "
+                                      + "(for a public folder whose full size needs sign-in, write view = \"public\" with max_public_size)")
             }
             if rule.view == .public && rule.maxPublicSize != nil && !hasGroups { rule.groups = [["*"]] }
             if rule.view == .public && rule.maxPublicSize == nil { rule.groups = [] }
-            if rule.view == .restricted && rule.maxPublicSize != nil { rule.view = .public }
             guard rules[path] == nil, !rules.keys.contains(where: { key($0) == key(path) }) else {
                 throw PolicyError(line: line, column: column, message: "folder \"\(path)\" has two tables (paths are compared ignoring case)")
             }

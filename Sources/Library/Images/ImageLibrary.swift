@@ -39,8 +39,10 @@ public final class ImageLibrary: ImageDirectory {
 
     /// An image as listings see it: no file opened, no pyramid object made.
     package struct Entry: Sendable {
-        package let id: String
+        /// Where it stands in library order (what a listing's `next` cursor names).
+        package let key: LibraryKey
         package let path: String
+        package var id: String { key.id }
         /// The file's name as written on disk, without its extension (`Café de Flore (1)`): what people call it.
         package var name: String { ImageLibrary.displayName(ofFile: path, id: id) }
     }
@@ -255,7 +257,7 @@ public final class ImageLibrary: ImageDirectory {
             }
             let start = after.map { Self.upperBound(keys, $0) } ?? 0
             let end = min(keys.count, start + max(0, limit))
-            let images = keys[start ..< end].compactMap { state.members[$0.id].map { Entry(id: $0.key.id, path: $0.path) } }
+            let images = keys[start ..< end].compactMap { state.members[$0.id].map { Entry(key: $0.key, path: $0.path) } }
             return Page(images: images, next: end < keys.count && end > start ? keys[end - 1] : nil, folders: folders)
         }
     }

@@ -4,14 +4,14 @@ import POSIXSupport
 extension ImageLibrary {
     /// Every image's id and path, in path order.
     func members() -> [Entry] {
-        state.withLock { state in state.order.compactMap { key in state.members[key.id].map { Entry(id: key.id, path: $0.path) } } }
+        state.withLock { state in state.order.compactMap { key in state.members[key.id].map { Entry(key: $0.key, path: $0.path) } } }
     }
 
     /// The images `query` finds, in its order: with words, every image of `folder` and below (the whole library
     /// for nil or ""); without, `folder`'s own images (nil: the whole library). `admits` leaves out what the one
     /// who asks may not find (an image hidden or locked to them is not matched by its metadata). Nil when there
     /// is no such folder.
-    package func search(_ query: SearchQuery, folder: String?, admits: (String) -> Bool) -> [Entry]? {
+    package func search(_ query: SearchQuery, folder: String?, admits: (String) -> SearchAdmission) -> [Entry]? {
         if let folder, !folder.isEmpty || query.words.isEmpty {
             guard state.withLock({ $0.folders[folder] != nil }) else { return nil }
         }

@@ -49,19 +49,29 @@ struct SearchTable: Sendable {
 
     /// The entries `query` finds, in its order: with words, in `folder` and below (nil or "": everywhere);
     /// without, in `folder` itself (nil: everywhere); each admitted by `admits`.
-    func search(_ query: SearchQuery, folder: String?, admits: (String) -> Bool) -> [ImageLibrary.Entry] {
+    func search(_ query: SearchQuery, folder: String?, admits: (String) -> SearchAdmission) -> [ImageLibrary.Entry] {
         let words = query.words.map { Array($0.utf8) }
         let below = folder.flatMap { $0.isEmpty ? nil : $0 + "/" }
         let only = query.words.isEmpty ? folder : nil
         var found: [ImageLibrary.Entry] = []
+        var byName: Set<Int32> = []
         func visit(_ k: Int32) {
             let row = rows[Int(k)]
             if let only, row.folder != only { return }
             if only == nil, let below, !row.entry.id.hasPrefix(below) { return }
             for word in words where !Self.contains(row.text, word) { return }
-            if admits(row.entry.id) { found.append(row.entry) }
+            switch admits(row.entry.id) {
+            case .shown: found.append(row.entry)
+            case .byName where query.sort == .name: found.append(row.entry)
+            case .byName: byName.insert(k)
+            case .left: break
+            }
         }
         (orders[Order(sort: query.sort, ascending: query.ascending)] ?? []).forEach(visit)
+        // Placed by what the file says, they would tell the date kept from the one asking: after the rest, by name.
+        if !byName.isEmpty {
+            for k in orders[Order(sort: .name, ascending: query.ascending)] ?? [] where byName.contains(k) { found.append(rows[Int(k)].entry) }
+        }
         return found
     }
 
@@ -83,4 +93,12 @@ struct SearchTable: Sendable {
             }
         }
     }
+}
+
+/// How a search treats one image for the one asking: found and placed by its data, listed by its name alone (a
+/// locked image in a folder's listing: its dates and words are not theirs to sort or search by), or left out.
+package enum SearchAdmission: Sendable {
+    case shown
+    case byName
+    case left
 }

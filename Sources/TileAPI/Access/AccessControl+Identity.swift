@@ -73,7 +73,36 @@ extension AccessControl {
 
     /// Whether the connection comes from a trusted proxy (whose headers are then believed).
     func fromTrustedProxy(_ request: HTTPRequest) -> Bool {
-        !request.peer.isEmpty && settings.trustedProxies.contains { $0.contains(request.peer) }
+        isTrustedProxy(request.peer)
+    }
+
+    func isTrustedProxy(_ address: String) -> Bool {
+        !address.isEmpty && settings.trustedProxies.contains { $0.contains(address) }
+    }
+
+    /// The client's address: the connection's, or behind trusted proxies the one they report, the right-most
+    /// `X-Forwarded-For` entry that is not itself a trusted proxy (entries left of it are the client's to write).
+    func clientAddress(_ request: HTTPRequest) -> String {
+        guard fromTrustedProxy(request) else { return request.peer }
+        let forwarded = request.headers.filter { $0.name == "x-forwarded-for" }.flatMap { HTTPHeader.elements(of: $0.value) }
+        for address in forwarded.reversed() where !isTrustedProxy(address) { return address }
+        return forwarded.first ?? request.peer
+    }
+
+    /// Why the request must be refused before anything is decided: a configured identity header sent twice (a
+    /// proxy that appends rather than replaces would let the client's copy be read).
+    func ambiguity(_ request: HTTPRequest) -> APIError? {
+        for name in [settings.userHeader, settings.groupsHeader].compactMap({ $0 }) where request.headers.count(where: { $0.name == name }) > 1 {
+            return .badRequest("the \(name) header is sent more than once: which one names the user is ambiguous")
+        }
+        return nil
+    }
+
+    /// Whether IIIF access tokens may be handed to a viewer at `origin`: one of `--auth-origins`, or the server's
+    /// own (`own`) when none are listed.
+    func mayReceiveTokens(_ origin: String, own: String) -> Bool {
+        let listed = settings.authOrigins
+        return listed.isEmpty ? origin.lowercased() == own.lowercased() : listed.contains { $0.lowercased() == origin.lowercased() }
     }
 
     /// Whether the client reached us over TLS, as a trusted proxy says: cookies are then `Secure`.
@@ -81,9 +110,12 @@ extension AccessControl {
         fromTrustedProxy(request) && request.firstElement("x-forwarded-proto")?.lowercased() == "https"
     }
 
-    /// A `Set-Cookie` header for `name`; an empty value with `maxAge` 0 deletes it.
+    /// A `Set-Cookie` header for `name`; an empty value with `maxAge` 0 deletes it. Where viewers of other origins
+    /// may receive tokens (`--auth-origins`), the cookie is `SameSite=None; Secure`, so their frames of our sign-in
+    /// and token pages carry it (browsers send such cookies over HTTPS only).
     func cookie(_ name: String, _ value: String, maxAge: Int, for request: HTTPRequest) -> HTTPHeader {
-        HTTPHeader(name: "Set-Cookie", value: "\(name)=\(value); Path=/; Max-Age=\(maxAge); HttpOnly; SameSite=Lax" + (overTLS(request) ? "; Secure" : ""))
+        let site = settings.authOrigins.isEmpty ? "SameSite=Lax" + (overTLS(request) ? "; Secure" : "") : "SameSite=None; Secure"
+        return HTTPHeader(name: "Set-Cookie", value: "\(name)=\(value); Path=/; Max-Age=\(maxAge); HttpOnly; " + site)
     }
 
     /// Whether sign-in is a trusted proxy's (IIIF's `external` access service) rather than our own page.

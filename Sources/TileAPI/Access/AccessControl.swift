@@ -17,7 +17,12 @@ public final class AccessControl: TileGate, @unchecked Sendable {
     struct Files {
         var policy = AccessPolicy.open
         var users = UserTable()
-        var revoked: Set<String> = []
+        /// Links listed and not revoked: a token whose id is not here grants nothing (fail closed: a list gone
+        /// missing or unreadable ends every link).
+        var activeShares: Set<String> = []
+        /// The share-link key; empty without `--secret-file`. Read again when the file changes, so links signed
+        /// with a replaced key stop working.
+        var shareKey: [UInt8] = []
         /// `policy`'s generation, kept with it so a rule is never cached under another policy's number.
         var generation = 1
         var stamps: [String: FileStamp?] = [:]
@@ -30,8 +35,6 @@ public final class AccessControl: TileGate, @unchecked Sendable {
     private let policyGeneration = Atomic<Int>(1)
     let sessions: SessionStore
     let throttle = LoginThrottle()
-    /// The share-link key; empty without `--secret-file`.
-    let shareKey: [UInt8]
     let refusals = Refusals()
     private let logger: Logger
 
@@ -51,12 +54,11 @@ public final class AccessControl: TileGate, @unchecked Sendable {
             loaded.stamps[path] = FileStamp.of(path)
         }
         if let path = settings.secretFile {
-            shareKey = try Self.secretKey(path, create: true)
+            loaded.shareKey = try Self.secretKey(path, create: true)
+            loaded.stamps[path] = FileStamp.of(path)
             let book = ShareBook.path(forSecret: path)
-            loaded.revoked = Self.readShares(book).revoked
+            if case let .success(read) = Self.shareList(book) { loaded.activeShares = read.active }
             loaded.stamps[book] = FileStamp.of(book)
-        } else {
-            shareKey = []
         }
         files = Locked(loaded)
     }
@@ -83,7 +85,7 @@ public final class AccessControl: TileGate, @unchecked Sendable {
             return "off: every image is public (no --access file)" + (settings.usersFile != nil ? "; \(users.users.count) users can sign in" : "")
         }
         return "\(policy.rules.count) folder rule\(policy.rules.count == 1 ? "" : "s") from \(PathText.lastComponent(of: settings.accessFile!)); "
-            + "\(users.users.count) user\(users.users.count == 1 ? "" : "s"); share links \(shareKey.isEmpty ? "off (no --secret-file)" : "on")"
+            + "\(users.users.count) user\(users.users.count == 1 ? "" : "s"); share links \(settings.secretFile == nil ? "off (no --secret-file)" : "on")"
             + (settings.trustedProxies.isEmpty ? "" : "; proxy sign-in from \(settings.trustedProxies.map(\.description).joined(separator: ","))")
     }
 
@@ -113,6 +115,13 @@ public final class AccessControl: TileGate, @unchecked Sendable {
     static func readShares(_ path: String) -> ShareBook {
         guard let bytes = try? SmallFile.read(path) else { return ShareBook() }
         return ShareBook.parse(String(decoding: bytes, as: UTF8.self))
+    }
+
+    /// The list of share links at `path`, or why it cannot be read (missing or unreadable).
+    static func shareList(_ path: String) -> Result<ShareBook, SyscallError> {
+        do { return .success(ShareBook.parse(String(decoding: try SmallFile.read(path), as: UTF8.self))) } catch {
+            return .failure(error)
+        }
     }
 
     /// The key in `path` (64 hexadecimal digits), made (mode 0600) when the file does not exist and `create`.
@@ -151,7 +160,7 @@ public final class AccessControl: TileGate, @unchecked Sendable {
         var watched: [String] = []
         if let path = settings.accessFile { watched.append(path) }
         if let path = settings.usersFile { watched.append(path) }
-        if let path = settings.secretFile { watched.append(ShareBook.path(forSecret: path)) }
+        if let path = settings.secretFile { watched += [path, ShareBook.path(forSecret: path)] }
         for path in watched {
             let stamp = FileStamp.of(path)
             guard files.withLock({ $0.stamps[path] != .some(stamp) }) else { continue }
@@ -170,9 +179,23 @@ public final class AccessControl: TileGate, @unchecked Sendable {
                     files.withLock { $0.users = users }
                     sessions.retain(users)
                     logger.notice("users file re-read: \(users.users.count) users")
+                } else if path == settings.secretFile {
+                    do {
+                        let key = try Self.secretKey(path, create: false)
+                        files.withLock { $0.shareKey = key }
+                        logger.notice("share-link key re-read: links signed with the previous key no longer work")
+                    } catch {
+                        files.withLock { $0.shareKey = [] }
+                        logger.error("\(error.description): every share link is refused until the key can be read")
+                    }
                 } else {
-                    let revoked = Self.readShares(path).revoked
-                    files.withLock { $0.revoked = revoked }
+                    switch Self.shareList(path) {
+                    case let .success(book):
+                        files.withLock { $0.activeShares = book.active }
+                    case let .failure(error):
+                        files.withLock { $0.activeShares = [] }
+                        logger.error("share-link list \(PathText.lastComponent(of: path)) cannot be read (\(error)): every share link is refused until it can")
+                    }
                 }
             } catch {
                 logger.error("\(error.description); the previous one stays in force")
@@ -210,11 +233,13 @@ public final class AccessControl: TileGate, @unchecked Sendable {
         return library.rule(of: id, in: policy, generation: generation)
     }
 
-    /// Whether share token `token` is valid now: signed with this server's key, not expired, not revoked.
+    /// Whether share token `token` is valid now: signed with this server's current key, not expired, and listed
+    /// as made and not revoked.
     func share(_ token: String, now: Int = Int(time(nil))) -> Result<ShareToken, ShareToken.Failure> {
-        guard let parsed = ShareToken.verify(token, key: shareKey) else { return .failure(.invalid) }
+        let (key, active) = files.withLock { ($0.shareKey, $0.activeShares) }
+        guard let parsed = ShareToken.verify(token, key: key) else { return .failure(.invalid) }
         if parsed.expires <= now { return .failure(.expired) }
-        if files.withLock({ $0.revoked.contains(parsed.id) }) { return .failure(.revoked) }
+        if !active.contains(parsed.id) { return .failure(.revoked) }
         return .success(parsed)
     }
 }

@@ -91,6 +91,7 @@ extension AccessControl {
     /// or the refusal thrown. An image route's image itself is admitted after this (`Admission`), with the limit
     /// decided here.
     func admit(_ context: RequestContext, _ access: RouteAccess) throws -> RequestContext {
+        if fromTrustedProxy(context.request), let ambiguity = ambiguity(context.request) { throw ambiguity }
         let (identity, shareFailure) = identity(of: context.request, query: context.path.query)
         context.notes.user = identity.label
         if shareFailure != nil { refusals.count(.share) }

@@ -14,8 +14,21 @@ public struct AccessSettings: Sendable {
     public var groupsHeader: String?
     /// Who may read `/metrics`; nil: anyone.
     public var metricsFrom: [AddressRange]?
+    /// Viewer origins (`scheme://host[:port]`) the IIIF token service may hand access tokens to; empty: only the
+    /// server's own. Listing any makes the session cookie `SameSite=None; Secure`.
+    public var authOrigins: [String] = []
     /// How long a session lasts after sign-in, in seconds.
     public var sessionSeconds = 8 * 3600
 
     public init() {}
+
+    /// `scheme://host[:port]` with nothing after it (http or https).
+    public static func isOrigin(_ text: String) -> Bool {
+        guard text.utf8.count <= 256, let schemeEnd = text.firstRange(of: "://"),
+              ["http", "https"].contains(text[..<schemeEnd.lowerBound]) else { return false }
+        let host = text[schemeEnd.upperBound...]
+        return !host.isEmpty && host.unicodeScalars.allSatisfy {
+            ("a" ... "z").contains($0) || ("A" ... "Z").contains($0) || ("0" ... "9").contains($0) || ".-:[]".unicodeScalars.contains($0)
+        }
+    }
 }

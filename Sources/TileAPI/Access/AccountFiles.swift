@@ -36,12 +36,12 @@ package enum AccountFiles {
 
     /// A new share link for `path` (an image id or a folder path, as the viewer's URLs name them) lasting
     /// `seconds`: its token, recorded in the list beside the key (made if missing).
-    package static func share(_ path: String, seconds: Int, secretFile: String) throws(AccessSetupError) -> ShareToken.Made {
+    package static func share(_ path: String, kind: ShareToken.Kind, seconds: Int, secretFile: String) throws(AccessSetupError) -> ShareToken.Made {
         let key = try AccessControl.secretKey(secretFile, create: true)
         let now = Int(time(nil))
         // Hexadecimal: an id never starts with '-', so `share --revoke ID` cannot read it as an option.
         let id = (SecureRandom.bytes(8) ?? []).map { String($0, radix: 16).leftPadded(2) }.joined()
-        let token = ShareToken(id: id, expires: now + seconds, path: path)
+        let token = ShareToken(id: id, expires: now + seconds, kind: kind, path: path)
         let listFile = ShareBook.path(forSecret: secretFile)
         var book = AccessControl.readShares(listFile)
         book.add(token, created: now)
@@ -83,8 +83,8 @@ extension ShareToken {
         package let text: String
 
         /// The link that opens it, relative to the server: `/?image=…&share=…` for an image, else `/?folder=…`.
-        package func link(isImage: Bool) -> String {
-            "/?\(isImage ? "image" : "folder")=\(URLPath.escape(token.path))&share=\(text)"
+        package var link: String {
+            "/?\(token.kind == .image ? "image" : "folder")=\(URLPath.escape(token.path))&share=\(text)"
         }
     }
 }

@@ -17,6 +17,8 @@ final class Refusals: Sendable {
         case signIn = "sign_in"
         /// `/metrics` from an address not allowed.
         case metrics
+        /// An access token asked for by a viewer origin not listed in `--auth-origins`.
+        case origin
     }
 
     private let counts = Locked([Reason: Int]())

@@ -42,7 +42,7 @@ struct AuthHandler: Sendable {
         let form = FormFields.form(context.request.body) ?? [:]
         let name = form["username"] ?? "", password = form["password"] ?? ""
         let target = Self.localPath(form["return"]) ?? "/"
-        let address = context.request.peer
+        let address = control.clientAddress(context.request)
         let wait = control.throttle.wait(address: address, user: name)
         if wait > 0 {
             control.refusals.count(.signIn)
@@ -123,10 +123,20 @@ struct AuthHandler: Sendable {
     func token(_ context: RequestContext) throws -> HandlerOutcome {
         let control = try required()
         let query = context.path.query
-        guard let origin = query["origin"], Self.isOrigin(origin) else {
+        guard let origin = query["origin"], AccessSettings.isOrigin(origin) else {
             throw APIError.badRequest("origin must be the viewer's origin (scheme://host[:port])")
         }
         let messageId = query["messageId"] ?? ""
+        guard control.mayReceiveTokens(origin, own: context.origin) else {
+            control.refusals.count(.origin)
+            let refusal: JSONValue = .object([("@context", .string(Self.authContext)), ("type", "AuthAccessTokenError2"),
+                                              ("profile", "invalidOrigin"), ("messageId", .string(messageId)),
+                                              ("heading", ManifestMetadata.text("This viewer may not receive access tokens")),
+                                              ("note", ManifestMetadata.text("The server lists the viewers it gives tokens to (--auth-origins)."))])
+            var response = Self.html(AuthPages.token(refusal.serialized.replacingLessThan(), origin: origin))
+            response.headers.removeAll { $0.name == "X-Frame-Options" }
+            return .response(response)
+        }
         let identity = control.identity(of: context.request, query: [:]).0
         // A user the trusted proxy named has no session of ours: one is opened for the token (the `external` profile).
         let session = identity.session ?? identity.user.map { control.sessions.open(user: $0, hash: "", groups: Array(identity.groups)) }
@@ -200,16 +210,6 @@ struct AuthHandler: Sendable {
         let host = request.firstElement("x-forwarded-host") ?? request.header("host") ?? ""
         guard let schemeEnd = origin.firstRange(of: "://") else { return false }
         return origin[schemeEnd.upperBound...] == host
-    }
-
-    /// `scheme://host[:port]` with nothing after it.
-    static func isOrigin(_ text: String) -> Bool {
-        guard text.utf8.count <= 256, let schemeEnd = text.firstRange(of: "://"),
-              ["http", "https"].contains(text[..<schemeEnd.lowerBound]) else { return false }
-        let host = text[schemeEnd.upperBound...]
-        return !host.isEmpty && host.unicodeScalars.allSatisfy {
-            ("a" ... "z").contains($0) || ("A" ... "Z").contains($0) || ("0" ... "9").contains($0) || ".-:[]".unicodeScalars.contains($0)
-        }
     }
 }
 

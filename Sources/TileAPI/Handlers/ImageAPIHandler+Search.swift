@@ -17,11 +17,12 @@ extension ImageAPIHandler {
         let access = context.access
         if let folder, !(access?.sees(folder: folder) ?? true) { throw APIError.notFound("no folder '\(folder)'") }
         // Words find only what the one asking may see: a locked image's metadata is not searched for them.
-        let admits: (String) -> Bool = { id in
+        let admits: (String) -> SearchAdmission = { id in
             switch access?.decision(for: id) {
-            case .hidden?: false
-            case .refused?: query.words.isEmpty
-            case .full?, .limited?, nil: true
+            case .hidden?: .left
+            case .refused?: query.words.isEmpty ? .byName : .left
+            case .full?, .limited?: .shown
+            case nil: access == nil ? .shown : .left
             }
         }
         guard let found = library.search(query, folder: folder, admits: admits) else { throw APIError.notFound("no folder '\(folder ?? "")'") }
@@ -29,8 +30,7 @@ extension ImageAPIHandler {
             ("query", .string(query.words.joined(separator: " "))), ("sort", .string(query.sort.rawValue)),
             ("order", .string(query.ascending ? "asc" : "desc")), ("total", .int(found.count)),
         ]
-        let status = library.search.status
-        members.append(("indexing", .object([("indexed", .int(status.indexed)), ("total", .int(status.total)), ("complete", .bool(status.complete))])))
+        members.append(("indexing", indexing(access)))
         if let folder, query.words.isEmpty, let page = library.page(folder: folder, limit: 0) {
             members += folderFields(folder, page, access)
         }
@@ -49,5 +49,16 @@ extension ImageAPIHandler {
         }
         members += access?.listingFields ?? []
         return .response(HTTPResponse.json(.object(members)).tagged().conditional(on: context.request))
+    }
+
+    /// How far the search index has come. Under access rules the counts are of the images this identity may know
+    /// of (all of them indexed once it is complete; none said before), so they tell nothing of hidden ones.
+    func indexing(_ access: AccessView?) -> JSONValue {
+        let status = library.search.status
+        guard let access, access.control.restricts else {
+            return .object([("indexed", .int(status.indexed)), ("total", .int(status.total)), ("complete", .bool(status.complete))])
+        }
+        let total = access.count("")
+        return .object([("indexed", .int(status.complete ? total : 0)), ("total", .int(total)), ("complete", .bool(status.complete))])
     }
 }

@@ -49,15 +49,15 @@ struct ImageAPIHandler: Sendable {
         } else {
             members.append(("collection", .string(URLPath.collection(""))))
         }
-        members.append(("images", .array(page.images.compactMap { image -> JSONValue? in
-            switch access?.decision(for: image.id) {
-            case .hidden?: return nil
-            case .refused?: return locked(image)
-            case let .limited(maxSize)?: return listed(image, maxSize: maxSize)
-            case .full?, nil: return listed(image)
+        let (shown, next) = visiblePage(page, folder: folder, limit: limit, access)
+        members.append(("images", .array(shown.map { image, decision -> JSONValue in
+            switch decision {
+            case .refused?: locked(image)
+            case let .limited(maxSize)?: listed(image, maxSize: maxSize)
+            case .full?, .hidden?, nil: listed(image)
             }
         })))
-        if let next = page.next {
+        if let next {
             var query = ["limit=\(limit)"]
             if let folder { query.append("folder=" + URLPath.escape(folder)) }
             query.append("after=" + next.cursor)
@@ -65,9 +65,32 @@ struct ImageAPIHandler: Sendable {
         }
         members += access?.listingFields ?? []
         let response = HTTPResponse.json(.object(members)).tagged()
-        if page.images.count > Self.defaultLimit { System.releaseFreeMemory() }
+        if limit > Self.defaultLimit { System.releaseFreeMemory() }
         return .response(response.conditional(on: context.request))
     }
+
+    /// Up to `limit` images from `page` on that the identity may know of, each with its decision, and the cursor of
+    /// the next page: the key of the last one shown, and only when another it may know of follows. Images it may
+    /// not know of are walked past (further pages read as needed), so neither a page's length, its cursor nor
+    /// whether there is a next page says anything of them.
+    func visiblePage(_ page: ImageLibrary.Page, folder: String?, limit: Int, _ access: AccessView?)
+        -> (shown: [(ImageLibrary.Entry, AccessDecision?)], next: LibraryKey?) {
+        guard let access, access.control.restricts else { return (page.images.map { ($0, nil) }, page.next) }
+        var shown: [(ImageLibrary.Entry, AccessDecision?)] = []
+        var batch = page
+        while true {
+            for image in batch.images {
+                guard let decision = access.decision(for: image.id), decision != .hidden else { continue }
+                if shown.count == limit { return (shown, shown.last?.0.key) }
+                shown.append((image, decision))
+            }
+            guard let after = batch.next, let more = library.page(folder: folder, after: after, limit: Self.walkBatch) else { return (shown, nil) }
+            batch = more
+        }
+    }
+
+    /// Images read at a time while walking past those a listing leaves out.
+    static let walkBatch = 512
 
     /// What a listing of `folder` says of the folder: its name, trail, collection and sub-folders (with counts
     /// and covers as `access` sees them).

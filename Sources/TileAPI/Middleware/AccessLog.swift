@@ -185,7 +185,7 @@ public final class AccessLog: Sendable {
 
     /// `user`: who asked (`RequestNotes.user`), written at the end of the line unless `-` (anonymous).
     func record(_ request: HTTPRequest, _ response: HTTPResponse, seconds: Double, cache: RequestNotes.Cache, user: String = "-") {
-        var method = request.method, target = request.target, user = user
+        var method = request.method, target = Self.shortened(request.target), user = user
         method.withUTF8 { method in
             target.withUTF8 { target in
                 user.withUTF8 { user in
@@ -196,6 +196,22 @@ public final class AccessLog: Sendable {
             }
         }
     }
+
+    /// `target` with each share token in its query (`share=`, `access_token=`) cut to its id (`share=s2.{id}.…`): a
+    /// log line must not carry what opens the images, and logs travel further than the server.
+    static func shortened(_ target: String) -> String {
+        guard let question = target.firstIndex(of: "?") else { return target }
+        let query = target[target.index(after: question)...]
+        guard query.contains("share=") || query.contains("token=") else { return target }
+        let fields = query.split(separator: "&", omittingEmptySubsequences: false).map { field -> String in
+            guard let equals = field.firstIndex(of: "="), Self.secretFields.contains(field[..<equals]) else { return String(field) }
+            return field[...equals] + ShareToken.logged(field[field.index(after: equals)...])
+        }
+        return target[...question] + fields.joined(separator: "&")
+    }
+
+    /// Query fields that carry a token.
+    static let secretFields: Set<Substring> = ["share", "access_token", "token"]
 
     /// Writes whatever is pending in every batch.
     public func flush() {

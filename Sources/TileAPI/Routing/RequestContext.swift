@@ -14,12 +14,14 @@ struct RequestContext: Sendable {
     var access: AccessView?
     /// The image the route names, as admitted (`Admission`); nil on routes that name none.
     var subject: AdmittedImage?
+    /// `--public-url`: the origin every absolute URL starts with, whatever the request says.
+    var publicURL: String?
 
     func capture(_ name: String) -> String { captures[name] ?? "" }
 
     /// The same request, to be answered on a pool.
     var offLoop: RequestContext {
-        RequestContext(request: request, path: path, captures: captures, notes: notes, onLoop: false, access: access, subject: subject)
+        RequestContext(request: request, path: path, captures: captures, notes: notes, onLoop: false, access: access, subject: subject, publicURL: publicURL)
     }
 
     /// A required integer query parameter within `range`.
@@ -44,9 +46,10 @@ struct RequestContext: Sendable {
         return value
     }
 
-    /// `{scheme}://{host}` as the client addressed the server (X-Forwarded-Proto/Host win over Host): the
-    /// start of every absolute URL in IIIF documents.
+    /// `{scheme}://{host}`: `--public-url`, else as the client addressed the server (X-Forwarded-Proto/Host win
+    /// over Host): the start of every absolute URL in IIIF documents.
     var origin: String {
+        if let publicURL { return publicURL }
         let scheme = request.firstElement("x-forwarded-proto") ?? "http"
         let host = request.firstElement("x-forwarded-host") ?? request.header("host") ?? "localhost"
         return "\(scheme)://\(host)"

@@ -50,6 +50,8 @@ struct Router: Sendable {
     let library: ImageLibrary
     /// Access control, asked before every handler; nil: everything public, nothing asked.
     var control: AccessControl?
+    /// `--public-url`, handed to every request's context.
+    var publicURL: String?
 
     func route(_ segments: [String], slashed: Set<Int> = []) throws(APIError) -> (Route, [String: String]) {
         for route in routes {
@@ -66,7 +68,8 @@ struct Router: Sendable {
             let path = try RequestPath(request)
             let (route, captures) = try route(path.segments, slashed: path.slashed)
             notes.route = route.name
-            let context = RequestContext(request: request, path: path, captures: captures, notes: notes, onLoop: route.lane == nil)
+            let context = RequestContext(request: request, path: path, captures: captures, notes: notes, onLoop: route.lane == nil,
+                                         publicURL: publicURL)
             let handler = renaming(route, gated(route, page: path.segments.isEmpty))
             if let lane = route.lane {
                 return .deferred(lane) { Self.outcome { try handler(context) } }
@@ -115,7 +118,8 @@ struct Router: Sendable {
                 guard let new = library.renamedID(old) else { throw error }
                 var captures = context.captures
                 captures[capture] = new + captured.dropFirst(old.count)
-                let moved = RequestContext(request: context.request, path: context.path, captures: captures, notes: context.notes, onLoop: false)
+                let moved = RequestContext(request: context.request, path: context.path, captures: captures, notes: context.notes, onLoop: false,
+                                           publicURL: context.publicURL)
                 if let control {
                     do { _ = try control.admit(moved, route.access) } catch let refusal as APIError {
                         if case .notFound = refusal { throw error }

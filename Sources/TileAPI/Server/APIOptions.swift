@@ -15,6 +15,10 @@ public struct APIOptions: Sendable {
     /// Publish where photos were taken (EXIF GPS) in `/api/images/{id}`, manifests (`navPlace`) and the viewer.
     /// Off by default: a photographer rarely means to tell the world where they live.
     public var publishLocation = false
+    /// The address clients reach the server at (`scheme://host[:port]`): the start of every absolute URL in IIIF
+    /// documents. Nil: as each request addresses the server (its `Host`, or a proxy's `X-Forwarded-Host`), which
+    /// behind a shared cache lets one request's `Host` reach every later client.
+    public var publicURL: String?
     /// Prefetch jobs waiting beyond this many are dropped.
     public var prefetchQueue = 256
 

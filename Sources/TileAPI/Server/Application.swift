@@ -43,6 +43,7 @@ public final class Application: HTTPResponder {
         tileCacheControl = services.tileCacheControl
         var routes = Routes.make(services)
         routes.control = access
+        routes.publicURL = options.publicURL
         let router = routes
         self.access = access
         self.router = router

@@ -109,6 +109,11 @@ struct ServerConfiguration: Sendable {
                    "Addresses or ranges of proxies whose --user-header and --groups-header are believed (single sign-on) and whose X-Forwarded-Proto: https makes cookies Secure."),
         .header("user-header", \.access.userHeader, "Header in which a trusted proxy names the signed-in user (e.g. X-Remote-User)."),
         .header("groups-header", \.access.groupsHeader, "Header in which a trusted proxy lists the user's groups, comma-separated."),
+        .origins("auth-origins", \.access.authOrigins,
+                 "Viewer origins (scheme://host[:port], comma-separated) the IIIF token service gives access tokens to; listing any makes the session cookie SameSite=None; Secure, so their frames can use it (HTTPS only).",
+                 shownDefault: "the server's own origin"),
+        .origin("public-url", \.api.publicURL,
+                "The address clients reach the server at (scheme://host[:port]): the base of IIIF ids and manifests. None: as each request names the server (Host, or a trusted proxy's X-Forwarded-Host)."),
         .addresses("metrics-from", \.metricsFrom, "Addresses or ranges that may read /metrics.", shownDefault: "anyone"),
         .number("session-hours", \.sessionHours, 0.01 ... 8760, "Hours a sign-in lasts."),
     ]

@@ -116,4 +116,26 @@ struct Setting: Sendable {
             config[keyPath: path] = value.isEmpty ? nil : value.lowercased()
         }
     }
+
+    /// One origin (`scheme://host[:port]`); empty: none.
+    static func origin(_ name: String, _ path: WritableKeyPath<ServerConfiguration, String?> & Sendable, _ help: String) -> Setting {
+        Setting(name: name, help: help, defaultText: "none") { config, value, source in
+            guard value.isEmpty || AccessSettings.isOrigin(value) else {
+                throw ConfigurationError(message: "\(source) must be scheme://host[:port] (http or https, no path), not '\(value)'")
+            }
+            config[keyPath: path] = value.isEmpty ? nil : value
+        }
+    }
+
+    /// A comma-separated list of origins; empty: none.
+    static func origins(_ name: String, _ path: WritableKeyPath<ServerConfiguration, [String]> & Sendable, _ help: String,
+                        shownDefault: String) -> Setting {
+        Setting(name: name, help: help, defaultText: shownDefault) { config, value, source in
+            let listed = value.split(separator: ",").map { String($0.filter { $0 != " " }) }.filter { !$0.isEmpty }
+            if let bad = listed.first(where: { !AccessSettings.isOrigin($0) }) {
+                throw ConfigurationError(message: "\(source): '\(bad)' is not an origin like https://viewer.example.org")
+            }
+            config[keyPath: path] = listed
+        }
+    }
 }

@@ -6,34 +6,56 @@ final class AccessParsersTests: XCTestCase {
     let key = Array(repeating: UInt8(42), count: 32)
 
     func testShareTokensVerifyOnlyAsSigned() {
-        let token = ShareToken(id: "abc", expires: 2_000_000_000, path: "2024/île")
+        let token = ShareToken(id: "abc", expires: 2_000_000_000, kind: .folder, path: "2024/île")
         let text = token.signed(with: key)
         XCTAssertEqual(ShareToken.verify(text, key: key), token)
         XCTAssertNil(ShareToken.verify(text, key: Array(repeating: 1, count: 32)), "another key")
         XCTAssertNil(ShareToken.verify(String(text.dropLast()), key: key), "truncated")
         let parts = text.split(separator: ".").map(String.init)
-        let forgedPath = [parts[0], parts[1], parts[2], "ZHJhZnRz", parts[4]].joined(separator: ".")
+        let forgedPath = [parts[0], parts[1], parts[2], "fZHJhZnRz", parts[4]].joined(separator: ".")
         XCTAssertNil(ShareToken.verify(forgedPath, key: key), "another path under the same MAC")
         let later = [parts[0], parts[1], "2100000000", parts[3], parts[4]].joined(separator: ".")
         XCTAssertNil(ShareToken.verify(later, key: key), "a later expiry under the same MAC")
         XCTAssertNil(ShareToken.verify("s1....", key: key))
         XCTAssertNil(ShareToken.verify(String(repeating: "a", count: 5000), key: key))
         XCTAssertTrue(token.grants(image: "2024/île/x"))
-        XCTAssertTrue(token.grants(image: "2024/île"))
+        XCTAssertFalse(token.grants(image: "2024/île"), "a folder's link grants what is in it, not an image of its name")
+        let forgedKind = [parts[0], parts[1], parts[2], "i" + parts[3].dropFirst(), parts[4]].joined(separator: ".")
+        XCTAssertNil(ShareToken.verify(forgedKind, key: key), "another kind under the same MAC")
+        let first = "s1.abc.2000000000." + parts[3].dropFirst()
+        XCTAssertNil(ShareToken.verify(first + "." + Base64.encode(HMACSHA256.mac(Array(first.utf8), key: key), .url), key: key),
+                     "a token of the first form, which had no kind, verifies no more")
         XCTAssertFalse(token.grants(image: "2024/île-2/x"), "a sibling whose name starts the same")
         XCTAssertFalse(token.grants(image: "2024/x"))
         XCTAssertTrue(token.reaches(folder: "2024"), "its parents may be listed, to reach it")
+        XCTAssertEqual(ShareToken.logged(Substring(text)), "s2.abc.…")
+        XCTAssertEqual(ShareToken.logged("garbage"), "…")
+    }
+
+    /// Issue 58 item 7: a link made for image `pub/a` opened the hidden folder `pub/a/`.
+    func testAnImagesLinkGrantsThatImageAlone() {
+        let image = ShareToken(id: "i", expires: 2_000_000_000, kind: .image, path: "pub/a")
+        XCTAssertTrue(image.grants(image: "pub/a"))
+        XCTAssertFalse(image.grants(image: "pub/a/secret"))
+        XCTAssertFalse(image.grants(image: "pub/b"))
+        XCTAssertTrue(image.reaches(folder: "pub"))
+        XCTAssertTrue(image.reaches(folder: ""))
+        XCTAssertFalse(image.reaches(folder: "pub/a"), "a folder that shares the image's id is not reached")
+        let everything = ShareToken(id: "e", expires: 2_000_000_000, kind: .folder, path: "")
+        XCTAssertTrue(everything.grants(image: "drafts/x"))
+        XCTAssertEqual(ShareToken.verify(image.signed(with: key), key: key), image)
     }
 
     func testShareBookRoundTripsAndSkipsDamage() {
         var book = ShareBook()
-        book.add(ShareToken(id: "a", expires: 10, path: "x y/z"), created: 5)
-        book.add(ShareToken(id: "b", expires: 20, path: ""), created: 6)
+        book.add(ShareToken(id: "a", expires: 10, kind: .image, path: "x y/z"), created: 5)
+        book.add(ShareToken(id: "b", expires: 20, kind: .folder, path: ""), created: 6)
         XCTAssertTrue(book.revoke("a"))
         XCTAssertFalse(book.revoke("nope"))
         let read = ShareBook.parse(book.text + "garbage line\n\n1 2 3\n")
         XCTAssertEqual(read, book)
         XCTAssertEqual(read.revoked, ["a"])
+        XCTAssertEqual(read.active, ["b"])
     }
 
     func testCookiesAndForms() {
@@ -99,7 +121,7 @@ final class AccessParsersTests: XCTestCase {
         let throttle = LoginThrottle()
         for i in 0 ..< 5 { throttle.failed(address: "a", user: "u", now: Double(i)) }
         XCTAssertEqual(throttle.wait(address: "a", user: "u", now: 4), 1)
-        XCTAssertEqual(throttle.wait(address: "b", user: "u", now: 4), 1, "per user")
+        XCTAssertEqual(throttle.wait(address: "b", user: "u", now: 4), 0, "another address is never held back by these (issue 58 item 9)")
         XCTAssertEqual(throttle.wait(address: "a", user: "v", now: 4), 1, "per address")
         XCTAssertEqual(throttle.wait(address: "b", user: "v", now: 4), 0)
         throttle.failed(address: "a", user: "u", now: 5)
@@ -115,7 +137,7 @@ final class AccessParsersTests: XCTestCase {
         let anonymous = Identity.anonymous
         var bob = Identity(); bob.user = "bob"
         var alice = Identity(); alice.user = "alice"; alice.groups = ["staff"]
-        var shared = Identity(); shared.share = ShareToken(id: "s", expires: 0, path: "staff")
+        var shared = Identity(); shared.share = ShareToken(id: "s", expires: 0, kind: .folder, path: "staff")
         XCTAssertEqual(anonymous.decision(for: "works/a", rule: tiered), .limited(maxSize: 1000))
         XCTAssertEqual(bob.decision(for: "works/a", rule: tiered), .full)
         XCTAssertEqual(anonymous.decision(for: "staff/a", rule: staff), .refused(signedIn: false))
