@@ -52,6 +52,22 @@ public final class FileDescriptor: @unchecked Sendable {
         return bytes
     }
 
+    /// `pwrite(2)` of all of `bytes` at `offset`.
+    public func write(_ bytes: [UInt8], at offset: Int64) throws(SyscallError) {
+        var done = 0
+        let fd = rawValue
+        while done < bytes.count {
+            let n = bytes.withUnsafeBytes { buffer in
+                Result { () throws(SyscallError) in
+                    try syscall("pwrite") { pwrite(fd, buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done)) }
+                }
+            }
+            let written = try n.get()
+            guard written > 0 else { throw SyscallError(call: "pwrite", errno: EIO) }
+            done += written
+        }
+    }
+
     deinit {
         Posix.close(rawValue)
     }

@@ -22,6 +22,9 @@ final class OutputLimitTests: XCTestCase {
         // A thin full-width strip, `0,0,5120,100/1000,100`.
         XCTAssertFalse(limit.permits(region: PixelRect(x: 0, y: 0, width: W, height: 100), outWidth: 1000, outHeight: 100,
                                      imageWidth: W, imageHeight: H))
+        // One row at a time, each drawn as a row: refused, or the rows would add up to the whole at full height.
+        XCTAssertFalse(limit.permits(region: PixelRect(x: 0, y: 7, width: W, height: 1), outWidth: 1000, outHeight: 1,
+                                     imageWidth: W, imageHeight: H))
         // The same strip at the public scale passes.
         XCTAssertTrue(limit.permits(region: PixelRect(x: 0, y: 0, width: W, height: 100), outWidth: 1000, outHeight: 20,
                                     imageWidth: W, imageHeight: H))

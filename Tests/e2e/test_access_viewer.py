@@ -35,6 +35,7 @@ def site(tmp_path_factory):
     server = Server([str(root / "lib"), "--access", str(root / "access.toml"), "--users", users, "--secret-file", secret,
                      "--access-log", "off"])
     server.secret = secret
+    server.lib = root / "lib"
     yield server
     server.stop()
 
@@ -104,7 +105,7 @@ def test_a_restricted_image_shows_its_name_with_a_lock(browser, site):
 
 
 def test_a_share_link_opens_its_folder_on_a_phone_and_nothing_else(browser, site):
-    line = subprocess.run([binary(), "share", "staff", "--expires", "1h", "--secret-file", site.secret],
+    line = subprocess.run([binary(), "share", "staff", "--library", str(site.lib), "--expires", "1h", "--secret-file", site.secret],
                           capture_output=True, text=True, check=True).stdout
     link = line.split()[-1]
     assert link.startswith("/?folder=staff&share=")

@@ -88,11 +88,14 @@ package struct AccessPolicy: Equatable, Sendable {
                 guard n >= 1 && n <= 1_000_000 else { throw fail("max_public_size is a number of pixels from 1 to 1000000") }
                 rule.maxPublicSize = n
                 sizeAt[path] = (entry.line, entry.column)
-            case ("view", _), ("groups", _), ("max_public_size", _):
-                let wanted = entry.key == "view" ? "a string" : entry.key == "groups" ? "an array of strings" : "an integer"
+            case let ("download", .boolean(allowed)):
+                rule.downloads = allowed
+            case ("view", _), ("groups", _), ("max_public_size", _), ("download", _):
+                let wanted = entry.key == "view" ? "a string" : entry.key == "groups" ? "an array of strings"
+                    : entry.key == "download" ? "true or false" : "an integer"
                 throw fail("\(entry.key) must be \(wanted), not \(entry.value.kind)")
             default:
-                throw fail("unknown key '\(entry.key)': a folder's keys are view, groups and max_public_size")
+                throw fail("unknown key '\(entry.key)': a folder's keys are view, groups, max_public_size and download")
             }
             found[path] = (rule, known.line, known.column, hasGroups)
         }

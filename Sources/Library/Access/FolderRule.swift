@@ -21,6 +21,8 @@ package struct FolderRule: Equatable, Sendable {
     /// Whether a share link of a folder that reaches the image may grant it. Not for a file a symbolic link brought
     /// into the folder from one with a stricter rule: sharing a folder never shares what others keep elsewhere.
     package var shareable = true
+    /// Whether originals (`/images/{id}/original`) are sent at all (`download = false`: to no one).
+    package var downloads = true
 
     package init(view: View = .public, groups: [[String]] = [], maxPublicSize: Int? = nil) {
         self.view = view
@@ -31,7 +33,7 @@ package struct FolderRule: Equatable, Sendable {
     /// No rule at all: everyone sees everything.
     package static let open = FolderRule()
 
-    /// Whether everyone sees the whole picture.
+    /// Whether everyone sees the whole picture (whether its original is sent is `downloads`).
     package var isOpen: Bool { view == .public && maxPublicSize == nil }
 
     /// What a file under both rules gets: the stricter view, every group list, the smaller public size.
@@ -46,6 +48,7 @@ package struct FolderRule: Equatable, Sendable {
         for list in other.groups where !lists.contains(list) { lists.append(list) }
         var combined = FolderRule(view: max(view, other.view), groups: lists, maxPublicSize: max(view, other.view) == .public ? size : nil)
         combined.shareable = shareable && other.shareable
+        combined.downloads = downloads && other.downloads
         return combined
     }
 

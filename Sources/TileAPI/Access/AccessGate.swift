@@ -44,6 +44,8 @@ struct AccessView: Sendable {
     let identity: Identity
     /// For a route that names an image: the largest picture this identity may have of it.
     var decision: AccessDecision = .full
+    /// Whether the image's original may be sent (its folder's `download`).
+    var originals = true
     /// The answer depends on who asks: it goes out `Cache-Control: private` with `Vary: Cookie, Authorization`.
     var personal = false
     /// Why a `?share=` token in the query grants nothing, when it does not.
@@ -54,6 +56,13 @@ struct AccessView: Sendable {
     func decision(for id: String) -> AccessDecision? {
         guard let rule = try? control.rule(of: id, onLoop: false) else { return nil }
         return identity.decision(for: id, rule: rule)
+    }
+
+    /// Whether image `id`'s original may be sent to this identity: the whole picture is theirs and its folder
+    /// allows downloads.
+    func mayDownload(_ id: String) -> Bool {
+        guard let rule = try? control.rule(of: id, onLoop: false) else { return false }
+        return rule.downloads && identity.decision(for: id, rule: rule) == .full
     }
 
     /// Whether folder `path` is listed to this identity (hidden folders only to those they admit).
@@ -111,6 +120,7 @@ extension AccessControl {
             // No rule: no such image, answered below exactly as a hidden one is.
             guard let rule = try rule(of: id, onLoop: context.onLoop) else { throw Admission.missing(context, access) }
             view.personal = !rule.isOpen
+            view.originals = rule.downloads
             view.decision = identity.decision(for: id, rule: rule)
             switch view.decision {
             case .full, .limited: break

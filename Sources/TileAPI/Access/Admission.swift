@@ -36,7 +36,7 @@ enum Admission {
         let view = context.access
         let limit: OutputLimit = if case let .limited(maxSize)? = view?.decision { OutputLimit(longSide: maxSize) } else { .none }
         var admitted = context
-        admitted.subject = AdmittedImage(id: id, image: image, tiles: tiles, limit: limit) {
+        admitted.subject = AdmittedImage(id: id, image: image, tiles: tiles, limit: limit, originals: view?.originals ?? true) {
             view?.refusal("image '\(id)' at this size") ?? .refused(signedIn: false, "image '\(id)' is not shown at this size")
         }
         return admitted
@@ -55,7 +55,7 @@ enum Admission {
             case .refused?, .hidden?, nil: return nil
             }
         }
-        return AdmittedImage(id: id, image: image, tiles: tiles, limit: limit) {
+        return AdmittedImage(id: id, image: image, tiles: tiles, limit: limit, originals: view?.mayDownload(id) ?? true) {
             view?.refusal("image '\(id)' at this size") ?? .refused(signedIn: false, "image '\(id)' is not shown at this size")
         }
     }

@@ -12,13 +12,18 @@ struct AdmittedImage: Sendable {
     let id: String
     /// The most this identity may see: `.none` for the whole image.
     let limit: OutputLimit
+    /// Whether the original file may be sent: the whole picture, in a folder that allows downloads.
+    var mayDownload: Bool { isWhole && originals }
+    private let originals: Bool
     private let image: PyramidImage
     private let tiles: TileService
     /// What a picture past `limit` is answered with (counted as a refusal when made).
     private let refusal: @Sendable () -> APIError
 
-    init(id: String, image: PyramidImage, tiles: TileService, limit: OutputLimit, refusal: @escaping @Sendable () -> APIError) {
+    init(id: String, image: PyramidImage, tiles: TileService, limit: OutputLimit, originals: Bool,
+         refusal: @escaping @Sendable () -> APIError) {
         self.id = id
+        self.originals = originals
         self.image = image
         self.tiles = tiles
         self.limit = limit
@@ -44,9 +49,11 @@ struct AdmittedImage: Sendable {
     /// What the file says about itself.
     func metadata(for snapshot: PyramidImage.Snapshot) throws -> PhotoMetadata { try image.metadata(for: snapshot) }
 
-    /// Throws the refusal unless the whole original may be had.
-    func requireWhole() throws {
+    /// Throws unless the original file may be sent: the identity's refusal when the picture is not wholly theirs,
+    /// 403 when its folder sends no originals (`download = false`).
+    func requireOriginal() throws {
         guard isWhole else { throw refusal() }
+        guard originals else { throw APIError.forbidden("the original of '\(id)' is not offered for download (its folder says download = false)") }
     }
 
     /// The one cache look of `tile`: refused when its level is past `limit`.

@@ -7,18 +7,23 @@ import Pyramid
 /// `/images/{id}/original`: the master file itself, its own bytes, type and name, as a download. Sent with
 /// `sendfile` from the file as it is now (a file replaced meanwhile is the new one: the ETag says which). Only
 /// someone who may see the whole image at full size gets it: for a tiered image it is refused like any picture
-/// larger than the public size. An object in object storage is copied first, 8 MiB a GET of the version being
-/// served, into an unlinked scratch file (`--raster-dir`): memory stays flat whatever its size.
+/// larger than the public size, and a folder may refuse originals to all (`download = false`). An object in object
+/// storage is copied first, 8 MiB a GET of the version being served, into an unlinked scratch file (`--raster-dir`):
+/// memory stays flat whatever its size. While `--publish-location` is off, where the photo was taken is removed
+/// first (`LocationScrubber`: EXIF GPS, XMP and IPTC places overwritten in place in a scratch copy, nothing
+/// re-encoded); a file that may say it in a form that cannot be removed is not sent.
 struct DownloadHandler {
     let tiles: TileService
+    let publishLocation: Bool
 
     init(_ services: Services) {
         tiles = services.tiles
+        publishLocation = services.options.publishLocation
     }
 
     func original(_ context: RequestContext) throws -> HandlerOutcome {
         let image = try context.admitted(), id = image.id
-        try image.requireWhole()
+        try image.requireOriginal()
         let snapshot = try image.current()
         guard !image.masterPath.isEmpty, snapshot.source.kind != "procedural" else {
             throw APIError.notFound("image '\(id)' is made by the server and has no original file")
@@ -31,18 +36,48 @@ struct DownloadHandler {
                 throw APIError.notFound("the original of '\(id)' is gone: it was moved or removed")
             }
         }
-        let size = try file.status().size
+        let (sent, size) = try publishLocation ? (file, file.status().size) : Self.withoutLocation(file, remote: S3Location.isRemote(image.masterPath),
+                                                                                                  scratch: tiles.options.rasterDirectory, id: id)
         let name = PathText.lastComponent(of: image.masterPath)
         var response = HTTPResponse(contentType: Self.mimeType(ofFile: name), body: [], headers: [
             HTTPHeader(name: "Content-Disposition", value: Self.disposition(name)),
             HTTPHeader(name: "ETag", value: "\"\(snapshot.version)\""),
             HTTPHeader(name: "Cache-Control", value: "no-cache"),
         ])
-        response.file = FileBody(descriptor: file, length: Int(size))
+        response.file = FileBody(descriptor: sent, length: Int(size))
         return .response(response.conditional(on: context.request))
     }
 
     static let spoolChunk = 8 << 20
+
+    /// `file` as sent to someone who may not know where the photo was taken: itself when it says nothing of it,
+    /// else a scratch copy (or the spool of a remote object, `remote`) with the location overwritten.
+    static func withoutLocation(_ file: FileDescriptor, remote: Bool, scratch: String, id: String) throws -> (FileDescriptor, Int64) {
+        let size = try file.status().size
+        let outcome = try LocationScrubber.scrub(size: size) { offset, count in
+            guard offset >= 0, offset < size, count > 0 else { return [] }
+            return try file.read(count: Int(min(Int64(count), size - offset)), at: offset)
+        }
+        switch outcome {
+        case .clean:
+            return (file, size)
+        case let .cannot(why):
+            throw APIError.forbidden("the original of '\(id)' is not sent: it may say where the photo was taken, and \(why), so it cannot be removed")
+        case let .patches(patches):
+            let copy = remote ? file : try FileDescriptor(anonymousIn: scratch)
+            if !remote {
+                var offset: Int64 = 0
+                while offset < size {
+                    let bytes = try file.read(count: Int(min(Int64(spoolChunk), size - offset)), at: offset)
+                    guard !bytes.isEmpty else { break }
+                    try copy.write(bytes, at: offset)
+                    offset += Int64(bytes.count)
+                }
+            }
+            for patch in patches { try copy.write(patch.bytes, at: patch.offset) }
+            return (copy, size)
+        }
+    }
 
     /// The object at `path` in an unlinked file of `directory`, read in ranged GETs of one version.
     static func spool(_ path: String, into directory: String) throws -> FileDescriptor {

@@ -39,8 +39,8 @@ extension ImageAPIHandler {
         members.append(("images", .array(shown.map { image in
             switch access?.decision(for: image.id) {
             case .refused?, .hidden?: locked(image)
-            case let .limited(maxSize)?: listed(image, maxSize: maxSize)
-            case .full?, nil: listed(image)
+            case let .limited(maxSize)?: listed(image, maxSize: maxSize, access)
+            case .full?, nil: listed(image, access)
             }
         })))
         if end < found.count {

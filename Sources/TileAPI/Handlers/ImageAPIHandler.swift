@@ -53,8 +53,8 @@ struct ImageAPIHandler: Sendable {
         members.append(("images", .array(shown.map { image, decision -> JSONValue in
             switch decision {
             case .refused?: locked(image)
-            case let .limited(maxSize)?: listed(image, maxSize: maxSize)
-            case .full?, .hidden?, nil: listed(image)
+            case let .limited(maxSize)?: listed(image, maxSize: maxSize, access)
+            case .full?, .hidden?, nil: listed(image, access)
             }
         })))
         if let next {
@@ -112,9 +112,11 @@ struct ImageAPIHandler: Sendable {
 
     /// A listed image: its entry, with `error` when its file cannot be shown (damaged, not an image, unreadable):
     /// such images are listed, not left out, so a viewer can say which files are wrong and why.
-    func listed(_ image: ImageLibrary.Entry, maxSize: Int? = nil) -> JSONValue {
+    /// `access`: who asks, for whether the original is offered (`download`).
+    func listed(_ image: ImageLibrary.Entry, maxSize: Int? = nil, _ access: AccessView?) -> JSONValue {
+        let downloads = maxSize == nil && (access?.mayDownload(image.id) ?? true)
         do {
-            return .object(entry(image.id, image.name, try library.summary(image.id)) + Self.access(maxSize: maxSize))
+            return .object(entry(image.id, image.name, try library.summary(image.id), downloads: downloads) + Self.access(maxSize: maxSize))
         } catch {
             return .object([("id", .string(image.id)), ("folder", .string(LibraryKey.folder(of: image.id))),
                             ("name", .string(image.name)), ("error", .string(APIError.message(for: error)))])
@@ -159,13 +161,14 @@ struct ImageAPIHandler: Sendable {
         let snapshot = try image.snapshot(context)
         let metadata = try image.metadata(for: snapshot).published(location: publishLocation)
         let maxSize = image.limit.longSide
-        return .response(.json(.object(entry(id, library.name(of: id) ?? id, ImageSummary(snapshot)) + Self.access(maxSize: maxSize)
+        return .response(.json(.object(entry(id, library.name(of: id) ?? id, ImageSummary(snapshot), downloads: image.mayDownload)
+                + Self.access(maxSize: maxSize)
                 + [("metadata", metadata.json)])))
     }
 
     /// An image's entry: its name, size, version and every URL it is served at (relative, versioned where they can
     /// be), and `error` while its file is known to be broken.
-    private func entry(_ id: String, _ name: String, _ summary: ImageSummary) -> [(String, JSONValue)] {
+    private func entry(_ id: String, _ name: String, _ summary: ImageSummary, downloads: Bool) -> [(String, JSONValue)] {
         let g = PyramidGeometry(width: summary.width, height: summary.height, tileSize: tileSize)
         let version = summary.version
         let path = URLPath.escape(id)
@@ -187,7 +190,7 @@ struct ImageAPIHandler: Sendable {
             ("iiif", .string("/iiif/3/\(path)@\(version)/info.json")),
             ("thumbnail", thumbnail(id, summary)),
             ("manifest", .string(URLPath.manifest(id))),
-        ] + (summary.kind == "procedural" ? [] : [("download", .string(URLPath.original(id)))]) + [
+        ] + (summary.kind == "procedural" || !downloads ? [] : [("download", .string(URLPath.original(id)))]) + [
             ("collection", .string(URLPath.collection(LibraryKey.folder(of: id)))),
         ] + (library.failure(of: id).map { [("error", .string($0.publicDescription))] } ?? [])
     }

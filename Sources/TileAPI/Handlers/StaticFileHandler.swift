@@ -39,19 +39,14 @@ struct StaticFileHandler: Sendable {
     }
 
     /// The top page opened from a share link: a clear page when the link no longer works; else the page, with
-    /// the token kept in a cookie so every request the viewer makes carries it. A link that names an image as
-    /// a folder (`tileserver share` cannot tell them apart) is sent on to the image.
+    /// the token kept in a cookie so every request the viewer makes carries it. The page is the same whatever
+    /// `folder` or `image` the address names: what exists is the viewer's to ask, through the routes.
     private func shared(_ context: RequestContext, _ access: AccessView) throws -> HandlerOutcome {
         if let failure = access.shareFailure {
             return .response(AuthHandler.html(AuthPages.share(failure), status: failure == .invalid ? .forbidden : .gone))
         }
         if context.onLoop { throw NeedsFile() }
-        let query = context.path.query, token = query["share"] ?? ""
-        if let folder = query["folder"], access.control.library.folderName(folder) == nil, access.control.library.hasImage(folder) {
-            var response = HTTPResponse.text("see the image\n", status: .seeOther)
-            response.headers.append(HTTPHeader(name: "Location", value: "/?image=\(URLPath.escape(folder))&share=\(token)"))
-            return .response(response)
-        }
+        let token = context.path.query["share"] ?? ""
         let page = try pageWithPicture(context)
         let cookie = access.control.cookie(AccessControl.shareCookie, token, maxAge: max(0, (access.identity.share?.expires ?? 0) - Int(time(nil))),
                                            for: context.request)

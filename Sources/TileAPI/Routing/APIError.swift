@@ -8,6 +8,8 @@ import TileGeometry
 public enum APIError: Swift.Error, Sendable, CustomStringConvertible {
     case badRequest(String)
     case notFound(String)
+    /// Nobody gets this, whoever they are (403 without a sign-in's pointers).
+    case forbidden(String)
     case notImplemented(String)
     case unavailable(String)
     /// The request names an old version of the image; `location` is the same request for the current one.
@@ -21,7 +23,7 @@ public enum APIError: Swift.Error, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .badRequest(m), let .notFound(m), let .notImplemented(m), let .unavailable(m), let .refused(_, m, _): m
+        case let .badRequest(m), let .notFound(m), let .forbidden(m), let .notImplemented(m), let .unavailable(m), let .refused(_, m, _): m
         case let .staleVersion(location): "this image has a newer version: \(location)"
         case let .renamed(location): "this image's id has changed: \(location)"
         }
@@ -56,6 +58,7 @@ public enum APIError: Swift.Error, Sendable, CustomStringConvertible {
             switch error {
             case .badRequest: return .error(.badRequest, error.description)
             case .notFound: return .error(.notFound, error.description)
+            case .forbidden: return .error(.forbidden, error.description)
             case .notImplemented: return .error(.notImplemented, error.description)
             case .unavailable: return .error(.serviceUnavailable, error.description)
             case let .refused(signedIn, message, services):

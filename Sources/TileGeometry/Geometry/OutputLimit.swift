@@ -3,8 +3,9 @@ import ImageCodecs
 /// The most of an image one viewer may have: all of it, or up to `longSide` pixels on the image's long side (a
 /// tiered folder's public size). Every picture made of the image (a tile, a level, a region at a size, a view)
 /// is checked against it on both axes: its scale along x and its scale along y are each at most `maxScale`, with
-/// one output pixel of slack for rounding. A tall output of a wide region, or a thin strip at full width, is
-/// judged on the axis that magnifies most, not on the width alone.
+/// half an output pixel of slack for rounding. A tall output of a wide region, or a thin strip at full width, is
+/// judged on the axis that magnifies most, not on the width alone; a strip thinner than one output pixel at the
+/// public scale (one row drawn as one row) is refused too, or rows read one at a time would add up to the whole.
 public struct OutputLimit: Sendable, Equatable, CustomStringConvertible {
     /// The long side allowed; nil: no limit.
     public let longSide: Int?
@@ -28,7 +29,7 @@ public struct OutputLimit: Sendable, Equatable, CustomStringConvertible {
     public func permits(region: PixelRect, outWidth: Int, outHeight: Int, imageWidth: Int, imageHeight: Int) -> Bool {
         guard let scale = maxScale(width: imageWidth, height: imageHeight) else { return true }
         guard region.width > 0, region.height > 0 else { return false }
-        return Double(outWidth) <= Double(region.width) * scale + 1 && Double(outHeight) <= Double(region.height) * scale + 1
+        return Double(outWidth) <= Double(region.width) * scale + Self.slack && Double(outHeight) <= Double(region.height) * scale + Self.slack
     }
 
     /// Whether every tile of level `level` of `geometry` is within: the level drawn whole.
@@ -42,8 +43,11 @@ public struct OutputLimit: Sendable, Equatable, CustomStringConvertible {
     /// Whether a view at `zoom` (screen pixels per image pixel) is within.
     public func permits(zoom: Double, imageWidth: Int, imageHeight: Int) -> Bool {
         guard let scale = maxScale(width: imageWidth, height: imageHeight) else { return true }
-        return zoom * Double(max(imageWidth, imageHeight)) <= scale * Double(max(imageWidth, imageHeight)) + 1
+        return zoom * Double(max(imageWidth, imageHeight)) <= scale * Double(max(imageWidth, imageHeight)) + Self.slack
     }
+
+    /// Output pixels beyond the exact scale that rounding may add: half a pixel, and a hair for the arithmetic.
+    static let slack = 0.5 + 1e-6
 
     /// The deepest level of `geometry` within the limit (the full-size level when there is none).
     public func topLevel(of geometry: PyramidGeometry) -> Int {
