@@ -63,6 +63,7 @@ QUERIES = {
 
 def id_forms(form, image):
     e = escaped(image)
+    # `_filez` names another id (no such image): it must be as missing for the hidden one as for any.
     return {"plain": [e], "versioned": [e, e + "%40stale"], "descriptor": [e + ".dzi", e],
             "deep_zoom_files": [e + "_files", e + "_filez"]}[form]
 
@@ -139,7 +140,7 @@ def test_the_generated_matrix(site):
                         where = f"{method} {path} as {identity}"
                         status = response.status
                         if route["access"] == "default_image":
-                            if not granted(DEFAULT, identity) and (status != 404 or b"draft" in body):
+                            if not granted(DEFAULT, identity) and (status not in (404, 405) or b"draft" in body):
                                 problems.append(f"{where}: the hidden first image shows ({status}, {body[:80]!r})")
                             continue
                         if image == HIDDEN and not granted(image, identity):
@@ -148,7 +149,7 @@ def test_the_generated_matrix(site):
                                 problems.append(f"{where}: hidden answers {status} {body[:80]!r}, missing {ghost.status} {ghost_body[:80]!r}")
                         if route["access"] != "image" or method == "POST":
                             continue
-                        if IMAGES[image] == "restricted" and not granted(image, identity):
+                        if IMAGES[image] == "restricted" and not granted(image, identity) and "_filez" not in path:
                             want = 403 if identity == "signed-in" else 401
                             if status != want:
                                 problems.append(f"{where}: {status}, expected the refusal {want}")
@@ -173,7 +174,7 @@ def test_one_axis_sizes_of_a_tiered_image_are_refused(site, identity):
     """Issue 58 item 2: only the width's scale was checked."""
     e, (w, h) = escaped("works/tiered"), SIZES["works/tiered"]
     for attack in [f"full/1000,{h}", f"0,0,{w},100/1000,100", "pct:0,0,100,10/1000,200", f"full/^1000,{h}", "square/1000,1000",
-                   "square/999,999", f"0,0,{w},1/{LIMIT},1", "full/pct:50", "full/^pct:40", "0,0,2,2/1,1"]:
+                   "square/999,999", f"0,0,{w},1/{LIMIT},1", "full/pct:50", "full/^pct:40", "0,0,1,1/1,1"]:
         response, _ = site.request("GET", f"/iiif/3/{e}/{attack}/0/default.png", site.headers(identity, "works/tiered"))
         assert response.status == (200 if identity == "signed-in" else 401), (attack, response.status)
     # The public size itself, the long side at the limit, is served.
