@@ -31,6 +31,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     }
     close(fd)
     _ = try? MetadataReader.read(path: path)
+    scrubLocation(Array(UnsafeBufferPointer(start: data, count: size)))
     var small = true
     do {
         let source = try ImageOpener.open(path, limits: limits)
@@ -66,4 +67,27 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     } catch {}
     if small { _ = try? ImageDecoder.decode(Array(UnsafeBufferPointer(start: data, count: size))) }
     return 0
+}
+
+/// Where the photo was taken, removed in place (`LocationScrubber`, what originals go out through): every
+/// overwrite lies inside the file, and the scrubbed file has nothing more to remove.
+func scrubLocation(_ bytes: [UInt8]) {
+    func outcome(_ file: [UInt8]) -> LocationScrubber.Outcome? {
+        try? LocationScrubber.scrub(size: Int64(file.count)) { offset, count in
+            guard offset >= 0, offset < Int64(file.count), count > 0 else { return [] }
+            return Array(file[Int(offset) ..< min(file.count, Int(offset) + count)])
+        }
+    }
+    guard case let .patches(patches)? = outcome(bytes) else { return }
+    var scrubbed = bytes
+    for patch in patches {
+        precondition(patch.offset >= 0 && Int(patch.offset) + patch.bytes.count <= bytes.count, "an overwrite outside the file")
+        scrubbed.replaceSubrange(Int(patch.offset) ..< Int(patch.offset) + patch.bytes.count, with: patch.bytes)
+    }
+    precondition(scrubbed.count == bytes.count, "the file's length changed")
+    if case let .patches(again)? = outcome(scrubbed) {
+        var twice = scrubbed
+        for patch in again { twice.replaceSubrange(Int(patch.offset) ..< Int(patch.offset) + patch.bytes.count, with: patch.bytes) }
+        precondition(twice == scrubbed, "a scrubbed file still says where it was taken")
+    }
 }

@@ -106,7 +106,7 @@ package enum LocationScrubber {
                     data.replaceSubrange(Int(patch.offset) ..< Int(patch.offset) + patch.bytes.count, with: patch.bytes)
                 }
                 if !found.isEmpty {
-                    let crc = CRC32.of(Array(head[4 ..< 8]) + data)
+                    let crc = CRC32.checksum(Array(head[4 ..< 8]) + data)
                     patches.append(LocationFields.Patch(offset: offset + 8, bytes: data + [UInt8(crc >> 24), UInt8(crc >> 16 & 0xFF),
                                                                                          UInt8(crc >> 8 & 0xFF), UInt8(crc & 0xFF)]))
                 }
@@ -154,7 +154,7 @@ enum CRC32 {
         (0 ..< 8).reduce(UInt32(n)) { c, _ in c & 1 != 0 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
     }
 
-    static func of(_ bytes: [UInt8]) -> UInt32 {
+    static func checksum(_ bytes: some Sequence<UInt8>) -> UInt32 {
         ~bytes.reduce(~UInt32(0)) { c, b in table[Int((c ^ UInt32(b)) & 0xFF)] ^ (c >> 8) }
     }
 }
