@@ -2,9 +2,10 @@
 # Two replicas behind nginx running deploy/nginx/tileserver.conf, all on 127.0.0.1. A bounded wrk load over the
 # tiles of two images; one replica is killed with SIGKILL in the middle. Checks that no client request failed,
 # that each image's tiles went to one replica while both lived, and that a second pass is served from nginx's
-# cache (hit ratio >= 90 %, from $upstream_cache_status in its log), and that a restricted tile fetched by a
-# signed-in user is never served from nginx's cache to anyone else. Prints throughput through the proxy beside
-# direct throughput. Under two minutes.
+# cache (hit ratio >= 90 %, from $upstream_cache_status in its log), that a restricted tile fetched by a
+# signed-in user is never served from nginx's cache to anyone else, that a poisoned `Host` never reaches another
+# client through the cache, that client-sent identity headers do not reach the replicas and that share tokens
+# are logged by their id alone. Prints throughput through the proxy beside direct throughput. Under two minutes.
 #   scripts/scaleout-test.sh [BIN]   (default .build/debug/tileserver; knobs DURATION=8 CONNS=16)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,14 +31,16 @@ s=[socket.socket() for _ in range(3)]
 mkdir -p "$WORK/photos"
 cp .build-fixtures/gallery/large.jpg "$WORK/photos/large.jpg"
 cp .build-fixtures/formats/q100-444.jpg "$WORK/photos/second.jpg"
-# A restricted folder, as a museum's staff-only works: its tiles must never reach anyone else from the cache.
+# A restricted folder, as a museum's staff-only works: its tiles must never reach anyone else from the cache. The
+# replicas believe a sign-on proxy's identity headers from 127.0.0.1 (where nginx is): nginx must clear a client's.
 mkdir -p "$WORK/photos/staff"
 cp .build-fixtures/formats/baseline.jpg "$WORK/photos/staff/plan.jpg"
 printf '[folder."staff"]\nview = "restricted"\ngroups = ["staff"]\n' > "$WORK/access.toml"
 printf 'staff-password\n' | "$BIN" user add curator --group staff --users "$WORK/users.txt" > /dev/null
 for port in $R1 $R2; do
   "$BIN" serve "$WORK/photos" --host 127.0.0.1 --port "$port" --store-dir "$WORK/store-$port" --access-log off \
-    --access "$WORK/access.toml" --users "$WORK/users.txt" > "$WORK/replica-$port.log" 2>&1 &
+    --access "$WORK/access.toml" --users "$WORK/users.txt" \
+    --trusted-proxies 127.0.0.1 --user-header X-Remote-User --groups-header X-Remote-Groups > "$WORK/replica-$port.log" 2>&1 &
   PIDS+=($!)
 done
 for port in $R1 $R2; do
@@ -174,6 +177,27 @@ for url in "/images/staff%2Fplan/tiles/8/0/0.jpg" "/images/staff%2Fplan/tiles/8/
   [ "$code" = 401 ] || fail "anonymous got $code for a restricted tile through nginx (cache: $cache)"
   [ "$cache" != HIT ] || fail "nginx answered anonymous from its cache"
 done
+
+echo "== a poisoned Host, then an honest viewer: info.json must name the honest host"
+curl -s -o /dev/null -H "Host: evil.example" "http://127.0.0.1:$PROXY/iiif/3/large/info.json"
+curl -s -o /dev/null -H "Host: evil.example" "http://127.0.0.1:$PROXY/iiif/3/large/info.json"
+HONEST=$(curl -s "http://127.0.0.1:$PROXY/iiif/3/large/info.json")
+echo "$HONEST" | grep -q '"id":"http://127.0.0.1:'"$PROXY"'/iiif/3/large"' || fail "the honest viewer got: ${HONEST:0:200}"
+echo "$HONEST" | grep -q evil.example && fail "a poisoned Host reached another client through the cache"
+echo "info.json after two poisoned requests names 127.0.0.1:$PROXY"
+
+echo "== identity headers from a client, and a share token in the log"
+code=$(curl -s -o /dev/null -w '%{http_code}' -H "X-Remote-User: curator" -H "X-Remote-Groups: staff" \
+  "http://127.0.0.1:$PROXY/images/staff%2Fplan/tiles/8/0/0.jpg")
+[ "$code" = 401 ] || fail "client-sent identity headers opened a restricted tile ($code)"
+code=$(curl -s -o /dev/null -w '%{http_code}' -H "X-Remote-User: curator" -H "X-Remote-Groups: staff" \
+  "http://127.0.0.1:$SURVIVOR/images/staff%2Fplan/tiles/8/0/0.jpg")
+[ "$code" = 200 ] || fail "the replica does not believe its proxy's headers ($code): the check above proves nothing"
+curl -s -o /dev/null "http://127.0.0.1:$PROXY/?folder=staff&share=s2.0123abcd.1999999999.fc3RhZmY.SECRETMAC"
+for _ in $(seq 50); do grep -q 'share=s2' "$WORK/access.log" && break; sleep 0.2; done   # each worker flushes its own buffer
+grep -qF 'share=s2.0123abcd... ' "$WORK/access.log" || fail "the share token's id is not in nginx's log"
+grep -q SECRETMAC "$WORK/access.log" && fail "nginx logged a share token whole"
+echo "client identity headers refused (401); share token logged as s2.0123abcd..."
 
 echo "== throughput over pass 2's tile URLs: through nginx (from its cache) and straight at the surviving replica (warmed)"
 grep '_files/' "$WORK/cached.txt" > "$WORK/tiles.txt"
