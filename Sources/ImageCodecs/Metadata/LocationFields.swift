@@ -173,19 +173,7 @@ package enum LocationFields {
 
     /// The IIM data of Photoshop resource 0x0404 in `resources` (`8BIM` image resources), as a range of it.
     package static func iimRange(inPhotoshop resources: [UInt8]) -> Range<Int>? {
-        var at = 0
-        while at + 12 <= resources.count, resources[at ..< at + 4].elementsEqual("8BIM".utf8) {
-            let id = Int(resources[at + 4]) << 8 | Int(resources[at + 5])
-            let nameLength = Int(resources[at + 6])
-            let nameEnd = at + 6 + ((nameLength + 2) & ~1)
-            guard nameEnd + 4 <= resources.count else { return nil }
-            let size = Int(u32(resources, nameEnd, true))
-            let start = nameEnd + 4
-            guard size <= resources.count - start else { return nil }
-            if id == 0x0404 { return start ..< start + size }
-            at = start + ((size + 1) & ~1)
-        }
-        return nil
+        IPTCRecords.resource(0x0404, in: resources)?.indices
     }
 
     static func isNameByte(_ c: UInt8) -> Bool {
