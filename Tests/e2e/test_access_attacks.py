@@ -143,6 +143,9 @@ def test_an_images_link_grants_that_image_alone(shared_site):
     assert shared_site.get(f"/api/images/pub%2Fa%2Fsecret?share={token}")[0].status == 404
     assert shared_site.get(f"/api/images/pub%2Fb?share={token}")[0].status == 401
     assert b"secret" not in shared_site.get(f"/api/images?folder=pub&share={token}")[1]
+    # The page a link opens says nothing of what the address names: a hidden folder and a made-up one alike.
+    hidden, made_up = (shared_site.get(f"/?folder={f}&share={token}") for f in ("pub%2Fa", "pub%2Fnothing-here"))
+    assert (hidden[0].status, hidden[1]) == (made_up[0].status, made_up[1]) and hidden[0].status == 200
     # A folder's link is printed as one, and grants what is below it.
     run = make_link(shared_site, "pub", "--library", str(shared_site.lib))
     assert run.stdout.split()[2:4] == ["folder", "pub"], run.stdout

@@ -20,6 +20,7 @@ public final class AccessControl: TileGate, @unchecked Sendable {
         /// Links listed and not revoked: a token whose id is not here grants nothing (fail closed: a list gone
         /// missing or unreadable ends every link).
         var activeShares: Set<String> = []
+        var revokedShares: Set<String> = []
         /// The share-link key; empty without `--secret-file`. Read again when the file changes, so links signed
         /// with a replaced key stop working.
         var shareKey: [UInt8] = []
@@ -57,7 +58,7 @@ public final class AccessControl: TileGate, @unchecked Sendable {
             loaded.shareKey = try Self.secretKey(path, create: true)
             loaded.stamps[path] = FileStamp.of(path)
             let book = ShareBook.path(forSecret: path)
-            if case let .success(read) = Self.shareList(book) { loaded.activeShares = read.active }
+            if case let .success(read) = Self.shareList(book) { (loaded.activeShares, loaded.revokedShares) = (read.active, read.revoked) }
             loaded.stamps[book] = FileStamp.of(book)
         }
         files = Locked(loaded)
@@ -191,7 +192,7 @@ public final class AccessControl: TileGate, @unchecked Sendable {
                 } else {
                     switch Self.shareList(path) {
                     case let .success(book):
-                        files.withLock { $0.activeShares = book.active }
+                        files.withLock { ($0.activeShares, $0.revokedShares) = (book.active, book.revoked) }
                     case let .failure(error):
                         files.withLock { $0.activeShares = [] }
                         logger.error("share-link list \(PathText.lastComponent(of: path)) cannot be read (\(error)): every share link is refused until it can")
@@ -236,10 +237,11 @@ public final class AccessControl: TileGate, @unchecked Sendable {
     /// Whether share token `token` is valid now: signed with this server's current key, not expired, and listed
     /// as made and not revoked.
     func share(_ token: String, now: Int = Int(time(nil))) -> Result<ShareToken, ShareToken.Failure> {
-        let (key, active) = files.withLock { ($0.shareKey, $0.activeShares) }
+        let (key, active, revoked) = files.withLock { ($0.shareKey, $0.activeShares, $0.revokedShares) }
         guard let parsed = ShareToken.verify(token, key: key) else { return .failure(.invalid) }
         if parsed.expires <= now { return .failure(.expired) }
-        if !active.contains(parsed.id) { return .failure(.revoked) }
+        if revoked.contains(parsed.id) { return .failure(.revoked) }
+        if !active.contains(parsed.id) { return .failure(.unlisted) }
         return .success(parsed)
     }
 }

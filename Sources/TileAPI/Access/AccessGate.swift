@@ -101,7 +101,13 @@ extension AccessControl {
     /// decided here.
     func admit(_ context: RequestContext, _ access: RouteAccess) throws -> RequestContext {
         if fromTrustedProxy(context.request), let ambiguity = ambiguity(context.request) { throw ambiguity }
-        let (identity, shareFailure) = identity(of: context.request, query: context.path.query)
+        var (identity, shareFailure) = identity(of: context.request, query: context.path.query)
+        if shareFailure == .unlisted {
+            // A link made a moment ago: the list is read now rather than at the next second's look (off the loop).
+            if context.onLoop { throw NeedsFile() }
+            reload()
+            (identity, shareFailure) = self.identity(of: context.request, query: context.path.query)
+        }
         context.notes.user = identity.label
         if shareFailure != nil { refusals.count(.share) }
         var view = AccessView(control: self, identity: identity, shareFailure: shareFailure)

@@ -45,6 +45,9 @@ package struct ShareToken: Sendable, Equatable {
         case invalid
         case expired
         case revoked
+        /// Signed with the current key but not in the list of links made: made a moment ago (the list is read
+        /// again), or the list is gone (every link refused).
+        case unlisted
     }
 
     /// The token `text` if it is well formed and signed with `key` (the MAC compared in constant time); its

@@ -33,7 +33,7 @@ enum AuthPages {
     static func share(_ failure: ShareToken.Failure) -> String {
         let text = switch failure {
         case .expired: "This share link has expired. Ask whoever sent it for a new one."
-        case .revoked: "This share link was withdrawn by whoever made it."
+        case .revoked, .unlisted: "This share link was withdrawn by whoever made it."
         case .invalid: "This share link is not valid here: it may be incomplete. Check that it was copied whole."
         }
         return page(title: "Share link", body: "<h1>Share link</h1><p class=\"error\">\(escape(text))</p><p><a href=\"/auth/login\">Sign in</a></p>")
