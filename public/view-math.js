@@ -1,4 +1,4 @@
-// The same scroll-view formulas as the server (Sources/Pyramid/Zoom), for drawing between server answers.
+// The same scroll-view formulas as the server (Sources/TileGeometry/Zoom), for drawing between server answers.
 
 export const clamp = (v, lo, hi) => Math.min(Math.max(v, lo), hi);
 

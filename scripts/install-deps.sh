@@ -3,14 +3,15 @@
 #   scripts/install-deps.sh run    build and run: the build packages of scripts/system-libraries.txt, pkg-config
 #   scripts/install-deps.sh test   also what the tests use: nginx, wrk, libvips-tools, cjpeg/djpeg, tiffcp, opj_compress, ojph_compress (HTJ2K with precincts), cwebp, heif-enc, avifenc, exiftool, ICC profiles
 #                                  (colord-data, icc-profiles-free) and Argyll (a CMYK profile from FOGRA39), curl, python3-venv,
-#                                  chromium (driven by Playwright from PyPI: no browser download)
+#                                  chromium (driven by Playwright from PyPI: no browser download), podman with buildah and runc
+#                                  (the container test, which still skips, saying why, where the base images cannot be had)
 #   scripts/install-deps.sh --list MODE   prints MODE's packages, one a line, and installs nothing
 set -euo pipefail
 list=0; [ "${1:-}" = --list ] && { list=1; shift; }
 mapfile -t packages < <(awk '!/^#/ && NF >= 3 {print $3}' "$(dirname "$0")/system-libraries.txt")
 packages+=(pkg-config)
 if [ "${1:-run}" = test ]; then
-  packages+=(nginx wrk libvips-tools libjpeg-turbo-progs libtiff-tools libopenjp2-tools openjph-tools webp libheif-examples libavif-bin libimage-exiftool-perl colord-data icc-profiles-free argyll curl python3 python3-venv chromium fonts-dejavu-core)
+  packages+=(nginx wrk libvips-tools libjpeg-turbo-progs libtiff-tools libopenjp2-tools openjph-tools webp libheif-examples libavif-bin libimage-exiftool-perl colord-data icc-profiles-free argyll curl python3 python3-venv chromium fonts-dejavu-core podman buildah runc)
 fi
 if [ "$list" = 1 ]; then printf '%s\n' "${packages[@]}"; exit 0; fi
 missing=()

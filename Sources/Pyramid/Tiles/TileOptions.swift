@@ -11,7 +11,7 @@ public struct TileOptions: Sendable, Hashable {
     /// zlib level for PNG tiles.
     var pngLevel: Int
     /// Byte budget of the in-memory LRU of encoded tiles.
-    var cacheBytes: Int
+    package var cacheBytes: Int
     /// Where outputs too large for memory are spooled (anonymous files, gone when closed).
     package var rasterDirectory: String
     /// Decode passes of different images that run at once (each on a thread of its own, below request priority).
@@ -20,7 +20,7 @@ public struct TileOptions: Sendable, Hashable {
     var passEncoders: Int
     package var limits: ImageLimits
     /// Pixel memory all region renders, view images and whole-image decodes together may hold.
-    var renderBytes: Int
+    package var renderBytes: Int
     /// Requests that may wait for render memory; more get `RenderBudgetError.busy`.
     package var renderQueue: Int
     /// Seconds a request waits for render memory before it gets `RenderBudgetError.busy`.

@@ -18,11 +18,11 @@ struct ServerConfiguration: Sendable {
     var transport = TransportOptions()
     /// Zoom limit, tile max-age, access log, pools (defaults in `APIOptions`).
     var api = APIOptions()
-    var tileSize = 256
-    var quality = 85
+    var tileSize = Self.tiles.tileSize
+    var quality = Self.tiles.quality
     /// What passes store and tile URLs without an extension get.
-    var tileFormat = ImageFormat.jpeg
-    var cacheMB = 256
+    var tileFormat = Self.tiles.format
+    var cacheMB = Self.tiles.cacheBytes >> 20
     /// Directory of the persistent tile store; `off`: none.
     var storeDir = ServerConfiguration.defaultStoreDirectory
     var storeMB = 10240
@@ -33,11 +33,11 @@ struct ServerConfiguration: Sendable {
     var maxPyramidPixels = ImageLimits.defaultMaxPyramidPixels
     /// Keep RGB files' colour profiles (embedded in every output) instead of converting to sRGB.
     var keepColourProfiles = false
-    var rasterDir = "/var/tmp"
-    var renderMemoryMB = 512
+    var rasterDir = Self.tiles.rasterDirectory
+    var renderMemoryMB = Self.tiles.renderBytes >> 20
     var indexMemoryMB = EntryIndexes.defaultBudget >> 20
-    var renderQueue = 64
-    var renderWait = 10.0
+    var renderQueue = Self.tiles.renderQueue
+    var renderWait = Self.tiles.renderWait
     /// Watch served folders with inotify.
     var watch = true
     /// Seconds between full rescans of the served paths; 0: never.
@@ -49,8 +49,11 @@ struct ServerConfiguration: Sendable {
     /// Who may see what (defaults in `AccessSettings`).
     var access = AccessSettings()
     /// `/metrics` for these addresses only; empty: anyone.
-    var metricsFrom: [AddressRange] = []
-    var sessionHours = 8.0
+    var metricsFrom: [AddressRange] = AccessSettings().metricsFrom ?? []
+    var sessionHours = Double(AccessSettings().sessionSeconds) / 3600
+
+    /// The tile service's defaults, which the settings above start from (declared once, in `TileOptions`).
+    private static let tiles = TileOptions()
 
     /// The settings in the order the README lists them.
     static let settings: [Setting] = [
