@@ -18,8 +18,34 @@ package enum LocationScrubber {
     private static let photoshopHeader = Array("Photoshop 3.0\0".utf8)
     private static let pngSignature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
 
-    /// What removes the location from a file of `size` bytes that `read` reads.
-    package static func scrub(size: Int64, _ read: LocationFields.Reader) throws -> Outcome {
+    /// What removes the location from a file of `size` bytes that `read` reads. The file is searched again with
+    /// the overwrites applied until nothing more changes (structures that overlap, as a hostile file's do, can
+    /// show a new one once another is emptied); a file still changing after `maxRounds` is not scrubbed.
+    package static func scrub(size: Int64, _ read: @escaping LocationFields.Reader) throws -> Outcome {
+        var applied: [LocationFields.Patch] = []
+        let overlaid: LocationFields.Reader = { offset, count in
+            var bytes = try read(offset, count)
+            for patch in applied {
+                let from = max(offset, patch.offset), to = min(offset + Int64(bytes.count), patch.offset + Int64(patch.bytes.count))
+                guard from < to else { continue }
+                bytes.replaceSubrange(Int(from - offset) ..< Int(to - offset), with: patch.bytes[Int(from - patch.offset) ..< Int(to - patch.offset)])
+            }
+            return bytes
+        }
+        for _ in 0 ..< maxRounds {
+            let outcome = try once(size: size, overlaid)
+            guard case let .patches(found) = outcome else { return applied.isEmpty ? outcome : .patches(applied) }
+            let changing = try found.filter { try overlaid($0.offset, $0.bytes.count) != $0.bytes }
+            if changing.isEmpty { return applied.isEmpty ? .clean : .patches(applied) }
+            applied += changing
+        }
+        return .cannot("its metadata is tangled")
+    }
+
+    static let maxRounds = 4
+
+    /// One search of the file for what says where it was taken.
+    static func once(size: Int64, _ read: LocationFields.Reader) throws -> Outcome {
         let head = try read(0, 16)
         let patches: [LocationFields.Patch]
         if head.starts(with: [0xFF, 0xD8]) {

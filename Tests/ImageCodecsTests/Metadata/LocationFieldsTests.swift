@@ -100,4 +100,26 @@ final class LocationFieldsTests: XCTestCase {
         XCTAssertEqual(LocationFields.iim([0x1C, 2, 90, 0xFF, 0xFF, 1][...]), [])
         XCTAssertNil(LocationFields.iimRange(inPhotoshop: Array("8BIM".utf8) + [4, 4, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF]))
     }
+
+    /// Every seed and finding of the decoders' fuzz target (whose inputs are scrubbed too): overwrites inside the
+    /// file, and a scrubbed file has nothing more to remove.
+    func testTheFuzzInputsScrubCleanly() throws {
+        let fuzz = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../../Fuzz").standardized
+        var seen = 0
+        for folder in ["Corpus", "Regressions"] {
+            for format in ["jpeg", "png", "tiff", "jp2", "webp", "heic", "avif"] {
+                let dir = fuzz.appendingPathComponent(folder).appendingPathComponent(format)
+                for name in (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? [] where !name.hasPrefix(".") {
+                    let bytes = Array(try Data(contentsOf: dir.appendingPathComponent(name)))
+                    seen += 1
+                    guard case let .patches(patches)? = try? scrub(bytes) else { continue }
+                    for p in patches { XCTAssertTrue(p.offset >= 0 && Int(p.offset) + p.bytes.count <= bytes.count, "\(format)/\(name)") }
+                    let scrubbed = apply(.patches(patches), to: bytes)
+                    let again = try scrub(scrubbed)
+                    XCTAssertEqual(apply(again, to: scrubbed), scrubbed, "\(format)/\(name): scrubbed, it still says where it was taken")
+                }
+            }
+        }
+        XCTAssertGreaterThan(seen, 20)
+    }
 }
