@@ -86,9 +86,11 @@ let package = Package(
         .target(name: "ObjectStorage", dependencies: ["CImageIO", "POSIXSupport"]),
         // Image sources, decoders and encoders, pixel buffers, resampling, colour and metadata over CImageIO. It
         // takes plain values (format, quality, rectangles) and knows nothing of tiles, pyramids or the library.
-        .target(name: "ImageCodecs", dependencies: ["CImageIO", "POSIXSupport", "ObjectStorage"]),
+        // The plain values codecs and geometry share: rectangles of pixels and output formats. A leaf.
+        .target(name: "ImageValues"),
+        .target(name: "ImageCodecs", dependencies: ["ImageValues", "CImageIO", "POSIXSupport", "ObjectStorage"]),
         // Pyramid geometry (levels, tiles, DeepZoom numbering) and the zoom maths of a viewport: Sendable values, no I/O.
-        .target(name: "TileGeometry", dependencies: ["ImageCodecs"]),
+        .target(name: "TileGeometry", dependencies: ["ImageValues"]),
         // The tile service over the codecs: cache, decode passes, the tile store, regions and view images.
         .target(
             name: "Pyramid",

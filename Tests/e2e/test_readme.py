@@ -66,3 +66,23 @@ def test_every_source_path_the_docs_and_the_viewer_name_exists():
             if not list(ROOT.glob(named)):
                 missing.append(f"{path.relative_to(ROOT)}: {named}")
     assert not missing, missing
+
+
+def test_every_import_is_an_edge_the_architecture_lists():
+    """Dependencies point down as docs/architecture.md draws them: each target's `import`s of our own targets are
+    among those its row names (`TileServer`: all of them). An edge the picture does not have fails here."""
+    text = (ROOT / "docs/architecture.md").read_text()
+    rows = {}
+    for match in re.finditer(r"^\| `(\w+)`(?: \(C\))? \| ([^|]*) \|", text, re.M):
+        rows[match.group(1)] = set(re.findall(r"`(\w+)`", match.group(2)))
+    ours = {p.name for p in (ROOT / "Sources").iterdir() if p.is_dir()}
+    assert {"ImageValues", "TileGeometry", "TileAPI"} <= set(rows), rows.keys()
+    wrong = []
+    for target in sorted(ours):
+        if target not in rows or target == "TileServer":
+            continue
+        for source in (ROOT / "Sources" / target).rglob("*.swift"):
+            for imported in re.findall(r"^(?:@_exported |@testable )?import (\w+)", source.read_text(), re.M):
+                if imported in ours and imported != target and imported not in rows[target]:
+                    wrong.append(f"{source.relative_to(ROOT)} imports {imported}, which {target}'s row does not list")
+    assert not wrong, wrong

@@ -1,4 +1,4 @@
-import ImageCodecs
+import ImageValues
 /// The DeepZoom `.dzi` document, formatted as `vips dzsave` writes it (the builder and the server share it).
 package enum DeepZoomDescriptor {
     package static func xml(width: Int, height: Int, tileSize: Int, overlap: Int, format: ImageFormat) -> String {

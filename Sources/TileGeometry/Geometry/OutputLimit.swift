@@ -1,4 +1,4 @@
-import ImageCodecs
+import ImageValues
 
 /// The most of an image one viewer may have: all of it, or up to `longSide` pixels on the image's long side (a
 /// tiered folder's public size). Every picture made of the image (a tile, a level, a region at a size, a view)

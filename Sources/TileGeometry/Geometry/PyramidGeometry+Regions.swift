@@ -1,4 +1,4 @@
-import ImageCodecs
+import ImageValues
 extension PyramidGeometry {
     /// The tile whose full-resolution cell is exactly `region` and whose pixels, at its level, are
     /// `outWidth × outHeight` (give or take `slack` pixels, for a size the client let the server derive, such

@@ -1,4 +1,4 @@
-import ImageCodecs
+import ImageValues
 /// The tile grid of a DeepZoom pyramid over an upright `width × height` image.
 ///
 /// Level `maxLevel = ceil(log2(max(width, height)))` is full resolution; level L is the image shrunk by

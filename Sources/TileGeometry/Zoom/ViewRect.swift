@@ -1,4 +1,4 @@
-import ImageCodecs
+import ImageValues
 /// A rectangle in continuous coordinates (image pixels or screen pixels).
 public struct ViewRect: Hashable, Sendable {
     public var x: Double
