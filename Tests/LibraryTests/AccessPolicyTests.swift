@@ -33,8 +33,6 @@ final class AccessPolicyTests: XCTestCase {
         """)
         XCTAssertEqual(policy.rule(forFolder: "CAFE\u{301}/x").view, .hidden)
         XCTAssertEqual(policy.rule(forFolder: "cafe\u{301}/OPEN/deeper"), .open)
-        XCTAssertTrue(policy.hasRules(atOrBelow: "café"))
-        XCTAssertFalse(policy.hasRules(atOrBelow: "other"))
     }
 
     func testMistakesAreRefusedWithLineAndColumn() {

@@ -35,12 +35,6 @@ package struct AccessPolicy: Equatable, Sendable {
         }
     }
 
-    /// Whether some table names `path` itself or a folder below it: listings below need a closer look only then.
-    package func hasRules(atOrBelow path: String) -> Bool {
-        let key = Self.key(path)
-        return rules.keys.contains { $0.count >= key.count && Array($0.prefix(key.count)) == key }
-    }
-
     /// Reads an access file (`docs/security.md`): `[folder."path"]` tables with `view`, `groups` and
     /// `max_public_size`. The first mistake is thrown with its line and column.
     package static func parse(_ text: String) throws(PolicyError) -> AccessPolicy {
