@@ -75,6 +75,8 @@ def test_an_original_leaves_without_where_it_was_taken(located, name, tmp_path):
     sent = tmp_path / master.name
     sent.write_bytes(body)
     assert len(body) == master.stat().st_size, "the file's length is kept: nothing re-encoded"
+    head, _ = located.get(f"/images/trip%2F{name}/original", method="HEAD")
+    assert head.status == 200 and int(head.getheader("Content-Length")) == len(body), "HEAD answers alike, without the copy"
     assert place_fields(exif(sent)) == {}, place_fields(exif(sent))
     assert exif(sent).get("XMP:Title") == "Tower at noon", "the rest of the metadata stays"
     assert place_fields(exif(master)), "the master itself is untouched"

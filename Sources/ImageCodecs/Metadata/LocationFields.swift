@@ -23,8 +23,8 @@ package enum LocationFields {
 
     /// The TIFF structure starting at `base`: its GPS directory emptied (entry count 0, entries, next-directory
     /// offset and every value they point to zeroed), the pointer to it left to an empty directory, which every
-    /// reader takes as "no GPS". Its IFD0 `XMP` (700) and `IPTC` (33723) values are searched too (`tiffFile`: a
-    /// TIFF file, where they are the file's own). Empty when there is nothing to remove or no TIFF structure.
+    /// reader takes as "no GPS". Its IFD0 `XMP` (700), `IPTC` (33723) and Photoshop (34377) values are searched too
+    /// (`tiffFile`: a TIFF file, where they are the file's own). Empty when there is nothing to remove or no TIFF structure.
     package static func tiff(at base: Int64, _ read: Reader, tiffFile: Bool = false) throws -> [Patch] {
         let head = try read(base, 8)
         guard head.count == 8 else { return [] }
@@ -49,11 +49,15 @@ package enum LocationFields {
                 if !gpsEntries.isEmpty {
                     patches.append(Patch(offset: gps, bytes: [UInt8](repeating: 0, count: size)))
                 }
-            case 700 where tiffFile, 33723 where tiffFile:
+            case 700 where tiffFile, 33723 where tiffFile, 34377 where tiffFile:
                 guard entry.bytes > 4, entry.bytes <= maxValue else { continue }
                 let at = base + Int64(u32(entry.raw, 8, big))
                 let value = try read(at, entry.bytes)
-                let ranges = entry.tag == 700 ? xmp(value) : iim(value[...])
+                let ranges = switch entry.tag {
+                case 700: xmp(value)
+                case 33723: iim(value[...])
+                default: photoshop(value)
+                }
                 patches += ranges.map { Patch(offset: at + Int64($0.lowerBound), bytes: [UInt8](repeating: 0x20, count: $0.count)) }
             default:
                 continue
@@ -167,6 +171,19 @@ package enum LocationFields {
                 ranges.append(at + 5 - iim.startIndex ..< at + 5 + size - iim.startIndex)
             }
             at += 5 + size
+        }
+        return ranges
+    }
+
+    /// The ranges of Photoshop image resources (`8BIM`…: a TIFF's tag 34377) to blank: the places of their IPTC-IIM
+    /// (0x0404) and of their XMP (0x0424).
+    static func photoshop(_ resources: [UInt8]) -> [Range<Int>] {
+        var ranges: [Range<Int>] = []
+        if let data = IPTCRecords.resource(0x0404, in: resources) {
+            ranges += Self.iim(data).map { $0.lowerBound + data.startIndex ..< $0.upperBound + data.startIndex }
+        }
+        if let data = IPTCRecords.resource(0x0424, in: resources) {
+            ranges += Self.xmp(Array(data)).map { $0.lowerBound + data.startIndex ..< $0.upperBound + data.startIndex }
         }
         return ranges
     }

@@ -1,6 +1,6 @@
 /// What removing a photo's location from its file takes (`LocationFields`), by the file's kind: JPEG's `APP1` Exif
 /// and XMP and `APP13` IPTC, PNG's `eXIf` and uncompressed XMP (each chunk's CRC made again), a classic TIFF's own
-/// GPS directory, XMP and IPTC, and in any other file (WebP, HEIF/AVIF, JPEG 2000) every Exif block and XMP packet
+/// GPS directory, XMP, IPTC and Photoshop resources (IFD0's tags: a gigapixel TIFF is not read whole), and in any other file (WebP, HEIF/AVIF, JPEG 2000) every Exif block and XMP packet
 /// found in its bytes: none of those carries a checksum over them. The file is never re-encoded: the answer is a
 /// list of overwrites in place.
 package enum LocationScrubber {
@@ -54,7 +54,7 @@ package enum LocationScrubber {
             guard let found = try png(size, read) else { return .cannot("its XMP is compressed") }
             patches = found
         } else if head.starts(with: [0x49, 0x49, 0x2A, 0x00]) || head.starts(with: [0x4D, 0x4D, 0x00, 0x2A]) {
-            patches = try LocationFields.tiff(at: 0, read, tiffFile: true) + scan(size, read, exif: false)
+            patches = try LocationFields.tiff(at: 0, read, tiffFile: true)
         } else if head.starts(with: [0x49, 0x49, 0x2B, 0x00]) || head.starts(with: [0x4D, 0x4D, 0x00, 0x2B]) {
             return .cannot("BigTIFF directories are not rewritten")
         } else {

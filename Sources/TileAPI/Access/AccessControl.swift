@@ -113,9 +113,9 @@ public final class AccessControl: TileGate, @unchecked Sendable {
         }
     }
 
+    /// The list of share links at `path`; empty when it cannot be read (what `tileserver share` adds to).
     static func readShares(_ path: String) -> ShareBook {
-        guard let bytes = try? SmallFile.read(path) else { return ShareBook() }
-        return ShareBook.parse(String(decoding: bytes, as: UTF8.self))
+        (try? shareList(path).get()) ?? ShareBook()
     }
 
     /// The list of share links at `path`, or why it cannot be read (missing or unreadable).

@@ -54,15 +54,20 @@ struct AccessView: Sendable {
     /// What this identity may see of image `id`; nil when there is no such image. May resolve the file's real
     /// path: off the event loop.
     func decision(for id: String) -> AccessDecision? {
+        access(to: id)?.decision
+    }
+
+    /// What this identity may see of image `id`, and whether its folder sends originals (`download`); nil when
+    /// there is no such image. May resolve the file's real path: off the event loop.
+    func access(to id: String) -> (decision: AccessDecision, downloads: Bool)? {
         guard let rule = try? control.rule(of: id, onLoop: false) else { return nil }
-        return identity.decision(for: id, rule: rule)
+        return (identity.decision(for: id, rule: rule), rule.downloads)
     }
 
     /// Whether image `id`'s original may be sent to this identity: the whole picture is theirs and its folder
     /// allows downloads.
     func mayDownload(_ id: String) -> Bool {
-        guard let rule = try? control.rule(of: id, onLoop: false) else { return false }
-        return rule.downloads && identity.decision(for: id, rule: rule) == .full
+        access(to: id).map { $0.downloads && $0.decision == .full } ?? false
     }
 
     /// Whether folder `path` is listed to this identity (hidden folders only to those they admit).

@@ -34,12 +34,9 @@ enum Admission {
         }
         guard let id = id(context, access, library: library), let image = tiles.image(id) else { throw missing(context, access) }
         let view = context.access
-        let limit: OutputLimit = if case let .limited(maxSize)? = view?.decision { OutputLimit(longSide: maxSize) } else { .none }
-        var admitted = context
-        admitted.subject = AdmittedImage(id: id, image: image, tiles: tiles, limit: limit, originals: view?.originals ?? true) {
-            view?.refusal("image '\(id)' at this size") ?? .refused(signedIn: false, "image '\(id)' is not shown at this size")
-        }
-        return admitted
+        var context = context
+        context.subject = admitted(id, image, tiles, view, decision: view?.decision ?? .full, originals: view?.originals ?? true)
+        return context
     }
 
     /// Image `id` admitted for the identity `view` decided on, outside an image route (the top page's first
@@ -47,16 +44,17 @@ enum Admission {
     /// event loop.
     static func image(_ id: String, _ view: AccessView?, tiles: TileService) -> AdmittedImage? {
         guard let image = tiles.image(id) else { return nil }
-        var limit = OutputLimit.none
-        if let view {
-            switch view.decision(for: id) {
-            case .full?: break
-            case let .limited(maxSize)?: limit = OutputLimit(longSide: maxSize)
-            case .refused?, .hidden?, nil: return nil
-            }
-        }
-        return AdmittedImage(id: id, image: image, tiles: tiles, limit: limit, originals: view?.mayDownload(id) ?? true) {
-            view?.refusal("image '\(id)' at this size") ?? .refused(signedIn: false, "image '\(id)' is not shown at this size")
+        guard let view else { return admitted(id, image, tiles, nil, decision: .full, originals: true) }
+        guard let (decision, downloads) = view.access(to: id), decision.showsPixels else { return nil }
+        return admitted(id, image, tiles, view, decision: decision, originals: downloads)
+    }
+
+    /// Image `id` as admitted under `decision` (which shows pixels), refused past its limit as `view` refuses.
+    private static func admitted(_ id: String, _ image: PyramidImage, _ tiles: TileService, _ view: AccessView?,
+                                 decision: AccessDecision, originals: Bool) -> AdmittedImage {
+        let limit = if case let .limited(maxSize) = decision { OutputLimit(longSide: maxSize) } else { OutputLimit.none }
+        return AdmittedImage(id: id, image: image, tiles: tiles, limit: limit, originals: originals) {
+            view?.refusal("image '\(id)' at this size") ?? .forbidden("image '\(id)' is not shown at this size")
         }
     }
 }

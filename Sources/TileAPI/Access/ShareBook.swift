@@ -1,7 +1,7 @@
 /// The share links made and revoked, kept beside the key (`{secret-file}.shares`): one line per link,
 /// `id expires path-base64url created revoked(0|1) kind(i|f)`. A link is honoured only while it is listed here
-/// and not revoked: the list going missing or unreadable ends every link (`AccessControl`). `tileserver share` writes it (whole, by rename); the
-/// server re-reads it when it changes, so a revocation applies within seconds.
+/// and not revoked: the list going missing or unreadable ends every link (`AccessControl`). `tileserver share`
+/// writes it (whole, by rename); the server re-reads it when it changes, so a revocation applies within seconds.
 package struct ShareBook: Sendable, Equatable {
     package struct Link: Sendable, Equatable {
         package let token: ShareToken

@@ -36,8 +36,9 @@ struct DownloadHandler {
                 throw APIError.notFound("the original of '\(id)' is gone: it was moved or removed")
             }
         }
-        let (sent, size) = try publishLocation ? (file, file.status().size) : Self.withoutLocation(file, remote: S3Location.isRemote(image.masterPath),
-                                                                                                  scratch: tiles.options.rasterDirectory, id: id)
+        let (sent, size) = try publishLocation ? (file, file.status().size)
+            : Self.withoutLocation(file, remote: S3Location.isRemote(image.masterPath), scratch: tiles.options.rasterDirectory, id: id,
+                                   head: context.request.isHead)
         let name = PathText.lastComponent(of: image.masterPath)
         var response = HTTPResponse(contentType: Self.mimeType(ofFile: name), body: [], headers: [
             HTTPHeader(name: "Content-Disposition", value: Self.disposition(name)),
@@ -51,15 +52,16 @@ struct DownloadHandler {
     static let spoolChunk = 8 << 20
 
     /// `file` as sent to someone who may not know where the photo was taken: itself when it says nothing of it,
-    /// else a scratch copy (or the spool of a remote object, `remote`) with the location overwritten.
-    static func withoutLocation(_ file: FileDescriptor, remote: Bool, scratch: String, id: String) throws -> (FileDescriptor, Int64) {
+    /// else a scratch copy (or the spool of a remote object, `remote`) with the location overwritten. A `head`
+    /// request gets the same answer without the copy: the length is the same and no byte is sent.
+    static func withoutLocation(_ file: FileDescriptor, remote: Bool, scratch: String, id: String, head: Bool) throws -> (FileDescriptor, Int64) {
         let size = try file.status().size
         let outcome = try LocationScrubber.scrub(size: size) { offset, count in
             guard offset >= 0, offset < size, count > 0 else { return [] }
             return try file.read(count: Int(min(Int64(count), size - offset)), at: offset)
         }
         switch outcome {
-        case .clean:
+        case .clean, .patches where head:
             return (file, size)
         case let .cannot(why):
             throw APIError.forbidden("the original of '\(id)' is not sent: it may say where the photo was taken, and \(why), so it cannot be removed")

@@ -70,6 +70,12 @@ final class LocationFieldsTests: XCTestCase {
         XCTAssertEqual(m.title, "Title")
         XCTAssertEqual(m.keywords, ["tower"])
         XCTAssertFalse(String(decoding: blanked, as: UTF8.self).contains("Paris"))
+        // The same resources as a TIFF file's Photoshop tag (34377), found from IFD0 without reading the file whole.
+        let file = B.tiff(ifd0: [(0x010F, .ascii("Canon")), (34377, .bytes(resources, type: 7))])
+        let patches = try LocationFields.tiff(at: 0, { o, c in Array(file[Int(o) ..< min(file.count, Int(o) + c)]) }, tiffFile: true)
+        XCTAssertEqual(patches.count, 2)
+        XCTAssertTrue(patches.allSatisfy { p in String(decoding: file[Int(p.offset) ..< Int(p.offset) + p.bytes.count], as: UTF8.self).hasPrefix("Paris")
+            || String(decoding: file[Int(p.offset) ..< Int(p.offset) + p.bytes.count], as: UTF8.self) == "France" })
     }
 
     func testAJPEGAndAPNGAreScrubbedWholeAndTheirPixelsKept() throws {
