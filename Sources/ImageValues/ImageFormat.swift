@@ -21,13 +21,17 @@ public enum ImageFormat: String, Sendable, CaseIterable {
 
     /// The format a URL's extension names (`jpg`, `jpeg`, `png`, `webp`, `avif`, any case), or nil.
     package init?(fileExtension: some StringProtocol) {
-        switch fileExtension.lowercased() {
-        case "jpg", "jpeg": self = .jpeg
-        case "png": self = .png
-        case "webp": self = .webp
-        case "avif": self = .avif
-        default: return nil
-        }
+        self.init(extensionBytes: fileExtension.utf8)
+    }
+
+    /// The same, on the extension's bytes (the fast tile path reads them in place): the one reading of extensions.
+    package init?(extensionBytes bytes: some Collection<UInt8>) {
+        let lower = bytes.lazy.map { $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 }
+        if lower.elementsEqual("jpg".utf8) || lower.elementsEqual("jpeg".utf8) { self = .jpeg }
+        else if lower.elementsEqual("png".utf8) { self = .png }
+        else if lower.elementsEqual("webp".utf8) { self = .webp }
+        else if lower.elementsEqual("avif".utf8) { self = .avif }
+        else { return nil }
     }
 
     /// The usual file extension, also used in tile URLs.

@@ -17,6 +17,24 @@ public enum PathText {
         }
     }
 
+    /// `bytes` with their `%XX` escapes decoded (and `+` as a space when `plusIsSpace`, as in a query), or nil for
+    /// an escape that is not two hexadecimal digits. The one decoding of URL text: the routes' path segments and
+    /// query, and the ids the fast tile path looks up.
+    public static func percentDecoded(_ bytes: some Collection<UInt8>, plusIsSpace: Bool = false) -> [UInt8]? {
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var iterator = bytes.makeIterator()
+        while let c = iterator.next() {
+            if c == UInt8(ascii: "%") {
+                guard let high = iterator.next().flatMap(hexDigit), let low = iterator.next().flatMap(hexDigit) else { return nil }
+                out.append(high << 4 | low)
+            } else {
+                out.append(plusIsSpace && c == UInt8(ascii: "+") ? UInt8(ascii: " ") : c)
+            }
+        }
+        return out
+    }
+
     /// Everything after the last `/` (`"a/b/c"` → `"c"`).
     public static func lastComponent(of path: String) -> String {
         guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return path }

@@ -58,12 +58,35 @@ public enum ServerParsers {
     }
 
     /// What the fast path takes as a tile URL, the routes must take as the same tile: same image id, address,
-    /// format and version (the routes being the reference, as they answer everything the fast path declines).
+    /// format and version, and for IIIF the same tile of every geometry tried (the routes being the reference, as
+    /// they answer everything the fast path declines).
     static func checkFastTarget(_ bytes: UnsafeRawBufferPointer, _ request: HTTPRequest) {
         guard let target = TileTarget(bytes) else { return }
         guard let path = try? RequestPath(request) else { preconditionFailure("fast path took a target the routes refuse: \(request.target)") }
         let s = path.segments
         let id = target.id.map { CachedTileReader.decodedID(UnsafeRawBufferPointer(rebasing: bytes[$0])) }
+        let version = target.version.map { String(decoding: UnsafeRawBufferPointer(rebasing: bytes[$0]), as: UTF8.self) }
+        if let iiif = target.iiif {
+            guard s.count == 7, s[0] == "iiif", s[1] == "3" else { preconditionFailure("fast path took a target no IIIF route takes: \(request.target)") }
+            precondition(id == RouteAccess.id(s[2], .versioned), "IIIF id of \(request.target)")
+            let routeVersion = s[2].lastIndex(of: "@").map { String(s[2][s[2].index(after: $0)...]) }
+            precondition(version == routeVersion && path.query.isEmpty, "IIIF version of \(request.target)")
+            precondition(path.slashed.isSubset(of: [2]), "encoded slashes outside the id in \(request.target)")
+            for (width, height, tileSize) in [(20000, 20000, 256), (3996, 2582, 256), (300, 200, 256), (1, 1, 256), (9024, 3, 512), (1000, 1000, 100)] {
+                let g = PyramidGeometry(width: width, height: height, tileSize: tileSize)
+                let fast = TileTarget.tile(iiif, in: g)
+                for zoom in [1.0, 4.0] {
+                    let limits = IIIFRequest.limits(width: width, height: height, maxZoom: zoom)
+                    let routes = try? IIIFRequest(region: s[3], size: s[4], rotation: s[5], qualityFormat: s[6],
+                                                  imageWidth: width, imageHeight: height, limits: limits)
+                    if let fast {
+                        precondition(routes?.tile(in: g) == fast && routes?.format == target.format,
+                                     "IIIF \(request.target) is tile \(fast) to the fast path, \(String(describing: routes?.tile(in: g))) to the routes")
+                    }
+                }
+            }
+            return
+        }
         let address: (TileCoordinate, ImageFormat)?
         switch s.count {
         case 4 where s[0] == "tiles":
@@ -82,7 +105,6 @@ public enum ServerParsers {
         guard let address else { preconditionFailure("the routes refuse the address of \(request.target)") }
         precondition(address.0 == target.tile && address.1 == (target.format ?? .webp), "address of \(request.target)")
         precondition(path.slashed.isSubset(of: [1]), "encoded slashes outside the id in \(request.target)")
-        let version = target.version.map { String(decoding: UnsafeRawBufferPointer(rebasing: bytes[$0]), as: UTF8.self) }
         precondition(version == path.query["v"] && (version == nil) == path.query.isEmpty, "version of \(request.target)")
     }
 

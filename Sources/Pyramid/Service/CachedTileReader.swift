@@ -94,7 +94,7 @@ package final class CachedTileReader {
                 return current(&images[k])
             }
         }
-        guard let image = directory.image(Self.decodedID(id)) else { return nil }
+        guard let decoded = Self.decodedID(id), let image = directory.image(decoded) else { return nil }
         if images.count == Self.remembered { images.removeAll(keepingCapacity: true) }
         images.append(Known(id: Array(id), image: image))
         return current(&images[images.count - 1])
@@ -130,23 +130,11 @@ package final class CachedTileReader {
         return (image, known.generation, known.version, known.open, known.geometry)
     }
 
-    /// An id as sent, its escapes (`%2F`, and the `%80`–`%FF` of letters beyond ASCII: the only ones the fast
-    /// path takes) decoded. Bytes that are not UTF-8 decode to U+FFFD, which no id holds.
-    package static func decodedID(_ bytes: UnsafeRawBufferPointer) -> String {
-        guard bytes.contains(UInt8(ascii: "%")) else { return String(decoding: bytes, as: UTF8.self) }
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count)
-        var i = 0
-        while i < bytes.count {
-            if bytes[i] == UInt8(ascii: "%"), i + 2 < bytes.count, let high = PathText.hexDigit(bytes[i + 1]), let low = PathText.hexDigit(bytes[i + 2]) {
-                out.append(high << 4 | low)
-                i += 3
-            } else {
-                out.append(bytes[i])
-                i += 1
-            }
-        }
-        return String(decoding: out, as: UTF8.self)
+    /// An id as sent, its escapes decoded as the routes decode them (`PathText.percentDecoded`); nil for a
+    /// malformed escape or bytes that are not UTF-8, which name no image.
+    package static func decodedID(_ bytes: UnsafeRawBufferPointer) -> String? {
+        guard bytes.contains(UInt8(ascii: "%")) else { return String(validating: bytes, as: UTF8.self) }
+        return PathText.percentDecoded(bytes).flatMap { String(validating: $0, as: UTF8.self) }
     }
 
     /// Whether `bytes` are `text`'s UTF-8.

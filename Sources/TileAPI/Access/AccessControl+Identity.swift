@@ -46,7 +46,7 @@ extension AccessControl {
 
     /// For the fast tile path: the user whose session cookie (`cookie`, the one `Cookie` field's value) may see
     /// every tile of `image`, or nil when the routes must decide (no session, a proxy's headers to weigh, a rule
-    /// not yet worked out, or anything less than the whole image). The same decision `admit` makes. `memo` is the
+    /// not yet worked out, or anything less than the whole image): `Identity.decision`, the rule `admit` applies. `memo` is the
     /// calling loop's last such decision: taken again while the cookie, the image, the policy and the sessions are
     /// as they were and the session has not expired.
     func fastSignedIn(image: PyramidImage, cookie: UnsafeRawBufferPointer, now: Double, memo: inout SignedInMemo) -> String? {
@@ -55,12 +55,11 @@ extension AccessControl {
         if memo.holds(cookie: cookie, image: image, policy: policy, sessions: changes, now: now) { return memo.user }
         // The session carries its user's groups (kept current when the users file is re-read, and ended when the
         // password changes or the user goes), so one look at it and one at the image's rule decide.
-        guard settings.trustedProxies.isEmpty, let sessionID = FormFields.cookie("tileserver_session", in: cookie),
+        guard settings.trustedProxies.isEmpty, let sessionID = FormFields.cookie(Self.sessionCookie, in: cookie),
               let session = sessions.session(sessionID, now: now),
               let rule = library.cachedRule(of: image.id, generation: policy) else { return nil }
-        guard rule.view != .hidden || !rule.groups.isEmpty, rule.groups.allSatisfy({ list in
-            list.contains { $0 == "*" || session.groups.contains($0) }
-        }) else { return nil }
+        let identity = Identity(user: session.user, groups: Set(session.groups), session: sessionID)
+        guard identity.decision(for: image.id, rule: rule) == .full else { return nil }
         memo.remember(cookie: cookie, image: image, policy: policy, sessions: changes, expires: session.expires, user: session.user)
         return session.user
     }

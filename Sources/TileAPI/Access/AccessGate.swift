@@ -28,12 +28,17 @@ enum RouteAccess: Sendable {
     }
 
     /// The image id a capture names in this form.
+    /// (`TileURL`'s reading, which the fast path shares).
     static func id(_ capture: String, _ form: IdForm) -> String {
-        switch form {
-        case .plain: capture
-        case .versioned: capture.lastIndex(of: "@").map { String(capture[..<$0]) } ?? capture
-        case .descriptor: capture.hasSuffix(".dzi") ? String(capture.dropLast(4)) : capture
-        case .deepZoomFiles: capture.hasSuffix("_files") ? String(capture.dropLast(6)) : capture
+        if form == .plain { return capture }
+        return TileURL.withBytes(capture) { bytes in
+            let id = switch form {
+            case .plain: bytes.indices
+            case .versioned: TileURL.iiifIdentifier(bytes).id
+            case .descriptor: TileURL.descriptorID(bytes) ?? bytes.indices
+            case .deepZoomFiles: TileURL.deepZoomID(bytes) ?? bytes.indices
+            }
+            return String(decoding: bytes[id], as: UTF8.self)
         }
     }
 }

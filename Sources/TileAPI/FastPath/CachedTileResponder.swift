@@ -64,7 +64,7 @@ final class CachedTileResponder: FastResponder {
         let id = target.id.map { UnsafeRawBufferPointer(rebasing: bytes[$0]) }
         let version = target.version.map { UnsafeRawBufferPointer(rebasing: bytes[$0]) }
         let found = if let iiif = target.iiif {
-            reader.cachedTile(id: id, format: target.format, version: version) { iiif.tile(in: $0) }
+            reader.cachedTile(id: id, format: target.format, version: version) { TileTarget.tile(iiif, in: $0) }
         } else {
             reader.cachedTile(id: id, tile: target.tile, format: target.format, version: version)
         }

@@ -12,36 +12,20 @@ import TileGeometry
 /// letters beyond ASCII (`%C3%A9t%C3%A9`: ids keep the file's letters), its only escapes; anything
 /// else — another percent-escape, another parameter, a dot segment or an empty or dot part of an id, a number
 /// too long — is not recognised, and the request goes the general way (`Routes`), which answers it or says what
-/// is wrong. So this never has to be right about an error, only about the requests it takes. Pure, so it is
-/// fuzzed alone.
+/// is wrong. So this never has to be right about an error, only about the requests it takes. The segments are
+/// read by the routes' own grammar (`TileURL`, `IIIFParameters`); what is this type's is only which targets it
+/// takes whole and where their segments lie. Pure, so it is fuzzed alone against the routes.
 struct TileTarget: Equatable {
-    /// The image id's bytes in the target, as sent (slashes may be `%2F`: `decodedID`); nil for `/tiles/…`.
+    /// The image id's bytes in the target, as sent (slashes may be `%2F`: `CachedTileReader.decodedID`); nil for `/tiles/…`.
     var id: Range<Int>?
     var tile: TileCoordinate
     /// nil: no extension, the tile format setting.
     var format: ImageFormat?
     /// The `v` parameter's bytes, if given (for IIIF, the `@version` of the identifier).
     var version: Range<Int>?
-    /// For an IIIF image request, the region and size it names: a tile only once the image's geometry says so
-    /// (`tile` is then a placeholder).
-    var iiif: IIIFTile?
-
-    /// `{x},{y},{w},{h}/{w},[{h}]` of an IIIF image request with rotation 0 and quality default or color.
-    struct IIIFTile: Equatable {
-        var x: Int, y: Int, width: Int, height: Int
-        var outWidth: Int
-        /// nil: `w,` (the height follows from the region's shape, as the routes round it).
-        var outHeight: Int?
-
-        /// The pyramid tile it names in `geometry`, as `IIIFHandler` finds it, or nil.
-        func tile(in geometry: PyramidGeometry) -> TileCoordinate? {
-            guard x < geometry.width, y < geometry.height else { return nil }
-            let region = PixelRect(x: x, y: y, width: min(width, geometry.width - x), height: min(height, geometry.height - y))
-            let height = outHeight ?? max(1, Int((Double(region.height) * Double(outWidth) / Double(region.width)).rounded()))
-            guard outWidth <= region.width, height <= region.height else { return nil }
-            return geometry.tile(exactly: region, outWidth: outWidth, outHeight: height, slack: outHeight == nil ? 1 : 0)
-        }
-    }
+    /// For an IIIF image request, its parameters: a tile only once the image's geometry says so (`tile` is then a
+    /// placeholder).
+    var iiif: IIIFParameters?
 
     init?(_ target: UnsafeRawBufferPointer) {
         guard target.first == UInt8(ascii: "/") else { return nil }
@@ -76,32 +60,42 @@ struct TileTarget: Equatable {
             start = stop + 1
         }
         func named(_ k: Int, _ text: StaticString) -> Bool { HTTPParser.equals(target, segments[k], text) }
+        func bytes(_ range: Range<Int>) -> UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: target[range]) }
+        func address(z: Range<Int>, x: Range<Int>, y: Range<Int>) -> (TileCoordinate, ImageFormat?)? {
+            try? TileURL.address(z: bytes(z), x: bytes(x), y: bytes(y)).get()
+        }
         let parsed: (TileCoordinate, ImageFormat?)?
         switch count {
         case 4 where named(0, "tiles"):
-            parsed = Self.address(target, z: segments[1], x: segments[2], y: segments[3])
+            parsed = address(z: segments[1], x: segments[2], y: segments[3])
         case 6 where named(0, "images") && named(2, "tiles"):
             id = segments[1]
-            parsed = Self.address(target, z: segments[3], x: segments[4], y: segments[5])
+            parsed = address(z: segments[3], x: segments[4], y: segments[5])
         case 4 where named(0, "images"):
-            let files = segments[1], suffix = "_files".utf8.count
-            guard files.count > suffix, HTTPParser.equals(target, files.upperBound - suffix ..< files.upperBound, "_files"),
-                  let underscore = target[segments[3]].firstIndex(of: UInt8(ascii: "_")) else { return nil }
-            id = files.lowerBound ..< files.upperBound - suffix
-            parsed = Self.address(target, z: segments[2], x: segments[3].lowerBound ..< underscore, y: underscore + 1 ..< segments[3].upperBound)
+            let base = segments[1].lowerBound, name = segments[3].lowerBound
+            guard let files = TileURL.deepZoomID(bytes(segments[1])), let (x, y) = TileURL.deepZoomName(bytes(segments[3])) else { return nil }
+            id = base + files.lowerBound ..< base + files.upperBound
+            parsed = address(z: segments[2], x: name + x.lowerBound ..< name + x.upperBound, y: name + y.lowerBound ..< name + y.upperBound)
         case 7 where named(0, "iiif") && named(1, "3") && version == nil:
-            // `/iiif/3/{id}[@{version}]/{region}/{size}/0/{default|color}.{ext}`: no query.
-            var idBytes = segments[2]
-            if let at = target[idBytes].lastIndex(of: UInt8(ascii: "@")) {
-                guard at + 1 < idBytes.upperBound else { return nil }
-                version = at + 1 ..< idBytes.upperBound
-                idBytes = idBytes.lowerBound ..< at
+            // `/iiif/3/{id}[@{version}]/{region}/{size}/{rotation}/{quality}.{format}`, no query; of its forms, those
+            // a tiled viewer sends for a tile: `x,y,w,h` and `w,` or `w,h`, no `^`, no turn or mirror, colours as
+            // they are.
+            let base = segments[2].lowerBound
+            let (idBytes, versionBytes) = TileURL.iiifIdentifier(bytes(segments[2]))
+            if let versionBytes {
+                guard !versionBytes.isEmpty else { return nil }
+                version = base + versionBytes.lowerBound ..< base + versionBytes.upperBound
             }
-            id = idBytes
-            guard let request = Self.iiif(target, region: segments[3], size: segments[4]), named(5, "0"),
-                  let format = Self.qualityFormat(target, segments[6]) else { return nil }
+            id = base + idBytes.lowerBound ..< base + idBytes.upperBound
+            guard let request = try? IIIFParameters(region: bytes(segments[3]), size: bytes(segments[4]),
+                                                    rotation: bytes(segments[5]), qualityFormat: bytes(segments[6])),
+                  request.isPlain, !request.upscale, case .pixels = request.region else { return nil }
+            switch request.size {
+            case .width, .exact: break
+            default: return nil
+            }
             iiif = request
-            parsed = (TileCoordinate(level: 0, x: 0, y: 0), format)
+            parsed = (TileCoordinate(level: 0, x: 0, y: 0), request.format)
         default:
             return nil
         }
@@ -116,6 +110,14 @@ struct TileTarget: Equatable {
         guard let (tile, format) = parsed else { return nil }
         self.tile = tile
         self.format = format
+    }
+
+    /// The pyramid tile an IIIF request names in `geometry`, as the routes choose it (`IIIFRequest.tile(in:)`), or
+    /// nil. Its limits are the image's own at native size: the fast path answers only who may have the whole
+    /// image, and takes no size past its region.
+    static func tile(_ request: IIIFParameters, in geometry: PyramidGeometry) -> TileCoordinate? {
+        let limits = IIIFRequest.limits(width: geometry.width, height: geometry.height, maxZoom: 1)
+        return (try? IIIFRequest(request, imageWidth: geometry.width, imageHeight: geometry.height, limits: limits))?.tile(in: geometry)
     }
 
     /// Whether `%2F` (or `%2f`) starts at `i`.
@@ -145,71 +147,5 @@ struct TileTarget: Equatable {
                 i += 1
             }
         }
-    }
-
-    /// `{z}`, `{x}` and `{y}[.ext]` as `TilePath.parse` reads them, or nil for anything it would refuse.
-    private static func address(_ bytes: UnsafeRawBufferPointer, z: Range<Int>, x: Range<Int>, y: Range<Int>) -> (TileCoordinate, ImageFormat?)? {
-        var row = y
-        var format: ImageFormat?
-        if let dot = bytes[y].lastIndex(of: UInt8(ascii: ".")) {
-            let suffix = dot + 1 ..< y.upperBound
-            if HTTPParser.equalsFolded(bytes, suffix, "jpg") || HTTPParser.equalsFolded(bytes, suffix, "jpeg") { format = .jpeg }
-            else if HTTPParser.equalsFolded(bytes, suffix, "png") { format = .png }
-            else if HTTPParser.equalsFolded(bytes, suffix, "webp") { format = .webp }
-            else if HTTPParser.equalsFolded(bytes, suffix, "avif") { format = .avif }
-            else { return nil }
-            row = y.lowerBound ..< dot
-        }
-        guard let level = number(bytes, z), let column = number(bytes, x), let line = number(bytes, row) else { return nil }
-        return (TileCoordinate(level: level, x: column, y: line), format)
-    }
-
-    /// `x,y,w,h` and `w,` or `w,h` (decimals, sizes above 0), or nil for any other region or size form.
-    private static func iiif(_ bytes: UnsafeRawBufferPointer, region: Range<Int>, size: Range<Int>) -> IIIFTile? {
-        var parts = InlineArray<4, Range<Int>>(repeating: 0 ..< 0)
-        var count = 0, start = region.lowerBound
-        for i in region where bytes[i] == UInt8(ascii: ",") {
-            guard count < 3 else { return nil }
-            parts[count] = start ..< i
-            count += 1
-            start = i + 1
-        }
-        guard count == 3 else { return nil }
-        parts[3] = start ..< region.upperBound
-        guard let x = number(bytes, parts[0]), let y = number(bytes, parts[1]), let w = number(bytes, parts[2]),
-              let h = number(bytes, parts[3]), w > 0, h > 0,
-              let comma = bytes[size].firstIndex(of: UInt8(ascii: ",")),
-              let outWidth = number(bytes, size.lowerBound ..< comma), outWidth > 0 else { return nil }
-        let rest = comma + 1 ..< size.upperBound
-        var outHeight: Int?
-        if !rest.isEmpty {
-            guard let value = number(bytes, rest), value > 0 else { return nil }
-            outHeight = value
-        }
-        return IIIFTile(x: x, y: y, width: w, height: h, outWidth: outWidth, outHeight: outHeight)
-    }
-
-    /// `default.{ext}` or `color.{ext}` with the formats tiles come in (`jpg`, `png`, `webp`, `avif`: IIIF's names, lower case).
-    private static func qualityFormat(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>) -> ImageFormat? {
-        guard let dot = bytes[range].lastIndex(of: UInt8(ascii: ".")) else { return nil }
-        let quality = range.lowerBound ..< dot, suffix = dot + 1 ..< range.upperBound
-        guard HTTPParser.equals(bytes, quality, "default") || HTTPParser.equals(bytes, quality, "color") else { return nil }
-        if HTTPParser.equals(bytes, suffix, "jpg") { return .jpeg }
-        if HTTPParser.equals(bytes, suffix, "png") { return .png }
-        if HTTPParser.equals(bytes, suffix, "webp") { return .webp }
-        if HTTPParser.equals(bytes, suffix, "avif") { return .avif }
-        return nil
-    }
-
-    /// A non-negative decimal of 1 to 9 digits.
-    private static func number(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>) -> Int? {
-        guard !range.isEmpty, range.count <= 9 else { return nil }
-        var n = 0
-        for i in range {
-            let c = bytes[i]
-            guard c >= 48 && c <= 57 else { return nil }
-            n = n * 10 + Int(c - 48)
-        }
-        return n
     }
 }

@@ -9,7 +9,7 @@ struct DeepZoomHandler: Sendable {
 
     func descriptor(_ context: RequestContext) throws -> HandlerOutcome {
         let file = context.capture("file")
-        guard file.hasSuffix(".dzi") else { throw APIError.notFound("no such file: /images/\(file)") }
+        guard TileURL.withBytes(file, { TileURL.descriptorID($0) != nil }) else { throw APIError.notFound("no such file: /images/\(file)") }
         let snapshot = try context.admitted().snapshot(context), g = snapshot.geometry
         // OpenSeadragon appends the descriptor's query to every tile URL, so `?v=` reaches the tiles too.
         let check = try VersionCheck(context, current: snapshot.version)
@@ -22,11 +22,13 @@ struct DeepZoomHandler: Sendable {
 
     func tile(_ context: RequestContext) throws -> HandlerOutcome {
         let files = context.capture("files"), name = context.capture("xy")
-        guard files.hasSuffix("_files"), let underscore = name.firstIndex(of: "_") else {
+        guard TileURL.withBytes(files, { TileURL.deepZoomID($0) != nil }),
+              let (x, y) = TileURL.withBytes(name, { bytes in
+                  TileURL.deepZoomName(bytes).map { (String(decoding: bytes[$0.x], as: UTF8.self), String(decoding: bytes[$0.y], as: UTF8.self)) }
+              }) else {
             throw APIError.notFound("no such file: /images/\(files)/\(context.capture("z"))/\(name)")
         }
-        let (tile, format) = try TilePath.parse(z: context.capture("z"), x: String(name[..<underscore]),
-                                                   y: String(name[name.index(after: underscore)...]), plain: tiles.tiles.options.format)
+        let (tile, format) = try TilePath.parse(z: context.capture("z"), x: x, y: y, plain: tiles.tiles.options.format)
         return try tiles.serve(context, tile: tile, format: format)
     }
 }

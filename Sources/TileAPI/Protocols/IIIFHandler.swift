@@ -32,16 +32,16 @@ struct IIIFHandler: Sendable {
         let version: String?
 
         init(_ context: RequestContext) throws {
-            let segment = context.capture("id")
-            let at = segment.lastIndex(of: "@")
+            let asked = TileURL.withBytes(context.capture("id")) { segment in
+                TileURL.iiifIdentifier(segment).version.map { String(decoding: segment[$0], as: UTF8.self) }
+            }
             image = try context.admitted()
             id = image.id
             snapshot = try image.snapshot(context)
-            guard let at else {
+            guard let asked else {
                 version = nil
                 return
             }
-            let asked = String(segment[segment.index(after: at)...])
             guard asked == snapshot.version else {
                 let raw = context.request.path.dropFirst("/iiif/3/".count)
                 let rest = raw.firstIndex(of: "/").map { String(raw[$0...]) } ?? ""
@@ -131,9 +131,7 @@ struct IIIFHandler: Sendable {
                                       rotation: context.capture("rotation"), qualityFormat: context.capture("qf"),
                                       imageWidth: g.width, imageHeight: g.height,
                                       limits: Self.limits(g, maxZoom: maxZoom, image.limit, advertised: false))
-        if request.isPlain,
-           let tile = g.tile(exactly: request.region, outWidth: request.width, outHeight: request.height,
-                             slack: request.sizeIsExplicit ? 0 : 1) {
+        if let tile = request.tile(in: g) {
             let lookup = try image.lookup(snapshot, tile: tile, format: request.format)
             return try tiles.answer(lookup, context: context, headers: [Self.profileLink], versioned: identifier.version != nil)
         }

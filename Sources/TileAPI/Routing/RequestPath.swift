@@ -62,20 +62,7 @@ struct RequestPath: Sendable {
         guard text.utf8.contains(where: { $0 == UInt8(ascii: "%") || (plusIsSpace && $0 == UInt8(ascii: "+")) }) else {
             return String(text)
         }
-        var bytes: [UInt8] = []
-        var iterator = Array(text.utf8).makeIterator()
-        while let c = iterator.next() {
-            if c == UInt8(ascii: "%") {
-                guard let h = iterator.next().flatMap(PathText.hexDigit), let l = iterator.next().flatMap(PathText.hexDigit) else {
-                    throw .badRequest("malformed percent-escape in '\(text)'")
-                }
-                bytes.append(h << 4 | l)
-            } else if c == UInt8(ascii: "+") && plusIsSpace {
-                bytes.append(UInt8(ascii: " "))
-            } else {
-                bytes.append(c)
-            }
-        }
+        guard let bytes = PathText.percentDecoded(text.utf8, plusIsSpace: plusIsSpace) else { throw .badRequest("malformed percent-escape in '\(text)'") }
         guard let decoded = String(validating: bytes, as: UTF8.self) else { throw .badRequest("the path is not valid UTF-8 after decoding") }
         return decoded
     }

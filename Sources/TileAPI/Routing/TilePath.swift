@@ -3,24 +3,27 @@ import Pyramid
 import ImageCodecs
 import TileGeometry
 
-/// The tile address of `/tiles/…`, `/images/{id}/tiles/…` and DeepZoom tile URLs: pure, so it is fuzzed alone.
+/// The tile address of `/tiles/…`, `/images/{id}/tiles/…` and DeepZoom tile URLs as the routes read them: their
+/// decoded segments through `TileURL`, the grammar the fast path reads too, with the refusal put in words.
 enum TilePath {
     /// Parses `{z}/{x}/{y}` with an optional extension on y; `plain` (the tile format setting) when there is none.
     static func parse(z: String, x: String, y: String, plain: ImageFormat = .jpeg) throws(APIError) -> (TileCoordinate, ImageFormat) {
-        var row = Substring(y)
-        var format = plain
-        if let dot = y.lastIndex(of: ".") {
-            let suffix = y[y.index(after: dot)...]
-            guard let named = ImageFormat(fileExtension: suffix) else {
-                throw .badRequest("tile format must be jpg, jpeg, png, webp or avif, not '\(suffix)'")
+        let parsed = TileURL.withBytes(z) { z in
+            TileURL.withBytes(x) { x in
+                TileURL.withBytes(y) { yBytes in
+                    TileURL.address(z: z, x: x, y: yBytes).mapError { refusal -> APIError in
+                        switch refusal {
+                        case let .format(suffix):
+                            .badRequest("tile format must be jpg, jpeg, png, webp or avif, not '\(String(decoding: yBytes[suffix], as: UTF8.self))'")
+                        case .numbers:
+                            .badRequest("tile address must be /{level}/{x}/{y} with non-negative integers, not \(z.string)/\(x.string)/\(yBytes.string)")
+                        }
+                    }
+                }
             }
-            format = named
-            row = y[..<dot]
         }
-        guard let level = number(z), let column = number(x[...]), let line = number(row) else {
-            throw .badRequest("tile address must be /{level}/{x}/{y} with non-negative integers, not \(z)/\(x)/\(y)")
-        }
-        return (TileCoordinate(level: level, x: column, y: line), format)
+        let (tile, format) = try parsed.get()
+        return (tile, format ?? plain)
     }
 
     /// The format a thumbnail alias's last segment names (`thumbnail`: `plain`; `thumbnail.{ext}`), nil when the
@@ -34,9 +37,8 @@ enum TilePath {
         }
         return format
     }
+}
 
-    private static func number(_ text: some StringProtocol) -> Int? {
-        guard !text.isEmpty, text.count <= 9, text.utf8.allSatisfy({ (48 ... 57).contains($0) }) else { return nil }
-        return Int(text)
-    }
+private extension UnsafeRawBufferPointer {
+    var string: String { String(decoding: self, as: UTF8.self) }
 }

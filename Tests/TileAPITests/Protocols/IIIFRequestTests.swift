@@ -57,7 +57,7 @@ final class IIIFRequestTests: XCTestCase {
         XCTAssertEqual(status("full", "full"), 400, "3.0 replaced full with max")
         XCTAssertEqual(status("full", ",,"), 400)
         let wide = IIIFRequest.limits(width: 3996, height: 2582, maxZoom: 2)
-        XCTAssertEqual(try IIIFRequest.size("^max", 3996, 2582, wide).0, 7992)
+        XCTAssertEqual(try IIIFRequest.size(.max, upscale: true, 3996, 2582, wide).0, 7992)
     }
 
     func testRotationQualityFormat() throws {
