@@ -21,8 +21,9 @@ enum FormFields {
 
     /// The value of cookie `name` in one `Cookie` field's bytes, read in place (the fast tile path's way): the
     /// first pair of that name, its quotes removed; nil when there is none.
-    static func cookie(_ name: StaticString, in bytes: UnsafeRawBufferPointer) -> String? {
-        value(UnsafeRawBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount), in: bytes)
+    static func cookie(_ name: String, in bytes: UnsafeRawBufferPointer) -> String? {
+        var name = name
+        return name.withUTF8 { value(UnsafeRawBufferPointer($0), in: bytes) }
     }
 
     /// The value of the first `wanted=value` pair of a `Cookie` field's bytes.
