@@ -78,12 +78,14 @@ let package = Package(
         .systemLibrary(name: "CEpoll"),
         .target(
             name: "CImageIO",
-            dependencies: ["CJPEG", "CPNG", "CLCMS", "CTIFF", "CWebP", "COpenJPEG", "CCurl", "CHeif"]
+            dependencies: ["CJPEG", "CPNG", "CLCMS", "CTIFF", "CWebP", "COpenJPEG", "CHeif"]
         ),
+        // HTTP for object storage: libcurl behind a few `tsio_http_` calls, apart from the codecs.
+        .target(name: "CHTTPClient", dependencies: ["CCurl"]),
         .target(name: "POSIXSupport"),
-        // Object storage (S3 and compatible stores) over CImageIO's libcurl calls: locations, credentials the way
+        // Object storage (S3 and compatible stores) over CHTTPClient's libcurl calls: locations, credentials the way
         // AWS tools take them, signed requests with bounded retries, listings, and the store's health.
-        .target(name: "ObjectStorage", dependencies: ["CImageIO", "POSIXSupport"]),
+        .target(name: "ObjectStorage", dependencies: ["CHTTPClient", "POSIXSupport"]),
         // Image sources, decoders and encoders, pixel buffers, resampling, colour and metadata over CImageIO. It
         // takes plain values (format, quality, rectangles) and knows nothing of tiles, pyramids or the library.
         // The plain values codecs and geometry share: rectangles of pixels and output formats. A leaf.

@@ -1,4 +1,4 @@
-#include "CImageIO.h"
+#include "CHTTPClient.h"
 
 #include <ctype.h>
 #include <pthread.h>

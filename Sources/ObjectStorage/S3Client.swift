@@ -1,4 +1,4 @@
-import CImageIO
+import CHTTPClient
 import POSIXSupport
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,4 @@
-import ImageValues
+import ImageCodecs
 
 /// The four last segments of an IIIF Image API 3.0 image request, `{region}/{size}/{rotation}/{quality}.{format}`,
 /// read on their bytes and nothing more: what they come to for one image is `IIIFRequest`'s. The one reading of

@@ -1,4 +1,4 @@
-import ImageValues
+import ImageCodecs
 import TileGeometry
 
 /// The grammar of tile URLs' segments, on bytes: the one reading of a tile address (`{z}/{x}/{y}[.ext]`), a
