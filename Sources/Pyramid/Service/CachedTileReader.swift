@@ -13,13 +13,12 @@ import Glibc
 /// no lock on a hit in the loop's copies, and allocates nothing once the image is in its table. Not `Sendable`:
 /// one per event loop, never shared.
 package final class CachedTileReader {
-    /// A tile found, whether it came from this loop's own copies (no shared lock taken), and its image, with
-    /// whether the gate (if any) says every tile of it is for everyone: when not, the caller decides who may.
+    /// A tile found, whether it came from this loop's own copies (no shared lock taken), and its image: who may
+    /// have it is the caller's to decide.
     package struct Found {
         package let tile: EncodedTile
         package let fromLoopCopy: Bool
         package let image: PyramidImage
-        package let open: Bool
     }
 
     /// An image this loop looked up, with the generation and version it had when last asked.
@@ -29,14 +28,9 @@ package final class CachedTileReader {
         var generation = 0
         var version = ""
         var geometry = PyramidGeometry(width: 1, height: 1, tileSize: 1)
-        /// The gate's generation when it last said whether every tile of the image is for everyone.
-        var gateGeneration = -1
-        var open = false
     }
 
     private let service: TileService
-    /// Access control, when the server has it: only images every tile of which is for everyone are answered here.
-    private let gate: (any TileGate)?
     /// Images this loop looked up by id, valid while the directory's generation is `known`.
     private var images: [Known] = []
     private var defaultImage: Known?
@@ -44,9 +38,8 @@ package final class CachedTileReader {
     private var recent = RecentTiles()
     private static let remembered = 64
 
-    package init(_ service: TileService, gate: (any TileGate)? = nil) {
+    package init(_ service: TileService) {
         self.service = service
-        self.gate = gate
         images.reserveCapacity(Self.remembered)
     }
 
@@ -62,19 +55,19 @@ package final class CachedTileReader {
     /// The same for a tile the image's geometry picks (`tile` nil: not a tile of it; an IIIF region and size).
     package func cachedTile(id: UnsafeRawBufferPointer?, format: ImageFormat?, version asked: UnsafeRawBufferPointer?,
                             tile pick: (PyramidGeometry) -> TileCoordinate?) -> Found? {
-        guard let (image, generation, version, open, geometry) = image(id), let tile = pick(geometry) else { return nil }
+        guard let (image, generation, version, geometry) = image(id), let tile = pick(geometry) else { return nil }
         if let asked, !Self.same(asked, version) { return nil }
         let key = TileKey(image: image.id, generation: generation, tile: tile, format: format ?? service.options.format)
-        if let copy = recent.tile(key, removals: service.cache.removals) { return Found(tile: copy, fromLoopCopy: true, image: image, open: open) }
+        if let copy = recent.tile(key, removals: service.cache.removals) { return Found(tile: copy, fromLoopCopy: true, image: image) }
         guard let found = service.cache.value(for: key, countingMiss: false) else { return nil }
         recent.keep(found, for: key)
-        return Found(tile: found, fromLoopCopy: false, image: image, open: open)
+        return Found(tile: found, fromLoopCopy: false, image: image)
     }
 
     /// The image the id names and the generation and version it has now, from this loop's table: looked up in the
     /// directory (and remembered) the first time and after the directory changed, its version asked again when
     /// its generation moved.
-    private func image(_ id: UnsafeRawBufferPointer?) -> (PyramidImage, Int, String, Bool, PyramidGeometry)? {
+    private func image(_ id: UnsafeRawBufferPointer?) -> (PyramidImage, Int, String, PyramidGeometry)? {
         let directory = service.images
         let generation = directory.generation
         if generation != known {
@@ -101,20 +94,9 @@ package final class CachedTileReader {
     }
 
     /// `known`'s image, generation and version, refreshed if its generation moved; a due look at its file is
-    /// handed to the file checks, and whether the gate says every tile of it is for everyone (nil: the gate
-    /// cannot say without a file's look).
-    private func current(_ known: inout Known) -> (PyramidImage, Int, String, Bool, PyramidGeometry)? {
+    /// handed to the file checks.
+    private func current(_ known: inout Known) -> (PyramidImage, Int, String, PyramidGeometry)? {
         let image = known.image
-        if let gate {
-            let generation = gate.generation
-            if known.gateGeneration != generation {
-                guard let open = gate.isOpen(image) else { return nil }
-                known.open = open
-                known.gateGeneration = generation
-            }
-        } else {
-            known.open = true
-        }
         let checks = service.fileChecks
         switch image.look {
         case .overdue: return nil
@@ -127,7 +109,7 @@ package final class CachedTileReader {
             known.version = version
             known.geometry = geometry
         }
-        return (image, known.generation, known.version, known.open, known.geometry)
+        return (image, known.generation, known.version, known.geometry)
     }
 
     /// An id as sent, its escapes decoded as the routes decode them (`PathText.percentDecoded`); nil for a

@@ -13,7 +13,7 @@ import Glibc
 /// users (`--users`) and their sessions, share links (`--secret-file`) and a trusted proxy's headers. The files
 /// are re-read when they change (`reload`, once a second off the event loops); a file that no longer reads
 /// leaves the previous one in force and is logged. Without an access file every image is public.
-public final class AccessControl: TileGate, @unchecked Sendable {
+public final class AccessControl: @unchecked Sendable {
     struct Files {
         var policy = AccessPolicy.open
         var users = UserTable()

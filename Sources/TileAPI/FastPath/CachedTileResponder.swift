@@ -19,6 +19,8 @@ final class CachedTileResponder: FastResponder {
     private let access: AccessControl?
     /// This loop's last signed-in decision (a viewer asks for many tiles of one image with one cookie).
     private var signedIn = SignedInMemo()
+    /// Which images this loop was told are for everyone, under which policy.
+    private var openImages = OpenImages()
     /// Where each answer's `Content-Type` and `ETag` lines are written.
     private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 512, alignment: 8)
     /// This loop's counts for `/metrics`, and its own batch of access-log lines: nothing shared with another
@@ -28,7 +30,7 @@ final class CachedTileResponder: FastResponder {
 
     /// `cacheControl`: the `Cache-Control` of tiles asked for without a version (`Services.tileCacheControl`).
     init(tiles: TileService, metrics: Metrics, accessLog: AccessLog?, cacheControl: HTTPHeader, access: AccessControl? = nil) {
-        reader = CachedTileReader(tiles, gate: access)
+        reader = CachedTileReader(tiles)
         self.access = access
         tally = metrics.makeTally()
         log = accessLog?.makeShard()
@@ -70,10 +72,13 @@ final class CachedTileResponder: FastResponder {
         }
         guard let found else { return false }
         var user: String?
-        if !found.open {
-            guard let access, let cookie = request.cookie, !request.hasOtherCredentials,
-                  let name = access.fastSignedIn(image: found.image, cookie: cookie, now: started, memo: &signedIn) else { return false }
-            user = name
+        if let access {
+            guard let open = openImages.isOpen(found.image, access: access) else { return false }
+            if !open {
+                guard let cookie = request.cookie, !request.hasOtherCredentials,
+                      let name = access.fastSignedIn(image: found.image, cookie: cookie, now: started, memo: &signedIn) else { return false }
+                user = name
+            }
         }
         let (tile, ownCopy, versioned) = (found.tile, found.fromLoopCopy, target.version != nil)
         let notModified = request.ifNoneMatch.map { HTTPHeader.ifNoneMatch($0, names: tile.etag) } ?? false
