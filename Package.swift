@@ -90,7 +90,7 @@ let package = Package(
         // takes plain values (format, quality, rectangles) and knows nothing of tiles, pyramids or the library.
         // The plain values codecs and geometry share: rectangles of pixels and output formats. A leaf.
         .target(name: "ImageValues"),
-        .target(name: "ImageCodecs", dependencies: ["ImageValues", "CImageIO", "POSIXSupport", "ObjectStorage"]),
+        .target(name: "ImageCodecs", dependencies: ["ImageValues", "CImageIO", "POSIXSupport"]),
         // Pyramid geometry (levels, tiles, DeepZoom numbering) and the zoom maths of a viewport: Sendable values, no I/O.
         .target(name: "TileGeometry", dependencies: ["ImageValues"]),
         // The tile service over the codecs: cache, decode passes, the tile store, regions and view images.

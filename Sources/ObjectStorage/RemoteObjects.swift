@@ -1,29 +1,20 @@
 import POSIXSupport
 
-/// The process's object storage: the client `s3://` paths are read through, and what is known of each object
-/// (size, ETag, modification time) from the last listing of its folder or its last HEAD. A stamp asked for here
-/// costs no request, so it can be asked for wherever a local file would be `stat`ed.
+/// An object store as the server reads it: the client `s3://` paths are read through, and what is known of each
+/// object (size, ETag, modification time) from the last listing of its folder or its last HEAD. A stamp asked for
+/// here costs no request, so it can be asked for wherever a local file would be `stat`ed. Made by the executable
+/// when a path is in object storage and handed to what reads such paths; there is no process-wide one.
 public final class RemoteObjects: Sendable {
     public let client: S3Client
     private let known = Locked<[String: S3Client.ObjectHead]>([:])
-
-    private static let installed = Locked<RemoteObjects?>(nil)
-
-    /// The object storage `s3://` paths are read from; nil until the server configures one.
-    public static var current: RemoteObjects? { installed.withLock { $0 } }
-
-    /// Makes `objects` the one `s3://` paths are read from.
-    public static func install(_ objects: RemoteObjects?) {
-        installed.withLock { $0 = objects }
-    }
 
     public init(client: S3Client) {
         self.client = client
     }
 
-    /// The one configured, or the error a path in object storage gets without one.
-    public static func required(for path: String) throws(ObjectStorageError) -> RemoteObjects {
-        guard let objects = current else {
+    /// `objects`, or the error a path in object storage gets without a store.
+    public static func required(_ objects: RemoteObjects?, for path: String) throws(ObjectStorageError) -> RemoteObjects {
+        guard let objects else {
             throw .notConfigured("\(path): object storage is not configured (set \(S3Configuration.summary))")
         }
         return objects

@@ -30,7 +30,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         done += n
     }
     close(fd)
-    _ = try? MetadataReader.read(path: path)
+    _ = try? MetadataReader.read(path: path, files: .local)
     scrubLocation(Array(UnsafeBufferPointer(start: data, count: size)))
     var small = true
     do {

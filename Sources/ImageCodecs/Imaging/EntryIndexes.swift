@@ -63,16 +63,16 @@ package final class EntryIndexes: Sendable {
 
     /// The index of the file `info` describes, from the cache or made now (its header read, its entries taken
     /// from the keeper when it holds them); nil when the file is not one it can enter.
-    func of(_ path: String, _ info: ImageInfo) -> JPEGEntryIndex? {
+    func of(_ path: String, _ info: ImageInfo, _ files: ImageFiles) -> JPEGEntryIndex? {
         let key = Self.key(path, info)
         if let entry = cache.value(for: key) { return entry.index }
         return creating.withLock { _ -> JPEGEntryIndex? in
             if let entry = cache.value(for: key, countingMiss: false) { return entry.index }
             var st = tsio_status()
-            let handle = (try? ImageInput.open(path)).flatMap { input in input.withRaw { tsio_jidx_open($0, &st) } }
+            let handle = (try? files.open(path)).flatMap { input in input.withRaw { tsio_jidx_open($0, &st) } }
             // A header the index reads otherwise than libjpeg (bytes between markers, which libjpeg steps over and
             // the index takes for a segment) describes another frame: such a file is not entered.
-            let index = handle.map { JPEGEntryIndex(handle: $0, path: path, keptName: Self.keptName(path, info), owner: self) }
+            let index = handle.map { JPEGEntryIndex(handle: $0, path: path, files: files, keptName: Self.keptName(path, info), owner: self) }
                 .flatMap { $0.frameWidth == info.storedWidth && $0.frameHeight == info.storedHeight ? $0 : nil }
             if let index, let kept = keeper.withLock({ $0 })?.load(index.keptName), index.adopt(kept) {
                 counted { $0.indexesReused += 1 }

@@ -10,6 +10,7 @@ import POSIXSupport
 /// is converted or kept as for other formats.
 struct HEIFSource: StoredImageSource {
     let path: String
+    let files: ImageFiles
     let info: ImageInfo
     let header: tsio_heif_header
     let colour: ColourTransform.Outcome?
@@ -36,6 +37,7 @@ struct HEIFSource: StoredImageSource {
         raw.bit_depth = Int32(header.bit_depth)
         raw.orientation = 1
         self.path = path
+        files = input.files
         self.header = header
         info = try ImageInfo(raw: raw, format: header.avif != 0 ? .avif : format == .avif ? .heic : format, path: path,
                              fileSize: stamp.size, modified: stamp.modified, tag: stamp.tag, limits: limits)
@@ -63,7 +65,7 @@ struct HEIFSource: StoredImageSource {
         let reader = try WholeImageRowReader(path: path, format: info.format, width: info.width, height: info.height,
                                              channels: info.channels, columnsFrom: rect.x * shrink) { dst, stride, channels in
             var st = tsio_status()
-            let input = try ImageInput.open(path)
+            let input = try files.open(path)
             guard let handle = input.withRaw({ tsio_heif_open($0, Self.maxSide, nil, &st) }) else {
                 throw st.error(path: path, format: info.format, rows: 0)
             }

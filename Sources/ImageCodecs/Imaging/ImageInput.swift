@@ -1,5 +1,4 @@
 import CImageIO
-import ObjectStorage
 import POSIXSupport
 #if canImport(Glibc)
 import Glibc
@@ -14,28 +13,33 @@ package final class ImageInput: @unchecked Sendable {
     private let remote: RemoteFile?
     private let raw: tsio_input
 
-    /// Opens `path` for reading, failing with the image error users see.
-    package static func open(_ path: String) throws(ImageSourceError) -> ImageInput {
-        if S3Location.isRemote(path) { return try ImageInput(path: path, remote: RemoteFile.open(path)) }
-        do { return ImageInput(path: path, file: try FileDescriptor(readingAt: path)) } catch {
+    /// Where it was opened from, so that a source reopens it the same way (`files.open(path)`).
+    package let files: ImageFiles
+
+    /// Opens `path` for reading, failing with the image error users see (`ImageFiles.open`).
+    static func open(_ path: String, files: ImageFiles) throws(ImageSourceError) -> ImageInput {
+        if ImageFiles.isObject(path) { return try ImageInput(path: path, remote: RemoteFile.open(path, objects: files.objects), files: files) }
+        do { return ImageInput(path: path, file: try FileDescriptor(readingAt: path), files: files) } catch {
             throw .cannotOpen(path: path, reason: error.description)
         }
     }
 
-    private init(path: String, file: FileDescriptor) {
+    private init(path: String, file: FileDescriptor, files: ImageFiles) {
         self.path = path
+        self.files = files
         self.file = file
         self.remote = nil
         raw = tsio_input(fd: file.rawValue, read: nil, context: nil, size: 0)
     }
 
-    private init(path: String, remote: RemoteFile) {
+    private init(path: String, remote: RemoteFile, files: ImageFiles) {
         self.path = path
+        self.files = files
         self.file = nil
         self.remote = remote
         raw = tsio_input(fd: -1, read: { context, dst, count, offset in
             Unmanaged<RemoteFile>.fromOpaque(context!).takeUnretainedValue().read(into: dst!, count: count, at: offset)
-        }, context: Unmanaged.passUnretained(remote).toOpaque(), size: UInt64(remote.head.size))
+        }, context: Unmanaged.passUnretained(remote).toOpaque(), size: UInt64(remote.version.size))
     }
 
     /// Sets the byte budget of the blocks of objects kept in memory (it starts empty).
@@ -55,7 +59,7 @@ package final class ImageInput: @unchecked Sendable {
 
     /// The file's size, modification time and (for an object) ETag hash, as read now.
     package func stamp() throws(ImageSourceError) -> FileStamp {
-        if let remote { return RemoteObjects.stamp(remote.head) }
+        if let remote { return remote.version.stamp }
         do {
             let status = try file!.status()
             return FileStamp(size: status.size, modified: status.modified)

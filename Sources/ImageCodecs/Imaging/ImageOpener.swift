@@ -2,9 +2,10 @@ import POSIXSupport
 
 /// Opens an image file (a local path or an `s3://` object), choosing the decoder by its magic bytes.
 public enum ImageOpener {
-    /// Reads only the header: cheap even for a 177 MB photo or a hostile 1,000,000 × 1,000,000 PNG.
-    public static func open(_ path: String, limits: ImageLimits = ImageLimits()) throws -> any ImageSource {
-        let input = try ImageInput.open(path)
+    /// Reads only the header: cheap even for a 177 MB photo or a hostile 1,000,000 × 1,000,000 PNG. `files` says
+    /// where an object path is read from; the source reads its file from there again for each decode.
+    public static func open(_ path: String, limits: ImageLimits = ImageLimits(), files: ImageFiles = .local) throws -> any ImageSource {
+        let input = try files.open(path)
         let head = try input.read(count: 12, at: 0)
         switch SourceFormat.detect(head) {
         case .jpeg: return try JPEGSource(path: path, input: input, limits: limits)

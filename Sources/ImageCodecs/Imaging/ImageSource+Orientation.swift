@@ -7,12 +7,14 @@ import Glibc
 protocol StoredImageSource: ImageSource {
     func decodeStored(_ rect: PixelRect, shrink: Int, bandRows: Int,
                       into body: (PixelBand) throws -> Void) throws -> DecodeWarnings
+    /// Where the file was opened from, and is opened again for a decode.
+    var files: ImageFiles { get }
 }
 
 extension StoredImageSource {
     /// One `stat(2)` (or the object's last listing): the size and modification time the header was read with.
     func checkUnchanged() throws {
-        guard SourceStamp.of(path) == info.stamp else {
+        guard files.stamp(path) == info.stamp else {
             throw ImageSourceError.changed(path: path)
         }
     }

@@ -8,6 +8,7 @@ import POSIXSupport
 /// reads run on any threads at once.
 struct JP2Source: StoredImageSource {
     let path: String
+    let files: ImageFiles
     let info: ImageInfo
     let header: tsio_jp2_header
     let colour: ColourTransform.Outcome?
@@ -30,6 +31,7 @@ struct JP2Source: StoredImageSource {
         try limits.check(width: w, height: h, path: path, format: .jp2, pyramid: pyramid)
         let stamp = try input.stamp()
         self.path = path
+        files = input.files
         self.header = header
         let space = header.gray != 0 ? (header.channels == 4 ? "gray-alpha" : "gray")
             : header.colour_space == 3 ? "ycbcr" : (header.channels == 4 ? "rgba" : "rgb")
@@ -63,7 +65,7 @@ struct JP2Source: StoredImageSource {
     func decodeStored(_ rect: PixelRect, shrink: Int, bandRows: Int,
                       into body: (PixelBand) throws -> Void) throws -> DecodeWarnings {
         let (reduce, rest) = reduction(for: shrink)
-        let input = try ImageInput.open(path)
+        let input = try files.open(path)
         var opening = tsio_status()
         guard let handle = input.withRaw({ tsio_jp2_open($0, nil, nil, nil, &opening) }) else {
             throw opening.error(path: path, format: .jp2, rows: 0)

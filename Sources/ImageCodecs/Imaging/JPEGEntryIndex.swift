@@ -10,6 +10,8 @@ import POSIXSupport
 package final class JPEGEntryIndex: @unchecked Sendable {
     private let handle: OpaquePointer
     let path: String
+    /// Where the file is read from.
+    let files: ImageFiles
     /// What the index is kept under (`EntryIndexes.keptName`).
     let keptName: String
     /// Whether it has been handed to the keeper.
@@ -32,9 +34,10 @@ package final class JPEGEntryIndex: @unchecked Sendable {
     /// The store this index is kept in, whose counts its extracts and scans add to (weak: the store holds it).
     private weak var owner: EntryIndexes?
 
-    init(handle: OpaquePointer, path: String, keptName: String, owner: EntryIndexes) {
+    init(handle: OpaquePointer, path: String, files: ImageFiles, keptName: String, owner: EntryIndexes) {
         self.handle = handle
         self.path = path
+        self.files = files
         self.keptName = keptName
         self.owner = owner
         var fw: UInt32 = 0, fh: UInt32 = 0, w: UInt32 = 0, h: UInt32 = 0, c: UInt32 = 0, r: UInt32 = 0
@@ -93,7 +96,7 @@ package final class JPEGEntryIndex: @unchecked Sendable {
             let now = indexed.withLock { $0 }
             if now.rows >= wanted { return true }
             if now.stopped { return false }
-            let input = try ImageInput.open(path)
+            let input = try files.open(path)
             var st = tsio_status()
             let done = input.withRaw { tsio_jidx_scan(handle, $0, UInt32(wanted), &st) }
             guard done >= 0 else { throw st.error(path: path, format: .jpeg, rows: rows) }
@@ -107,7 +110,7 @@ package final class JPEGEntryIndex: @unchecked Sendable {
     /// nil when the rows cannot be indexed.
     func extract(rows rowRange: Range<Int>, columns columnRange: Range<Int>) throws -> (UnsafeMutablePointer<UInt8>, Int)? {
         guard try scan(upTo: rowRange.upperBound) else { return nil }
-        let input = try ImageInput.open(path)
+        let input = try files.open(path)
         var st = tsio_status()
         var out: UnsafeMutablePointer<UInt8>?
         var size = 0
@@ -141,7 +144,7 @@ package final class JPEGEntryIndex: @unchecked Sendable {
             owner?.counted { $0.eighthsScanned += 1 }
             indexed.withLock { $0.eighth = true }
             defer { indexed.withLock { $0.eighth = false } }
-            let input = try ImageInput.open(path)
+            let input = try files.open(path)
             return try body(Int(perRow)) { dst, stride in
                 var st = tsio_status()
                 let n = input.withRaw { tsio_jidx_eighth_row(handle, $0, dst, stride, &st) }

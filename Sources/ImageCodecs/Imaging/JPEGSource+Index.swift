@@ -18,7 +18,7 @@ extension JPEGSource {
     /// from there the first time it is asked for).
     var regionsAreCheap: Bool {
         guard entersAnywhere,
-              let index = limits.indexes.existing(path, info) ?? (limits.indexes.hasKeeper ? limits.indexes.of(path, info) : nil)
+              let index = limits.indexes.existing(path, info) ?? (limits.indexes.hasKeeper ? limits.indexes.of(path, info, files) : nil)
         else { return false }
         return index.indexedRows == index.rows
     }
@@ -33,7 +33,7 @@ extension JPEGSource {
         guard entersAnywhere else { return nil }
         let x0 = rect.x * shrink, y0 = rect.y * shrink
         let x1 = min(rect.maxX * shrink, width), y1 = min(rect.maxY * shrink, height)
-        guard y0 > 0 || x0 > 0 || x1 < width, let index = limits.indexes.of(path, info) else { return nil }
+        guard y0 > 0 || x0 > 0 || x1 < width, let index = limits.indexes.of(path, info, files) else { return nil }
         let mw = index.mcuWidth, mh = index.mcuHeight
         // The extract's origin must stay on the shrink's grid, so a box filter beyond 1/8 averages the same pixels.
         var c0 = max(0, x0 / mw - 1), r0 = max(0, y0 / mh - 1)
@@ -56,12 +56,12 @@ extension JPEGSource {
     /// Nil when that does not apply: another shrink, a file the index does not enter, a scan already made.
     func decodeEighthThroughScan(_ rect: PixelRect, shrink: Int, bandRows: Int,
                                  into body: (PixelBand) throws -> Void) throws -> DecodeWarnings? {
-        guard shrink == 8, entersAnywhere, let ycc = scanYCC, let index = limits.indexes.of(path, info) else { return nil }
+        guard shrink == 8, entersAnywhere, let ycc = scanYCC, let index = limits.indexes.of(path, info, files) else { return nil }
         let width = (info.storedWidth + 7) / 8, height = (info.storedHeight + 7) / 8
         return try index.whileDecodingEighth(ycc: ycc) { perCall, rows in try withoutActuallyEscaping(rows) { next in
             let reader = JPEGEighthReader(path: path, width: width, wantedOffset: rect.x, rowsPerCall: perCall, colour: colour,
                                           next: next) { [path, limits, colour] in
-                let libjpeg = try JPEGRowReader(path: path, input: ImageInput.open(path), limits: limits)
+                let libjpeg = try JPEGRowReader(path: path, input: files.open(path), limits: limits)
                 libjpeg.convert(colour)
                 _ = try libjpeg.start(scale: 8, columns: 0 ..< width)
                 return libjpeg

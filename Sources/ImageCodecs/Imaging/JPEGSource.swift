@@ -5,6 +5,7 @@ import POSIXSupport
 /// `jpeg_crop_scanline`/`jpeg_skip_scanlines` so a region costs only the rows above and inside it.
 struct JPEGSource: StoredImageSource {
     package let path: String
+    let files: ImageFiles
     package let info: ImageInfo
     let limits: ImageLimits
     /// The conversion of an embedded ICC profile to sRGB (APP2), or why it was ignored, or the profile kept;
@@ -21,6 +22,7 @@ struct JPEGSource: StoredImageSource {
         let header = reader.raw
         let stamp = try input.stamp()
         self.path = path
+        files = input.files
         self.limits = limits
         self.info = try ImageInfo(raw: header, format: .jpeg, path: path, fileSize: stamp.size, modified: stamp.modified, tag: stamp.tag, limits: limits)
         let space = Int(header.color_space)
@@ -39,7 +41,7 @@ struct JPEGSource: StoredImageSource {
                       into body: (PixelBand) throws -> Void) throws -> DecodeWarnings {
         if let warnings = try decodeEighthThroughScan(rect, shrink: shrink, bandRows: bandRows, into: body) { return warnings }
         if let warnings = try decodeThroughIndex(rect, shrink: shrink, bandRows: bandRows, into: body) { return warnings }
-        let reader = try JPEGRowReader(path: path, input: ImageInput.open(path), limits: limits)
+        let reader = try JPEGRowReader(path: path, input: files.open(path), limits: limits)
         reader.convert(colour)
         try Self.stream(rect, shrink: shrink, storedWidth: info.storedWidth, from: reader, bandRows: bandRows, into: body)
         return reader.warnings

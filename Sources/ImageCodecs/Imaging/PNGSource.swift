@@ -5,6 +5,7 @@ import POSIXSupport
 /// pass, costing width × height × channels bytes), shrinks are box averages.
 struct PNGSource: StoredImageSource {
     package let path: String
+    let files: ImageFiles
     package let info: ImageInfo
     /// The conversion of the iCCP profile to sRGB, or why it was ignored, or the profile kept; nil when untagged.
     let colour: ColourTransform.Outcome?
@@ -15,6 +16,7 @@ struct PNGSource: StoredImageSource {
         let header = reader.raw
         let stamp = try input.stamp()
         self.path = path
+        files = input.files
         self.info = try ImageInfo(raw: header, format: .png, path: path, fileSize: stamp.size, modified: stamp.modified, tag: stamp.tag, limits: limits)
         let gray = Int(header.color_space) == TSIO_COLOR_GRAY || Int(header.color_space) == TSIO_COLOR_GRAY_ALPHA
         let adobe = header.exif_adobe_rgb != 0 && !gray
@@ -28,7 +30,7 @@ struct PNGSource: StoredImageSource {
 
     func decodeStored(_ rect: PixelRect, shrink: Int, bandRows: Int,
                       into body: (PixelBand) throws -> Void) throws -> DecodeWarnings {
-        let reader = try PNGRowReader(path: path, input: ImageInput.open(path), columnsFrom: rect.x * shrink)
+        let reader = try PNGRowReader(path: path, input: files.open(path), columnsFrom: rect.x * shrink)
         reader.transform = colour.attach({ tsio_png_set_icc(reader.decoder, $0) }, warnings: &reader.warnings)
         try RowStreamer(inputWidth: info.storedWidth, inputHeight: info.storedHeight, factor: shrink)
             .stream(rect, from: reader, bandRows: bandRows, into: body)

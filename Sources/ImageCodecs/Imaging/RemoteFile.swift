@@ -1,4 +1,3 @@
-import ObjectStorage
 import POSIXSupport
 #if canImport(Glibc)
 import Glibc
@@ -31,52 +30,49 @@ final class RemoteFile: @unchecked Sendable {
     package static var cacheStatistics: CacheStatistics { blocks.withLock { $0 }.statistics }
 
     let path: String
-    let location: S3Location
-    let head: S3Client.ObjectHead
-    private let objects: RemoteObjects
+    let version: ObjectVersion
+    private let objects: any ObjectBytes
     /// The last block fetched and how many fetches in a row followed on from the one before.
     private let sequence = Locked<(last: Int64, streak: Int)>((-2, 0))
 
-    static func open(_ path: String) throws(ImageSourceError) -> RemoteFile {
-        guard let location = S3Location(path), !location.prefix.isEmpty else {
-            throw .cannotOpen(path: path, reason: "not an object path (s3://bucket/key)")
+    static func open(_ path: String, objects: (any ObjectBytes)?) throws(ImageSourceError) -> RemoteFile {
+        guard let objects else {
+            throw .cannotOpen(path: path, reason: "object storage is not configured (see docs/deployment.md, Object storage)")
         }
         do {
-            let objects = try RemoteObjects.required(for: path)
-            return RemoteFile(path: path, location: location, head: try objects.head(path: path), objects: objects)
+            return RemoteFile(path: path, version: try objects.version(of: path), objects: objects)
         } catch {
             throw imageError(error, path: path)
         }
     }
 
-    private init(path: String, location: S3Location, head: S3Client.ObjectHead, objects: RemoteObjects) {
+    private init(path: String, version: ObjectVersion, objects: any ObjectBytes) {
         self.path = path
-        self.location = location
-        self.head = head
+        self.version = version
         self.objects = objects
     }
 
-    /// The image error for what object storage said about `path`.
-    static func imageError(_ error: ObjectStorageError, path: String) -> ImageSourceError {
+    /// The image error for what the store said about `path`.
+    static func imageError(_ error: ObjectReadError, path: String) -> ImageSourceError {
         switch error {
-        case let .unavailable(_, _, reason): .unavailable(path: path, reason: reason)
-        case .preconditionFailed: .changed(path: path)
-        default: .cannotOpen(path: path, reason: error.description)
+        case let .unavailable(reason): .unavailable(path: path, reason: reason)
+        case .changed: .changed(path: path)
+        case let .failed(reason): .cannotOpen(path: path, reason: reason)
         }
     }
 
     /// Fills `dst` with up to `count` bytes at `offset`: the count read (fewer only at the end), or -1 with the
     /// reason kept for `takeFailure` on this thread.
     func read(into dst: UnsafeMutablePointer<UInt8>, count: Int, at offset: UInt64) -> Int64 {
-        let size = UInt64(head.size)
+        let size = UInt64(version.size)
         guard offset < size else { return 0 }
         let end = min(size, offset + UInt64(count))
         var at = offset
         while at < end {
             let index = Int64(at / UInt64(Self.blockBytes))
             let block: [UInt8]
-            do throws(ObjectStorageError) { block = try self.block(index) } catch {
-                if case .preconditionFailed = error { _ = try? objects.refresh(path: path) }
+            do throws(ObjectReadError) { block = try self.block(index) } catch {
+                if case .changed = error { objects.refresh(path) }
                 Self.setFailure(Self.imageError(error, path: path))
                 errno = EIO
                 return -1
@@ -95,18 +91,18 @@ final class RemoteFile: @unchecked Sendable {
     /// Fetches the last `bytes` of the object in one GET (unless they are cached): where TIFF writers put their
     /// directories, after each level's data, so that opening a pyramid costs two GETs rather than one a level.
     func prefetchTail(_ bytes: Int) {
-        let total = Int64((head.size + Int64(Self.blockBytes) - 1) / Int64(Self.blockBytes))
+        let total = Int64((version.size + Int64(Self.blockBytes) - 1) / Int64(Self.blockBytes))
         let first = max(0, total - Int64((bytes + Self.blockBytes - 1) / Self.blockBytes))
         guard first > 0 else { return }
         _ = try? block(first, span: total - first)
     }
 
     /// Block `index`, fetched with the blocks after it (`span` of them, or as the read-ahead says) when missing.
-    private func block(_ index: Int64, span wanted: Int64? = nil) throws(ObjectStorageError) -> [UInt8] {
+    private func block(_ index: Int64, span wanted: Int64? = nil) throws(ObjectReadError) -> [UInt8] {
         let cache = Self.blocks.withLock { $0 }
-        let key = BlockKey(path: path, etag: head.etag, index: index)
+        let key = BlockKey(path: path, etag: version.tag, index: index)
         if let hit = cache.value(for: key) { return hit }
-        let total = Int64((head.size + Int64(Self.blockBytes) - 1) / Int64(Self.blockBytes))
+        let total = Int64((version.size + Int64(Self.blockBytes) - 1) / Int64(Self.blockBytes))
         let streak = sequence.withLock { $0.last == index - 1 ? $0.streak + 1 : 0 }
         var span = max(1, min(wanted ?? min(Int64(Self.readAhead), Int64(1) << min(streak, 3)), total - index))
         // Claim the blocks to fetch, or wait for whoever fetches this one.
@@ -115,33 +111,32 @@ final class RemoteFile: @unchecked Sendable {
             if cache.value(for: key, countingMiss: false) != nil { return false }
             var n: Int64 = 1
             while n < span {
-                let next = BlockKey(path: path, etag: head.etag, index: index + n)
+                let next = BlockKey(path: path, etag: version.tag, index: index + n)
                 if Self.inFlight.contains(next) || cache.value(for: next, countingMiss: false, countingHit: false) != nil { break }
                 n += 1
             }
             span = n
-            for i in index ..< index + span { Self.inFlight.insert(BlockKey(path: path, etag: head.etag, index: i)) }
+            for i in index ..< index + span { Self.inFlight.insert(BlockKey(path: path, etag: version.tag, index: i)) }
             return true
         }
         if !claimed, let hit = cache.value(for: key) { return hit }
         defer {
             if claimed {
                 Self.loading.withLock {
-                    for i in index ..< index + span { Self.inFlight.remove(BlockKey(path: path, etag: head.etag, index: i)) }
+                    for i in index ..< index + span { Self.inFlight.remove(BlockKey(path: path, etag: version.tag, index: i)) }
                     Self.loading.broadcast()
                 }
             }
         }
         if !claimed { return try block(index) }    // fetched and already dropped again: fetch it now
-        let bytes = try objects.client.get(bucket: location.bucket, key: location.prefix, offset: index * Int64(Self.blockBytes),
-                                           count: Int(span) * Self.blockBytes, etag: head.etag)
+        let bytes = try objects.bytes(of: path, offset: index * Int64(Self.blockBytes), count: Int(span) * Self.blockBytes, version: version)
         sequence.withLock { $0 = (index + span - 1, streak) }
         var first: [UInt8] = []
         var start = 0, i = index
         while start < bytes.count {
             let piece = Array(bytes[start ..< min(bytes.count, start + Self.blockBytes)])
             if i == index { first = piece }
-            _ = cache.insert(piece, for: BlockKey(path: path, etag: head.etag, index: i))
+            _ = cache.insert(piece, for: BlockKey(path: path, etag: version.tag, index: i))
             start += Self.blockBytes
             i += 1
         }

@@ -45,12 +45,14 @@ final class TIFFHandle {
 /// already on the wanted level first.
 final class TIFFHandles: Sendable {
     let path: String
+    private let files: ImageFiles
     private let idle: Locked<[TIFFHandle]>
     /// Idle handles kept; more are opened while more threads read at once, and closed when they are done.
     static let kept = 8
 
     init(path: String, first: TIFFHandle) {
         self.path = path
+        files = first.input.files
         idle = Locked([first])
     }
 
@@ -61,7 +63,7 @@ final class TIFFHandles: Sendable {
             else { return nil }
             return handles.remove(at: at)
         }
-        let handle = try taken ?? TIFFHandle(path: path, input: ImageInput.open(path))
+        let handle = try taken ?? TIFFHandle(path: path, input: files.open(path))
         try handle.select(offset, path: path)
         let result = try body(handle)
         idle.withLock { handles in

@@ -8,6 +8,7 @@ import POSIXSupport
 /// A striped TIFF reads the strips under a region; its tiles come from decode passes like a JPEG's.
 struct TIFFSource: StoredImageSource {
     let path: String
+    let files: ImageFiles
     let info: ImageInfo
     /// The image's levels, full size first, by increasing reduction.
     let levels: [TIFFLevel]
@@ -38,6 +39,7 @@ struct TIFFSource: StoredImageSource {
         try limits.check(width: Int(main.width), height: Int(main.height), path: path, format: .tiff, pyramid: pyramid)
         let stamp = try input.stamp()
         self.path = path
+        files = input.files
         directories = dirs
         self.levels = levels
         let orientation = Orientation(exif: Int(main.orientation))

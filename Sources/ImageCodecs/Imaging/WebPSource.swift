@@ -10,6 +10,7 @@ struct WebPSource: StoredImageSource {
     static let maxFileBytes: Int64 = 1 << 30
 
     let path: String
+    let files: ImageFiles
     let info: ImageInfo
     let colour: ColourTransform.Outcome?
     var keptProfile: [UInt8]? { colour.keptProfile }
@@ -38,6 +39,7 @@ struct WebPSource: StoredImageSource {
         let chunks = try RIFFChunks(input)
         if let exif = chunks.exif { raw.orientation = Int32(exif.withUnsafeBufferPointer { tsio_exif_orientation($0.baseAddress, $0.count) }) }
         self.path = path
+        files = input.files
         info = try ImageInfo(raw: raw, format: .webp, path: path, fileSize: stamp.size, modified: stamp.modified, tag: stamp.tag,
                              limits: limits)
         colour = chunks.profile.map { profile in
@@ -69,7 +71,7 @@ struct WebPSource: StoredImageSource {
                       into body: (PixelBand) throws -> Void) throws -> DecodeWarnings {
         let reader = try WholeImageRowReader(path: path, format: .webp, width: info.storedWidth, height: info.storedHeight,
                                              channels: info.channels, columnsFrom: rect.x * shrink) { dst, stride, channels in
-            let bytes = try Self.whole(ImageInput.open(path), path: path, size: info.fileSize)
+            let bytes = try Self.whole(files.open(path), path: path, size: info.fileSize)
             var st = tsio_status()
             var raw = tsio_info()
             try bytes.withUnsafeBufferPointer { data in

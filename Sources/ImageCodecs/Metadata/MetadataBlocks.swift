@@ -24,8 +24,8 @@ struct MetadataBlocks: Sendable, Equatable {
     private static let pngSignature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
 
     /// The blocks of the file at `path`; empty for a format that has none we read.
-    static func read(path: String) throws -> MetadataBlocks {
-        let file = try ImageInput.open(path)
+    static func read(path: String, files: ImageFiles) throws -> MetadataBlocks {
+        let file = try files.open(path)
         let head = try file.read(count: 12, at: 0)
         if head.starts(with: [0xFF, 0xD8]) { return try jpeg(file) }
         if head.starts(with: pngSignature) { return try png(file) }

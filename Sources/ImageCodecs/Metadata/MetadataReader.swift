@@ -4,8 +4,8 @@ import POSIXSupport
 /// (title, caption, creator, rights, keywords), as the Metadata Working Group advises; EXIF first for what the
 /// camera recorded (date, camera, exposure, place). PNG's own text chunks fill what is still missing.
 package enum MetadataReader {
-    package static func read(path: String) throws -> PhotoMetadata {
-        merge(try MetadataBlocks.read(path: path))
+    package static func read(path: String, files: ImageFiles) throws -> PhotoMetadata {
+        merge(try MetadataBlocks.read(path: path, files: files))
     }
 
     static func merge(_ blocks: MetadataBlocks) -> PhotoMetadata {

@@ -24,14 +24,17 @@ package struct LibraryRoots: Sendable {
     }
 
     package let roots: [Root]
+    /// Where `.objects` roots are listed from: the executable's store, nil when it has none.
+    package let objects: RemoteObjects?
 
-    package init(_ roots: [Root]) {
+    package init(_ roots: [Root], objects: RemoteObjects? = nil) {
         self.roots = roots
+        self.objects = objects
     }
 
     /// Each path as a file or a folder, by what is there now (symbolic links followed); the first path that does
     /// not exist is the failure, with the reason.
-    package static func classify(_ paths: [String]) -> Result<LibraryRoots, RootError> {
+    package static func classify(_ paths: [String], objects: RemoteObjects? = nil) -> Result<LibraryRoots, RootError> {
         var roots: [Root] = []
         for path in paths {
             if S3Location.isRemote(path) {
@@ -46,7 +49,7 @@ package struct LibraryRoots: Sendable {
             let trimmed = path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
             roots.append((sb.st_mode & S_IFMT) == S_IFDIR ? .folder(trimmed) : .file(path))
         }
-        return .success(LibraryRoots(roots))
+        return .success(LibraryRoots(roots, objects: objects))
     }
 
     package struct RootError: Swift.Error, CustomStringConvertible {
@@ -74,7 +77,7 @@ package struct LibraryRoots: Sendable {
                 entered[index] = folders
             case let .objects(location):
                 do throws(ObjectStorageError) {
-                    let objects = try RemoteObjects.required(for: location.description)
+                    let objects = try RemoteObjects.required(objects, for: location.description)
                     let entries = try objects.client.list(bucket: location.bucket, prefix: location.listPrefix)
                     objects.record(entries, under: location)
                     library.apply(root: index, scope: .all, files: ObjectTree.files(of: entries, in: location), recheck: false)

@@ -37,7 +37,7 @@ extension ImageLibrary {
     public func recordFailure(_ id: String, _ error: ImageSourceError) {
         let hook = state.withLock { state -> (@Sendable (String, ImageSourceError) -> Void)? in
             guard let member = state.members[id], !error.isTransient else { return nil }
-            let stamp = SourceStamp.of(member.path)
+            let stamp = options.files.stamp(member.path)
             if let known = member.failure, known.stamp == stamp { return nil }
             state.members[id]!.failure = (error, stamp)
             return state.broken
@@ -54,7 +54,7 @@ extension ImageLibrary {
     /// Why image `id` is broken: the failure recorded for the file as it is now, or nil.
     package func failure(of id: String) -> ImageSourceError? {
         guard let member = stateMember(id), let failure = member.failure else { return nil }
-        return SourceStamp.of(member.path) == failure.stamp ? failure.error : nil
+        return options.files.stamp(member.path) == failure.stamp ? failure.error : nil
     }
 
     /// How many images are known to be broken now (their last decode failed and the file has not changed).

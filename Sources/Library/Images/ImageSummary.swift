@@ -26,8 +26,8 @@ package struct ImageSummary: Sendable, Equatable {
     }
 
     /// Reads the header and version of the file at `path`.
-    init(path: String, limits: ImageLimits) throws {
-        let source = try ImageOpener.open(path, limits: limits)
+    init(path: String, limits: ImageLimits, files: ImageFiles) throws {
+        let source = try ImageOpener.open(path, limits: limits, files: files)
         width = source.info.width
         height = source.info.height
         kind = source.kind
@@ -49,10 +49,10 @@ extension ImageLibrary {
             return summary
         }
         let summary: ImageSummary
-        if let known = member.summary, SourceStamp.of(member.path) == known.stamp {
+        if let known = member.summary, options.files.stamp(member.path) == known.stamp {
             summary = known
         } else {
-            do { summary = try ImageSummary(path: member.path, limits: options.limits) } catch let error as ImageSourceError {
+            do { summary = try ImageSummary(path: member.path, limits: options.limits, files: options.files) } catch let error as ImageSourceError {
                 recordFailure(id, error)
                 throw error
             }

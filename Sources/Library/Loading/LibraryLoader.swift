@@ -19,13 +19,14 @@ package enum LibraryLoader {
         package let folders: [Int: [FolderScanner.FolderEntry]]
     }
 
-    package static func load(_ paths: [String], options: TileOptions, logger: Logger) throws -> Loaded {
+    /// `objects`: where `s3://` paths are listed from (their files are read through `options.files`).
+    package static func load(_ paths: [String], options: TileOptions, objects: RemoteObjects? = nil, logger: Logger) throws -> Loaded {
         let landscape = PyramidImage(id: "landscape", source: ProceduralPhoto(), options: options)
         guard !paths.isEmpty else {
             return Loaded(library: ImageLibrary(options: options, fallback: landscape), roots: LibraryRoots([]), folders: [:])
         }
         let roots: LibraryRoots
-        switch LibraryRoots.classify(paths) {
+        switch LibraryRoots.classify(paths, objects: objects) {
         case let .success(classified): roots = classified
         case let .failure(error): throw NoImages(description: error.description)
         }

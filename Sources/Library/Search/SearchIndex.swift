@@ -57,9 +57,9 @@ package final class SearchIndex: Sendable {
         for (n, member) in members.enumerated() {
             kept.insert(member.path)
             if n % 256 == 255 { counts.withLock { $0.indexed = n } }
-            guard let stamp = SourceStamp.of(member.path) else { continue }
+            guard let stamp = library.options.files.stamp(member.path) else { continue }
             if records.withLock({ $0[member.path]?.stamp }) == stamp { continue }
-            let metadata = (try? MetadataReader.read(path: member.path)) ?? PhotoMetadata()
+            let metadata = (try? MetadataReader.read(path: member.path, files: library.options.files)) ?? PhotoMetadata()
             let record = SearchRecord(name: ImageLibrary.displayName(ofFile: member.path, id: member.id), metadata: metadata, stamp: stamp)
             records.withLock { $0[member.path] = record }
             version.add(1, ordering: .releasing)

@@ -102,7 +102,7 @@ public final class PyramidImage: @unchecked Sendable {
     }
 
     private static func open(_ path: String, _ options: TileOptions) throws -> Snapshot {
-        let source = try ImageOpener.open(path, limits: options.limits)
+        let source = try ImageOpener.open(path, limits: options.limits, files: options.files)
         let version = try SourceVersion.of(path: path, stamp: source.info.stamp,
                                            keepsColourProfiles: options.limits.keepsColourProfiles)
         return snapshot(of: source, version: version, options)
@@ -121,7 +121,7 @@ public final class PyramidImage: @unchecked Sendable {
     package func current() throws -> Snapshot {
         if let known = try known() { return known }
         lastCheck.store(MonotonicClock.nanoseconds(), ordering: .relaxed)
-        let stamp = SourceStamp.of(path)
+        let stamp = options.files.stamp(path)
         let (current, old) = try lock.withLock { () -> (Snapshot, Snapshot?) in
             if let snapshot, let stamp, stamp == snapshot.source.info.stamp { return (snapshot, nil) }
             if let failure, let stamp, stamp == failure.stamp { throw failure.error }
@@ -148,7 +148,7 @@ public final class PyramidImage: @unchecked Sendable {
     /// pool, the slow way. Nothing is opened here and no lock a file read is made under is taken, so one slow file
     /// (an object in a store that stalls) cannot hold back every image's looks, and with them their cached tiles.
     func lookAtFile() {
-        let stamp = SourceStamp.of(path)
+        let stamp = options.files.stamp(path)
         if let stamp, stamp == inHand.withLock({ $0.snapshot?.source.info.stamp }) {
             lastCheck.store(MonotonicClock.nanoseconds(), ordering: .relaxed)
         } else {
@@ -210,7 +210,7 @@ public final class PyramidImage: @unchecked Sendable {
     package func metadata(for snapshot: Snapshot) throws -> PhotoMetadata {
         guard watchesFile else { return PhotoMetadata() }
         if let known = lock.withLock({ metadata }), known.generation == snapshot.generation { return known.value }
-        let value = try MetadataReader.read(path: path)
+        let value = try MetadataReader.read(path: path, files: options.files)
         lock.withLock {
             if snapshot.generation == self.snapshot?.generation { metadata = (snapshot.generation, value) }
         }

@@ -19,6 +19,8 @@ public struct TileOptions: Sendable, Hashable {
     /// Encoder threads of each running pass.
     var passEncoders: Int
     package var limits: ImageLimits
+    /// Where image files are read from (an object store, when the server has one).
+    package var files: ImageFiles
     /// Pixel memory all region renders, view images and whole-image decodes together may hold.
     package var renderBytes: Int
     /// Requests that may wait for render memory; more get `RenderBudgetError.busy`.
@@ -30,7 +32,7 @@ public struct TileOptions: Sendable, Hashable {
 
     public init(tileSize: Int = 256, overlap: Int = 0, quality: Int = 85, format: ImageFormat = .jpeg, pngLevel: Int = 3,
                 cacheBytes: Int = 256 << 20, rasterDirectory: String = "/var/tmp", passes: Int = 2, passEncoders: Int = 2,
-                limits: ImageLimits = ImageLimits(), changeCheckInterval: Double = 1,
+                limits: ImageLimits = ImageLimits(), files: ImageFiles = .local, changeCheckInterval: Double = 1,
                 renderBytes: Int = 512 << 20, renderQueue: Int = 64, renderWait: Double = 10) {
         self.renderBytes = renderBytes
         self.renderQueue = renderQueue
@@ -46,6 +48,7 @@ public struct TileOptions: Sendable, Hashable {
         self.cacheBytes = cacheBytes
         self.rasterDirectory = rasterDirectory
         self.limits = limits
+        self.files = files
     }
 
     /// The format a pass stores an image's tiles in: `format`, PNG instead of JPEG for an image with alpha.

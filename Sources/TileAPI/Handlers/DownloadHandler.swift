@@ -15,10 +15,12 @@ import Pyramid
 struct DownloadHandler {
     let tiles: TileService
     let publishLocation: Bool
+    let objects: RemoteObjects?
 
     init(_ services: Services) {
         tiles = services.tiles
         publishLocation = services.options.publishLocation
+        objects = services.objects
     }
 
     func original(_ context: RequestContext) throws -> HandlerOutcome {
@@ -30,7 +32,7 @@ struct DownloadHandler {
         }
         let file: FileDescriptor
         if S3Location.isRemote(image.masterPath) {
-            file = try Self.spool(image.masterPath, into: tiles.options.rasterDirectory)
+            file = try Self.spool(image.masterPath, from: objects, into: tiles.options.rasterDirectory)
         } else {
             do { file = try FileDescriptor(readingAt: image.masterPath) } catch {
                 throw APIError.notFound("the original of '\(id)' is gone: it was moved or removed")
@@ -82,11 +84,11 @@ struct DownloadHandler {
     }
 
     /// The object at `path` in an unlinked file of `directory`, read in ranged GETs of one version.
-    static func spool(_ path: String, into directory: String) throws -> FileDescriptor {
+    static func spool(_ path: String, from objects: RemoteObjects?, into directory: String) throws -> FileDescriptor {
         guard let object = S3Location(path) else { throw APIError.notFound("no such object: \(path)") }
         let file = try FileDescriptor(anonymousIn: directory)
         do {
-            let objects = try RemoteObjects.required(for: path)
+            let objects = try RemoteObjects.required(objects, for: path)
             let head = try objects.head(path: path)
             var offset: Int64 = 0
             while offset < head.size {

@@ -8,18 +8,20 @@ struct OperationsHandler: Sendable {
     let tiles: TileService
     let connections: ConnectionGauge
     let access: AccessControl?
+    let objects: RemoteObjects?
 
     init(_ services: Services) {
         metrics = services.metrics
         tiles = services.tiles
         connections = services.connections
         access = services.access
+        objects = services.objects
     }
 
     /// "ok", or "degraded: …" naming the dependency that fails (object storage): still 200, since cached and
     /// local tiles are served meanwhile, so a probe does not take a replica out for an outage of what all share.
     func health(_ context: RequestContext) throws -> HandlerOutcome {
-        if let reason = RemoteObjects.current?.client.health.degradedReason {
+        if let reason = objects?.client.health.degradedReason {
             return .response(.text("degraded: object storage unavailable (\(reason))\n"))
         }
         return .response(.text("ok\n"))
@@ -32,7 +34,7 @@ struct OperationsHandler: Sendable {
 
     /// Requests to object storage by method, bytes received and failures, when it is configured.
     private var objectStorageMetrics: String {
-        guard let health = RemoteObjects.current?.client.health else { return "" }
+        guard let health = objects?.client.health else { return "" }
         let traffic = health.traffic
         var out = "# HELP tileserver_object_requests_total Requests sent to object storage, retries included, by method.\n# TYPE tileserver_object_requests_total counter\n"
         for (method, count) in traffic.requests.sorted(by: { $0.key < $1.key }) {

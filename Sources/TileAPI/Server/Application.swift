@@ -1,4 +1,5 @@
 import HTTPTransport
+import ObjectStorage
 import Logging
 import Library
 import Pyramid
@@ -26,9 +27,9 @@ public final class Application: HTTPResponder {
     private let transportChain: ResponderChain<RequestNotes>
 
     /// The server over `library`'s images, whose tiles `tiles` makes (a service made with `library` as its
-    /// directory).
+    /// directory); `objects`, the object store `s3://` masters are in, when there is one.
     public init(options: APIOptions, tiles: TileService, library: ImageLibrary, logger: Logger, viewer: ViewerFiles,
-                access: AccessControl? = nil) {
+                access: AccessControl? = nil, objects: RemoteObjects? = nil) {
         self.logger = logger
         self.tiles = tiles
         self.library = library
@@ -39,7 +40,7 @@ public final class Application: HTTPResponder {
         let observation = ObservationMiddleware(metrics: metrics, accessLog: accessLog)
         transportChain = ResponderChain([observation, CORSMiddleware()])
         let services = Services(options: options, tiles: tiles, library: library, metrics: metrics, pools: pools, connections: connections, viewer: viewer,
-                                access: access)
+                                access: access, objects: objects)
         tileCacheControl = services.tileCacheControl
         var routes = Routes.make(services)
         routes.control = access

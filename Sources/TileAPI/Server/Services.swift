@@ -1,5 +1,6 @@
 import HTTPTransport
 import Library
+import ObjectStorage
 import Pyramid
 
 /// What the route table hands out when it builds the handlers: each handler keeps the parts it uses.
@@ -14,6 +15,8 @@ struct Services: Sendable {
     let viewer: ViewerFiles
     /// Access control; nil: every image public, no sign-in.
     let access: AccessControl?
+    /// The object store `s3://` masters are in; nil when the server has none.
+    let objects: RemoteObjects?
 
     /// `Cache-Control` of tiles whose URL names no version.
     var tileCacheControl: HTTPHeader { HTTPHeader(name: "Cache-Control", value: "public, max-age=\(options.tileMaxAge)") }

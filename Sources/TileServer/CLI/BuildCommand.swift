@@ -57,10 +57,10 @@ struct BuildCommand: ParsableCommand {
     }
 
     func run() throws {
-        ObjectStorageSetup.install(for: [image])
+        let files = ObjectStorageSetup.files(ObjectStorageSetup.make(for: [image]))
         let started = MonotonicClock.seconds()
         try reportingFailure {
-            let source = try ImageOpener.open(image, limits: ImageLimits(keepsColourProfiles: colour == .keep))
+            let source = try ImageOpener.open(image, limits: ImageLimits(keepsColourProfiles: colour == .keep), files: files)
             let options = BuildOptions(layout: layout, tileSize: tileSize, overlap: overlap, format: format,
                                        quality: quality, threads: threads)
             let builder = PyramidBuilder(source: source, options: options)

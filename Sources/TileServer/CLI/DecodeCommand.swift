@@ -21,9 +21,9 @@ struct DecodeCommand: ParsableCommand {
     var bandRows: Int = 64
 
     func run() throws {
-        ObjectStorageSetup.install(for: [image])
+        let files = ObjectStorageSetup.files(ObjectStorageSetup.make(for: [image]))
         try reportingFailure {
-            let source = try ImageOpener.open(image)
+            let source = try ImageOpener.open(image, files: files)
             let (w, h) = source.size(shrink: shrink)
             var sum: UInt64 = 0
             var rows = 0

@@ -33,10 +33,10 @@ struct FirstViewCommand: ParsableCommand {
     var rasterDirectory: String = "/var/tmp"
 
     func run() throws {
-        ObjectStorageSetup.install(for: [image])
+        let files = ObjectStorageSetup.files(ObjectStorageSetup.make(for: [image]))
         try reportingFailure {
             let started = MonotonicClock.seconds()
-            let options = TileOptions(rasterDirectory: rasterDirectory)
+            let options = TileOptions(rasterDirectory: rasterDirectory, files: files)
             let image = try PyramidImage(id: "image", path: self.image, options: options)
             let service = TileService(images: [image], options: options)
             let geometry = try image.current().geometry

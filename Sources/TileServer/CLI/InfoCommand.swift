@@ -18,11 +18,11 @@ struct InfoCommand: ParsableCommand {
     var maxPixels: Int = ImageLimits.defaultMaxPixels
 
     func run() throws {
-        ObjectStorageSetup.install(for: images)
+        let files = ObjectStorageSetup.files(ObjectStorageSetup.make(for: images))
         var failed = false
         for path in images {
             do {
-                let source = try ImageOpener.open(path, limits: ImageLimits(maxPixels: maxPixels))
+                let source = try ImageOpener.open(path, limits: ImageLimits(maxPixels: maxPixels), files: files)
                 print(Self.describe(source).serialized)
             } catch {
                 printError("tileserver: \(error)")

@@ -69,17 +69,19 @@ struct ServeCommand: ParsableCommand {
             guard let addressing = S3Configuration.Addressing(rawValue: config.s3Addressing) else {
                 throw ConfigurationError(message: "--s3-addressing must be auto, path or virtual, not '\(config.s3Addressing)'")
             }
-            if let s3 = ObjectStorageSetup.install(for: paths + [config.storeDir], addressing: addressing,
-                                                   timeout: config.objectTimeout, cacheBytes: config.objectCacheMB << 20) {
+            let storage = ObjectStorageSetup.make(for: paths + [config.storeDir], addressing: addressing,
+                                                  timeout: config.objectTimeout, cacheBytes: config.objectCacheMB << 20)
+            if let s3 = storage?.configuration {
                 logger.info("object storage: \(s3.endpoint), region \(s3.region)")
             }
             // Made once: its limits carry the server's one store of JPEG entry indexes.
-            let tileOptions = config.tileOptions
-            let loaded = try LibraryLoader.load(paths, options: tileOptions, logger: logger)
+            var tileOptions = config.tileOptions
+            tileOptions.files = ObjectStorageSetup.files(storage)
+            let loaded = try LibraryLoader.load(paths, options: tileOptions, objects: storage?.objects, logger: logger)
             let library = loaded.library
             let store = try config.storeDirectory.map { location -> TileStore in
                 guard let shared = S3Location(location) else { return try TileStore(directory: location, budget: config.storeMB << 20) }
-                guard let objects = RemoteObjects.current else { throw ConfigurationError(message: "--store-dir \(location): not an object storage location (s3://bucket/prefix)") }
+                guard let objects = storage?.objects else { throw ConfigurationError(message: "--store-dir \(location): not an object storage location (s3://bucket/prefix)") }
                 return TileStore(objects: objects, location: shared)
             }
             let tiles = TileService(directory: library, options: tileOptions, store: store)
@@ -89,7 +91,7 @@ struct ServeCommand: ParsableCommand {
             if access.isNeeded { access.watch() }
             let app = Application(options: config.api, tiles: tiles, library: library, logger: logger,
                                   viewer: try ViewerFiles.locate(config.publicDir, embedded: EmbeddedFiles(EmbeddedViewer.files)),
-                                  access: access.isNeeded ? access : nil)
+                                  access: access.isNeeded ? access : nil, objects: storage?.objects)
             let server = try HTTPServer(options: config.transport, responder: app, pools: app.pools, gauge: app.connections)
             server.start()
             let host = config.transport.host

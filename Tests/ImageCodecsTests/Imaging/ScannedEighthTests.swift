@@ -64,7 +64,7 @@ final class ScannedEighthTests: XCTestCase {
         let source = try ImageOpener.open(path, limits: indexEverything)
         _ = try source.decodeAll(shrink: 8)
         let info = try XCTUnwrap(source as? JPEGSource).info
-        let index = try XCTUnwrap(indexEverything.indexes.of(path, info))
+        let index = try XCTUnwrap(indexEverything.indexes.of(path, info, .local))
         XCTAssertEqual(index.indexedRows, index.rows)
         let rect = PixelRect(x: 400, y: 380, width: 120, height: 60)
         XCTAssert(try source.decode(rect) == ImageOpener.open(path).decodeAll().cropped(to: rect))

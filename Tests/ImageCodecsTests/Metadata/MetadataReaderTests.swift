@@ -150,7 +150,7 @@ final class MetadataReaderTests: XCTestCase {
             (0xED, Array("Photoshop 3.0\0".utf8) + iptc),
         ])
         let path = try temporary(file, "jpg")
-        let m = try MetadataReader.read(path: path)
+        let m = try MetadataReader.read(path: path, files: .local)
         XCTAssertEqual(m.title, "Glacier <dawn>")
         XCTAssertEqual(m.description, "Ice—light é")
         XCTAssertEqual(m.creators, ["Anna Jónsdóttir", "Ben Ng"])
@@ -171,13 +171,13 @@ final class MetadataReaderTests: XCTestCase {
             ("iTXt", Array("Description\0\u{1}\0\0\0".utf8) + [0x78, 0x9C, 0x01]),
         ])
         let path = try temporary(file, "png")
-        let m = try MetadataReader.read(path: path)
+        let m = try MetadataReader.read(path: path, files: .local)
         XCTAssertEqual(m.title, "Glacier <dawn>")
         XCTAssertEqual(m.model, "Canon EOS R5")
         let plain = B.png(png, chunks: [("tEXt", Array("Title\0Harbour".utf8)),
                                         ("tEXt", Array("Author\0J\u{F6}rg".unicodeScalars.map { UInt8($0.value) })),
                                         ("iTXt", Array("Copyright\0\0\0en\0\0© Jörg".utf8))])
-        let n = try MetadataReader.read(path: try temporary(plain, "png"))
+        let n = try MetadataReader.read(path: try temporary(plain, "png"), files: .local)
         XCTAssertEqual(n.title, "Harbour")
         XCTAssertEqual(n.creators, ["Jörg"])
         XCTAssertEqual(n.copyright, "© Jörg")
@@ -187,15 +187,15 @@ final class MetadataReaderTests: XCTestCase {
     /// Segments of absurd lengths, a walk that never reaches the image data, a file of only markers: read in
     /// bounded time to what can be read.
     func testHostileHeadersAreWalkedInBoundedTime() throws {
-        XCTAssertEqual(try MetadataReader.read(path: try temporary([0xFF, 0xD8] + [UInt8](repeating: 0xFF, count: 100_000), "jpg")), PhotoMetadata())
+        XCTAssertEqual(try MetadataReader.read(path: try temporary([0xFF, 0xD8] + [UInt8](repeating: 0xFF, count: 100_000), "jpg"), files: .local), PhotoMetadata())
         let loop: [UInt8] = [0xFF, 0xD8] + (0 ..< 10_000).flatMap { _ -> [UInt8] in [0xFF, 0xE5, 0x00, 0x02] }
-        XCTAssertEqual(try MetadataReader.read(path: try temporary(loop, "jpg")), PhotoMetadata())
+        XCTAssertEqual(try MetadataReader.read(path: try temporary(loop, "jpg"), files: .local), PhotoMetadata())
         let short: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE1, 0xFF, 0xFF] + Array("Exif\0\0II".utf8)
-        XCTAssertEqual(try MetadataReader.read(path: try temporary(short, "jpg")), PhotoMetadata())
+        XCTAssertEqual(try MetadataReader.read(path: try temporary(short, "jpg"), files: .local), PhotoMetadata())
         let png = try Data(contentsOf: URL(fileURLWithPath: Fixtures.path("rgb.png"))).map { $0 }
         var huge = Array(png[0 ..< 33]) + [0x7F, 0xFF, 0xFF, 0xFF] + Array("tEXt".utf8) + Array("Title\0x".utf8)
         huge += png[33...]
-        XCTAssertEqual(try MetadataReader.read(path: try temporary(huge, "png")), PhotoMetadata())
+        XCTAssertEqual(try MetadataReader.read(path: try temporary(huge, "png"), files: .local), PhotoMetadata())
     }
 
     private func temporary(_ bytes: [UInt8], _ ext: String) throws -> String {

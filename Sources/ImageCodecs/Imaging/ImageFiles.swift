@@ -1,0 +1,36 @@
+import POSIXSupport
+
+/// Where image paths are read from: local files, and `s3://` objects from `objects` when there is a store. A value
+/// handed down from the executable to whatever opens images (`ImageOpener`, the tile service, the library), never
+/// a process-wide setting.
+public struct ImageFiles: Sendable, Hashable {
+    public let objects: (any ObjectBytes)?
+
+    /// Local files only: an object path is an error that says object storage is not configured.
+    public static let local = ImageFiles(objects: nil)
+
+    public init(objects: (any ObjectBytes)?) {
+        self.objects = objects
+    }
+
+    /// The same store (or none).
+    public static func == (a: ImageFiles, b: ImageFiles) -> Bool { a.objects === b.objects }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(objects.map { ObjectIdentifier($0) })
+    }
+
+    /// Whether `path` names an object (`s3://…`) rather than a local file.
+    public static func isObject(_ path: String) -> Bool { path.hasPrefix("s3://") }
+
+    /// Opens `path` for reading, failing with the image error users see.
+    package func open(_ path: String) throws(ImageSourceError) -> ImageInput {
+        try ImageInput.open(path, files: self)
+    }
+
+    /// What tells that the file at `path` changed, without reading it: one `stat(2)` of a local file; for an object,
+    /// its size, time and tag as the store was last seen to have it, at no request. Nil when there is nothing there.
+    package func stamp(_ path: String) -> FileStamp? {
+        Self.isObject(path) ? objects?.stamp(of: path) : FileStamp.of(path)
+    }
+}
