@@ -3,15 +3,17 @@ import PackageDescription
 
 let package = Package(
     name: "tileserver",
+    // What a program embedding the server's imaging calls is `public`: opening images and decoding rectangles
+    // (ImageCodecs), the zoom maths (TileGeometry), serving tiles (Pyramid) and a live library (Library). TileAPI
+    // is a product only for the fuzz package (Fuzz/), which builds it with -enable-testing and reaches it, and the
+    // targets below it, through `@testable import`: nothing in it, nor in HTTPTransport, POSIXSupport or
+    // ObjectStorage, is `public`.
     products: [
         .executable(name: "tileserver", targets: ["TileServer"]),
         .library(name: "ImageCodecs", targets: ["ImageCodecs"]),
         .library(name: "TileGeometry", targets: ["TileGeometry"]),
         .library(name: "Pyramid", targets: ["Pyramid"]),
         .library(name: "Library", targets: ["Library"]),
-        .library(name: "POSIXSupport", targets: ["POSIXSupport"]),
-        .library(name: "ObjectStorage", targets: ["ObjectStorage"]),
-        .library(name: "HTTPTransport", targets: ["HTTPTransport"]),
         .library(name: "TileAPI", targets: ["TileAPI"]),
     ],
     dependencies: [

@@ -5,15 +5,15 @@ import Glibc
 #endif
 
 /// The listening socket and its event loops, with graceful shutdown on SIGTERM and SIGINT.
-public final class HTTPServer: Sendable {
-    public let port: Int
+package final class HTTPServer: Sendable {
+    package let port: Int
     private let listener: CInt
     private let options: TransportOptions
     private let loops: [EventLoop]
 
     /// Listens on `options.host:port` and prepares `options.eventLoops` loops that answer with `responder`,
     /// running deferred work on `pools` and counting connections in `gauge`.
-    public init(options: TransportOptions, responder: any HTTPResponder, pools: WorkerPools, gauge: ConnectionGauge) throws {
+    package init(options: TransportOptions, responder: any HTTPResponder, pools: WorkerPools, gauge: ConnectionGauge) throws {
         let fd = try Socket.listen(host: options.host, port: options.port)
         listener = fd
         port = Socket.localPort(fd)
@@ -25,11 +25,11 @@ public final class HTTPServer: Sendable {
     }
 
     /// How many connections each event loop holds now (for diagnostics and tests).
-    public var connectionsPerLoop: [Int] { loops.map { $0.liveConnections.load(ordering: .relaxed) } }
+    package var connectionsPerLoop: [Int] { loops.map { $0.liveConnections.load(ordering: .relaxed) } }
 
     /// Blocks SIGINT, SIGTERM and SIGPIPE in every thread (a broken connection must never kill the process;
     /// the shutdown signals are taken by `sigwait`). Call before any other thread starts.
-    public static func prepareSignals() {
+    package static func prepareSignals() {
         var set = sigset_t()
         sigemptyset(&set)
         sigaddset(&set, SIGINT)
@@ -38,13 +38,13 @@ public final class HTTPServer: Sendable {
         signal(SIGPIPE, SIG_IGN)
     }
 
-    public func start() {
+    package func start() {
         for loop in loops { loop.start() }
     }
 
     /// Waits for SIGINT or SIGTERM, tells `received` which, then drains: no new connections, requests in flight
     /// finish (up to the grace period), and returns.
-    public func waitForShutdown(received: (Int32) -> Void = { _ in }) {
+    package func waitForShutdown(received: (Int32) -> Void = { _ in }) {
         var set = sigset_t()
         sigemptyset(&set)
         sigaddset(&set, SIGINT)

@@ -1,9 +1,9 @@
 /// Why the server could not start.
-public enum TransportError: Swift.Error, CustomStringConvertible {
+package enum TransportError: Swift.Error, CustomStringConvertible {
     /// The address cannot be listened on (resolution, bind or listen failed), with the reason.
     case address(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case let .address(message): "cannot listen on \(message)"
         }

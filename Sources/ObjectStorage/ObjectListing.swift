@@ -1,24 +1,24 @@
 /// One page of a ListObjectsV2 answer, read from its XML: each object's key, size, ETag and modification time,
 /// and the token of the next page. Only the elements it needs are read; anything else (owners, storage classes,
 /// namespaces) is skipped. Hostile input gets a `ParseError`, never a crash: this parser has a fuzz target.
-public struct ObjectListing: Sendable {
-    public struct Entry: Sendable, Equatable {
-        public let key: String
-        public let size: Int64
-        public let etag: String
+package struct ObjectListing: Sendable {
+    package struct Entry: Sendable, Equatable {
+        package let key: String
+        package let size: Int64
+        package let etag: String
         /// ISO 8601 as the store sent it ("2026-11-26T16:07:08.000Z").
-        public let lastModified: String
+        package let lastModified: String
     }
 
-    public struct ParseError: Swift.Error, Sendable, CustomStringConvertible {
-        public let description: String
+    package struct ParseError: Swift.Error, Sendable, CustomStringConvertible {
+        package let description: String
     }
 
-    public private(set) var entries: [Entry] = []
-    public private(set) var isTruncated = false
-    public private(set) var nextToken: String?
+    package private(set) var entries: [Entry] = []
+    package private(set) var isTruncated = false
+    package private(set) var nextToken: String?
 
-    public init(xml: [UInt8]) throws(ParseError) {
+    package init(xml: [UInt8]) throws(ParseError) {
         var sawRoot = false
         var at = 0
         while let open = Self.find(xml, "<", from: at) {

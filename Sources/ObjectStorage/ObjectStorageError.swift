@@ -1,6 +1,6 @@
 /// What a request to object storage ended in when it gave no object. Messages name the bucket and key, never a
 /// credential or the store's own error body.
-public enum ObjectStorageError: Swift.Error, Sendable, Equatable, CustomStringConvertible {
+package enum ObjectStorageError: Swift.Error, Sendable, Equatable, CustomStringConvertible {
     /// The store could not be reached, timed out or answered 5xx, after the retries: try again later.
     case unavailable(bucket: String, key: String, reason: String)
     /// 401 or 403: the credentials are missing, wrong, or not allowed this object.
@@ -16,7 +16,7 @@ public enum ObjectStorageError: Swift.Error, Sendable, Equatable, CustomStringCo
     /// No object storage is configured for `s3://` paths, or the configuration is unusable.
     case notConfigured(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case let .unavailable(bucket, key, reason):
             "object storage unavailable for s3://\(bucket)/\(key): \(reason)"
@@ -36,7 +36,7 @@ public enum ObjectStorageError: Swift.Error, Sendable, Equatable, CustomStringCo
     }
 
     /// True for what a later try may get past (an outage), false for an answer about the object itself.
-    public var isTransient: Bool {
+    package var isTransient: Bool {
         if case .unavailable = self { return true }
         return false
     }

@@ -9,13 +9,13 @@ import Glibc
 /// `attempts` times, then reported as `unavailable`, and requests in the next `StorageHealth.quietSeconds` fail at
 /// once; every outcome is recorded in `health`. Blocking: call it from worker and background threads, never an
 /// event loop.
-public final class S3Client: Sendable {
-    public let configuration: S3Configuration
-    public let health = StorageHealth()
+package final class S3Client: Sendable {
+    package let configuration: S3Configuration
+    package let health = StorageHealth()
     private let idle = Locked<[OpaquePointer]>([])
     private let sigv4: String
 
-    public init(configuration: S3Configuration) {
+    package init(configuration: S3Configuration) {
         self.configuration = configuration
         sigv4 = "aws:amz:\(configuration.region):s3"
     }
@@ -25,10 +25,10 @@ public final class S3Client: Sendable {
     }
 
     /// An object's size, ETag and modification time.
-    public struct ObjectHead: Sendable, Equatable {
-        public let size: Int64
-        public let etag: String
-        public let lastModified: String
+    package struct ObjectHead: Sendable, Equatable {
+        package let size: Int64
+        package let etag: String
+        package let lastModified: String
     }
 
     /// A response that is not an outage.
@@ -41,7 +41,7 @@ public final class S3Client: Sendable {
         let totalSize: Int64
     }
 
-    public func head(bucket: String, key: String) throws(ObjectStorageError) -> ObjectHead {
+    package func head(bucket: String, key: String) throws(ObjectStorageError) -> ObjectHead {
         let r = try send("HEAD", bucket: bucket, key: key)
         try check(r, bucket: bucket, key: key, expected: [200])
         return ObjectHead(size: r.contentLength ?? 0, etag: r.etag, lastModified: r.lastModified)
@@ -49,7 +49,7 @@ public final class S3Client: Sendable {
 
     /// `count` bytes at `offset` of the object, only while its ETag is `etag` (a replaced object is
     /// `preconditionFailed`). Fewer bytes only at the object's end.
-    public func get(bucket: String, key: String, offset: Int64, count: Int, etag: String?) throws(ObjectStorageError) -> [UInt8] {
+    package func get(bucket: String, key: String, offset: Int64, count: Int, etag: String?) throws(ObjectStorageError) -> [UInt8] {
         var headers = "Range: bytes=\(offset)-\(offset + Int64(count) - 1)"
         if let etag, !etag.isEmpty { headers += "\nIf-Match: " + etag }
         let r = try send("GET", bucket: bucket, key: key, headers: headers, maxBody: count)
@@ -64,7 +64,7 @@ public final class S3Client: Sendable {
     }
 
     /// The whole object (a small one: a tile, a marker, an index), or nil when there is none.
-    public func getObject(bucket: String, key: String, maxBytes: Int) throws(ObjectStorageError) -> [UInt8]? {
+    package func getObject(bucket: String, key: String, maxBytes: Int) throws(ObjectStorageError) -> [UInt8]? {
         let r = try send("GET", bucket: bucket, key: key, maxBody: maxBytes)
         if r.status == 404 { return nil }
         try check(r, bucket: bucket, key: key, expected: [200])
@@ -75,7 +75,7 @@ public final class S3Client: Sendable {
     /// returns false when one was there. A store that ignores the condition overwrites, which for tiles cut from
     /// the same version is the same bytes.
     @discardableResult
-    public func put(bucket: String, key: String, bytes: [UInt8], contentType: String, ifAbsent: Bool = false) throws(ObjectStorageError) -> Bool {
+    package func put(bucket: String, key: String, bytes: [UInt8], contentType: String, ifAbsent: Bool = false) throws(ObjectStorageError) -> Bool {
         var headers = "Content-Type: " + contentType
         if ifAbsent { headers += "\nIf-None-Match: *" }
         let r = try send("PUT", bucket: bucket, key: key, headers: headers, body: bytes)
@@ -84,14 +84,14 @@ public final class S3Client: Sendable {
         return true
     }
 
-    public func delete(bucket: String, key: String) throws(ObjectStorageError) {
+    package func delete(bucket: String, key: String) throws(ObjectStorageError) {
         let r = try send("DELETE", bucket: bucket, key: key)
         if r.status == 404 { return }
         try check(r, bucket: bucket, key: key, expected: [200, 204])
     }
 
     /// Every object whose key starts with `prefix`, through ListObjectsV2's pages.
-    public func list(bucket: String, prefix: String) throws(ObjectStorageError) -> [ObjectListing.Entry] {
+    package func list(bucket: String, prefix: String) throws(ObjectStorageError) -> [ObjectListing.Entry] {
         var entries: [ObjectListing.Entry] = []
         var token: String?
         repeat {

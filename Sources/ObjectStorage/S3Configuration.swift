@@ -4,9 +4,9 @@ import POSIXSupport
 /// `AWS_ENDPOINT_URL` (else AWS's regional endpoint), `AWS_REGION` or `AWS_DEFAULT_REGION`, keys from
 /// `AWS_ACCESS_KEY_ID`/`AWS_SECRET_ACCESS_KEY`/`AWS_SESSION_TOKEN` or from `~/.aws/credentials` under
 /// `AWS_PROFILE` (region and `endpoint_url` from `~/.aws/config` too).
-public struct S3Configuration: Sendable {
+package struct S3Configuration: Sendable {
     /// How a bucket is named in a request's URL.
-    public enum Addressing: String, Sendable, CaseIterable {
+    package enum Addressing: String, Sendable, CaseIterable {
         /// Path style for a custom endpoint (what MinIO, SeaweedFS, Ceph RGW and Garage answer by default) and for
         /// bucket names with dots; virtual-host style for AWS itself.
         case auto
@@ -16,29 +16,29 @@ public struct S3Configuration: Sendable {
         case virtual
     }
 
-    public struct Credentials: Sendable {
+    package struct Credentials: Sendable {
         let accessKey: String
         let secretKey: String
         let sessionToken: String?
     }
 
     /// `scheme://host[:port]`, no trailing slash.
-    public let endpoint: String
-    public let region: String
-    public let addressing: Addressing
+    package let endpoint: String
+    package let region: String
+    package let addressing: Addressing
     /// Nil: requests go unsigned (a public bucket).
     let credentials: Credentials?
     /// Whether the endpoint is AWS's own (no endpoint was given).
     let isAWS: Bool
     /// The longest one try of a request may take (connecting included); a store that stalls costs at most
     /// `attempts` of these and the backoff between them.
-    public var timeoutSeconds = 10.0
+    package var timeoutSeconds = 10.0
     var connectTimeoutMilliseconds: Int { Int(min(3, timeoutSeconds) * 1000) }
     var requestTimeoutMilliseconds: Int { Int(timeoutSeconds * 1000) }
     /// Tries of one request that met an outage (no answer, a timeout, 5xx), with backoff between them.
     var attempts = 3
 
-    public init(endpoint: String?, region: String, addressing: Addressing, accessKey: String?, secretKey: String?,
+    package init(endpoint: String?, region: String, addressing: Addressing, accessKey: String?, secretKey: String?,
                 sessionToken: String? = nil) {
         let trimmed = endpoint.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
         self.isAWS = trimmed == nil
@@ -53,7 +53,7 @@ public struct S3Configuration: Sendable {
     }
 
     /// The configuration in `environment` (and the `~/.aws` files it points to).
-    public static func fromEnvironment(_ environment: [String: String], addressing: Addressing) -> S3Configuration {
+    package static func fromEnvironment(_ environment: [String: String], addressing: Addressing) -> S3Configuration {
         let home = environment["HOME"] ?? "/nonexistent"
         let profile = environment["AWS_PROFILE"].flatMap { $0.isEmpty ? nil : $0 } ?? "default"
         let text = { (path: String) in (try? SmallFile.read(path)).map { String(decoding: $0, as: UTF8.self) } }
@@ -94,5 +94,5 @@ public struct S3Configuration: Sendable {
     }
 
     /// What `--help` and the docs say about where the settings come from.
-    public static let summary = "AWS_ENDPOINT_URL, AWS_REGION, AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY/AWS_SESSION_TOKEN or ~/.aws/credentials with AWS_PROFILE"
+    package static let summary = "AWS_ENDPOINT_URL, AWS_REGION, AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY/AWS_SESSION_TOKEN or ~/.aws/credentials with AWS_PROFILE"
 }

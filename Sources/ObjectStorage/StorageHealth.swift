@@ -3,7 +3,7 @@ import POSIXSupport
 /// Whether object storage answers: the last outage and whether a request has succeeded since. `/healthz` reports
 /// the store degraded while its last request met an outage (after the retries). Also what was asked of it, for
 /// `/metrics`: requests sent by method (retries included) and bytes received.
-public final class StorageHealth: Sendable {
+package final class StorageHealth: Sendable {
     private struct State {
         var degraded = false
         var reason = ""
@@ -16,11 +16,11 @@ public final class StorageHealth: Sendable {
 
     /// After an outage, requests for this long fail at once instead of each waiting out its own retries (a store
     /// that stalls would otherwise hold every worker in turn); the first one after it tries the store again.
-    public static let quietSeconds = 3.0
+    package static let quietSeconds = 3.0
 
     private let state = Locked(State())
 
-    public init() {}
+    package init() {}
 
     func sent(_ method: String, received: Int) {
         state.withLock {
@@ -30,7 +30,7 @@ public final class StorageHealth: Sendable {
     }
 
     /// Requests sent, by method, and body bytes received, since the start.
-    public var traffic: (requests: [String: Int], bytesReceived: Int) {
+    package var traffic: (requests: [String: Int], bytesReceived: Int) {
         state.withLock { ($0.requests, $0.bytesReceived) }
     }
 
@@ -55,13 +55,13 @@ public final class StorageHealth: Sendable {
     }
 
     /// Whether requests now fail at once: the store failed less than `quietSeconds` ago.
-    public var isQuiet: Bool { quietReason() != nil }
+    package var isQuiet: Bool { quietReason() != nil }
 
     /// Nil while the store answers; else why its last request failed.
-    public var degradedReason: String? {
+    package var degradedReason: String? {
         state.withLock { $0.degraded ? $0.reason : nil }
     }
 
     /// Requests that failed after every retry, since the start.
-    public var failures: Int { state.withLock { $0.failures } }
+    package var failures: Int { state.withLock { $0.failures } }
 }

@@ -4,7 +4,7 @@ import Glibc
 
 /// Starts a detached POSIX thread (`pthread_create`) running `body`. Used for long sequential decode passes,
 /// which must not occupy a worker that serves cached tiles.
-public func startDetachedThread(_ body: @escaping @Sendable () -> Void) {
+package func startDetachedThread(_ body: @escaping @Sendable () -> Void) {
     final class Box: @unchecked Sendable {
         let body: @Sendable () -> Void
         init(_ body: @escaping @Sendable () -> Void) { self.body = body }
@@ -27,6 +27,6 @@ public func startDetachedThread(_ body: @escaping @Sendable () -> Void) {
 /// I/O scheduler that honours priorities (BFQ) its disk priority follows too: the kernel derives a thread's
 /// best-effort I/O priority from its nice value. Work that only finishes something in the background runs this,
 /// so requests a viewer is waiting for go first.
-public func lowerCurrentThreadPriority(by nice: Int32 = 19) {
+package func lowerCurrentThreadPriority(by nice: Int32 = 19) {
     _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, nice) // who 0: on Linux, the calling thread only
 }

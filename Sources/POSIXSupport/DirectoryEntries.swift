@@ -5,13 +5,13 @@ import Glibc
 /// The names in one directory (`opendir`/`readdir`), without `.` and `..`, with the type `readdir` reports
 /// (`DT_REG`, `DT_DIR`, `DT_LNK`, or `DT_UNKNOWN` on file systems that do not say). Names that are not UTF-8
 /// are left out. Nil when the directory cannot be read.
-public enum DirectoryEntries {
-    public struct Entry: Sendable {
-        public let name: String
-        public let type: Int32
+package enum DirectoryEntries {
+    package struct Entry: Sendable {
+        package let name: String
+        package let type: Int32
     }
 
-    public static func list(_ directory: String) -> [Entry]? {
+    package static func list(_ directory: String) -> [Entry]? {
         guard let dir = opendir(directory) else { return nil }
         defer { closedir(dir) }
         var entries: [Entry] = []

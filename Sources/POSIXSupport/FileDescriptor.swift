@@ -3,17 +3,17 @@ import Glibc
 #endif
 
 /// An open file descriptor that closes itself: `open(2)` in, `close(2)` out.
-public final class FileDescriptor: @unchecked Sendable {
-    public let rawValue: CInt
+package final class FileDescriptor: @unchecked Sendable {
+    package let rawValue: CInt
 
     /// Opens `path` read-only with O_CLOEXEC.
-    public init(readingAt path: String) throws(SyscallError) {
+    package init(readingAt path: String) throws(SyscallError) {
         rawValue = try syscall("open(\(path))") { open(path, O_RDONLY | O_CLOEXEC) }
     }
 
     /// An unnamed read-write file in `directory` that vanishes when closed: `open(O_TMPFILE)`, or
     /// `mkstemp(3)` then `unlink(2)` where the file system lacks O_TMPFILE.
-    public init(anonymousIn directory: String) throws(SyscallError) {
+    package init(anonymousIn directory: String) throws(SyscallError) {
         let tmpfile: CInt = 0o20000000 | O_DIRECTORY // __O_TMPFILE | O_DIRECTORY, not exported by Glibc
         if let fd = try? syscall("open(\(directory), O_TMPFILE)", { open(directory, tmpfile | O_RDWR | O_CLOEXEC, 0o600) }) {
             rawValue = fd
@@ -27,12 +27,12 @@ public final class FileDescriptor: @unchecked Sendable {
         }
     }
 
-    public init(adopting fd: CInt) {
+    package init(adopting fd: CInt) {
         rawValue = fd
     }
 
     /// `fstat(2)`: size in bytes and modification time in nanoseconds since 1970.
-    public func status() throws(SyscallError) -> (size: Int64, modified: Int64) {
+    package func status() throws(SyscallError) -> (size: Int64, modified: Int64) {
         var sb = stat()
         try syscall("fstat") { fstat(rawValue, &sb) }
         let stamp = FileStamp(sb)
@@ -40,7 +40,7 @@ public final class FileDescriptor: @unchecked Sendable {
     }
 
     /// `pread(2)` of up to `count` bytes at `offset`.
-    public func read(count: Int, at offset: Int64) throws(SyscallError) -> [UInt8] {
+    package func read(count: Int, at offset: Int64) throws(SyscallError) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)
         let fd = rawValue
         let n = bytes.withUnsafeMutableBytes { buffer in
@@ -53,7 +53,7 @@ public final class FileDescriptor: @unchecked Sendable {
     }
 
     /// `pwrite(2)` of all of `bytes` at `offset`.
-    public func write(_ bytes: [UInt8], at offset: Int64) throws(SyscallError) {
+    package func write(_ bytes: [UInt8], at offset: Int64) throws(SyscallError) {
         var done = 0
         let fd = rawValue
         while done < bytes.count {

@@ -4,12 +4,12 @@ import Glibc
 
 /// A file's size and modification time (nanoseconds since 1970): what tells that a source file changed since its
 /// header was read. An object in object storage adds a hash of its ETag (`tag`), which changes with its content.
-public struct FileStamp: Equatable, Sendable {
-    public let size: Int64
-    public let modified: Int64
-    public let tag: UInt64
+package struct FileStamp: Equatable, Sendable {
+    package let size: Int64
+    package let modified: Int64
+    package let tag: UInt64
 
-    public init(size: Int64, modified: Int64, tag: UInt64 = 0) {
+    package init(size: Int64, modified: Int64, tag: UInt64 = 0) {
         self.size = size
         self.modified = modified
         self.tag = tag
@@ -20,7 +20,7 @@ public struct FileStamp: Equatable, Sendable {
     }
 
     /// One `stat(2)` of `path` (links followed); nil when there is nothing to stat.
-    public static func of(_ path: String) -> FileStamp? {
+    package static func of(_ path: String) -> FileStamp? {
         var sb = stat()
         return stat(path, &sb) == 0 ? FileStamp(sb) : nil
     }

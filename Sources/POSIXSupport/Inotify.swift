@@ -4,40 +4,40 @@ import Glibc
 
 /// An inotify instance (non-blocking, close-on-exec): folders watched by path, their events read in batches.
 /// Owned by one thread (the library's watcher), which is why it is not `Sendable`.
-public final class Inotify {
+package final class Inotify {
     /// What a watch reports, and what an event says happened (inotify's `IN_*` bits).
-    public struct Events: OptionSet, Sendable {
-        public let rawValue: UInt32
-        public init(rawValue: UInt32) { self.rawValue = rawValue }
+    package struct Events: OptionSet, Sendable {
+        package let rawValue: UInt32
+        package init(rawValue: UInt32) { self.rawValue = rawValue }
 
-        public static let created = Events(rawValue: UInt32(IN_CREATE))
-        public static let modified = Events(rawValue: UInt32(IN_MODIFY))
-        public static let closedAfterWriting = Events(rawValue: UInt32(IN_CLOSE_WRITE))
-        public static let movedFrom = Events(rawValue: UInt32(IN_MOVED_FROM))
-        public static let movedTo = Events(rawValue: UInt32(IN_MOVED_TO))
-        public static let deleted = Events(rawValue: UInt32(IN_DELETE))
-        public static let attributes = Events(rawValue: UInt32(IN_ATTRIB))
+        package static let created = Events(rawValue: UInt32(IN_CREATE))
+        package static let modified = Events(rawValue: UInt32(IN_MODIFY))
+        package static let closedAfterWriting = Events(rawValue: UInt32(IN_CLOSE_WRITE))
+        package static let movedFrom = Events(rawValue: UInt32(IN_MOVED_FROM))
+        package static let movedTo = Events(rawValue: UInt32(IN_MOVED_TO))
+        package static let deleted = Events(rawValue: UInt32(IN_DELETE))
+        package static let attributes = Events(rawValue: UInt32(IN_ATTRIB))
         /// Watch only if the path is a directory.
-        public static let onlyDirectory = Events(rawValue: UInt32(IN_ONLYDIR))
+        package static let onlyDirectory = Events(rawValue: UInt32(IN_ONLYDIR))
         /// The event is about a sub-directory of the watched one.
-        public static let isDirectory = Events(rawValue: UInt32(IN_ISDIR))
+        package static let isDirectory = Events(rawValue: UInt32(IN_ISDIR))
         /// The watch is gone: its folder was deleted, moved away or unmounted.
-        public static let watchRemoved = Events(rawValue: UInt32(IN_IGNORED))
+        package static let watchRemoved = Events(rawValue: UInt32(IN_IGNORED))
         /// The kernel's queue overflowed: events were lost, and everything watched must be listed again.
-        public static let overflowed = Events(rawValue: UInt32(IN_Q_OVERFLOW))
+        package static let overflowed = Events(rawValue: UInt32(IN_Q_OVERFLOW))
     }
 
     /// One event: the watch it came from, what happened, and the name in the watched folder ("" for the folder).
-    public struct Event: Sendable {
-        public let watch: CInt
-        public let events: Events
-        public let name: String
+    package struct Event: Sendable {
+        package let watch: CInt
+        package let events: Events
+        package let name: String
     }
 
     private let fd: CInt
     private var buffer = [UInt8](repeating: 0, count: 64 << 10)
 
-    public init() throws(SyscallError) {
+    package init() throws(SyscallError) {
         fd = try syscall("inotify_init1") { inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC)) }
     }
 
@@ -45,24 +45,24 @@ public final class Inotify {
 
     /// Starts watching `path`; the descriptor events from it carry. The same folder reached by two paths gets the
     /// same descriptor.
-    public func watch(_ path: String, for events: Events) throws(SyscallError) -> CInt {
+    package func watch(_ path: String, for events: Events) throws(SyscallError) -> CInt {
         try syscall("inotify_add_watch(\(path))") { inotify_add_watch(fd, path, events.rawValue) }
     }
 
     /// Stops a watch (a descriptor already gone is no error: there is nothing left to stop).
-    public func unwatch(_ watch: CInt) {
+    package func unwatch(_ watch: CInt) {
         inotify_rm_watch(fd, watch)
     }
 
     /// Waits up to `seconds` for an event; true when one is ready (false on a signal, which the caller's loop
     /// simply goes round).
-    public func wait(seconds: Double) -> Bool {
+    package func wait(seconds: Double) -> Bool {
         var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         return poll(&pfd, 1, Int32(max(0, seconds) * 1000)) > 0
     }
 
     /// Every event queued now, in order.
-    public func read() -> [Event] {
+    package func read() -> [Event] {
         var events: [Event] = []
         while true {
             let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }

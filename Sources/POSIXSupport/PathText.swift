@@ -1,14 +1,14 @@
 /// Path strings taken apart at their last `/`, with no file system access (what `NSString`'s path methods did,
 /// without Foundation).
-public enum PathText {
+package enum PathText {
     /// Everything before the last `/` (`"a/b/c"` → `"a/b"`, `"/a"` → `"/"`, `"c"` → `""`).
-    public static func parent(of path: String) -> String {
+    package static func parent(of path: String) -> String {
         guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "" }
         return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 
     /// The value of one hexadecimal digit (`0`–`9`, `a`–`f`, `A`–`F`), or nil: what percent-escapes are made of.
-    public static func hexDigit(_ c: UInt8) -> UInt8? {
+    package static func hexDigit(_ c: UInt8) -> UInt8? {
         switch c {
         case UInt8(ascii: "0") ... UInt8(ascii: "9"): c - 48
         case UInt8(ascii: "a") ... UInt8(ascii: "f"): c - 87
@@ -20,7 +20,7 @@ public enum PathText {
     /// `bytes` with their `%XX` escapes decoded (and `+` as a space when `plusIsSpace`, as in a query), or nil for
     /// an escape that is not two hexadecimal digits. The one decoding of URL text: the routes' path segments and
     /// query, and the ids the fast tile path looks up.
-    public static func percentDecoded(_ bytes: some Collection<UInt8>, plusIsSpace: Bool = false) -> [UInt8]? {
+    package static func percentDecoded(_ bytes: some Collection<UInt8>, plusIsSpace: Bool = false) -> [UInt8]? {
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)
         var iterator = bytes.makeIterator()
@@ -36,7 +36,7 @@ public enum PathText {
     }
 
     /// Everything after the last `/` (`"a/b/c"` → `"c"`).
-    public static func lastComponent(of path: String) -> String {
+    package static func lastComponent(of path: String) -> String {
         guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return path }
         return String(path[path.utf8.index(after: slash)...])
     }

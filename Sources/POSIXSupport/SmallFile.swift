@@ -5,12 +5,12 @@ import Glibc
 /// Small settings files read whole and written whole: the access file, the users file, the share-link key and
 /// list. A write goes to a temporary name in the same folder, is synced, then renamed over the old one, so a
 /// reader sees the old file or the new, never half of one.
-public enum SmallFile {
+package enum SmallFile {
     /// The largest file read (a guard against reading something that is not a settings file).
-    public static let maxBytes = 4 << 20
+    package static let maxBytes = 4 << 20
 
     /// The file's bytes (refused past `maxBytes`).
-    public static func read(_ path: String) throws(SyscallError) -> [UInt8] {
+    package static func read(_ path: String) throws(SyscallError) -> [UInt8] {
         let file = try FileDescriptor(readingAt: path)
         let size = try file.status().size
         guard size <= Int64(maxBytes) else { throw SyscallError(call: "read(\(PathText.lastComponent(of: path)))", errno: EFBIG) }
@@ -18,7 +18,7 @@ public enum SmallFile {
     }
 
     /// Writes `bytes` as the file at `path` with permissions `mode`, all at once (temporary name, sync, rename).
-    public static func write(_ path: String, _ bytes: [UInt8], mode: mode_t = 0o600) throws(SyscallError) {
+    package static func write(_ path: String, _ bytes: [UInt8], mode: mode_t = 0o600) throws(SyscallError) {
         let temporary = path + ".tmp-\(getpid())-\(UInt32.random(in: 0 ... .max))"
         let name = PathText.lastComponent(of: path)
         let fd = try syscall("open(\(name))") { open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode) }

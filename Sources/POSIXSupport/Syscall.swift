@@ -5,16 +5,16 @@ import Musl
 #endif
 
 /// A failed system call: the call's name and the errno text, e.g. "open(photo.jpg): No such file or directory".
-public struct SyscallError: Swift.Error, CustomStringConvertible, Sendable {
-    public let call: String
-    public let errno: CInt
+package struct SyscallError: Swift.Error, CustomStringConvertible, Sendable {
+    package let call: String
+    package let errno: CInt
 
-    public init(call: String, errno: CInt) {
+    package init(call: String, errno: CInt) {
         self.call = call
         self.errno = errno
     }
 
-    public var description: String {
+    package var description: String {
         "\(call): \(String(cString: strerror(errno)))"
     }
 }
@@ -26,7 +26,7 @@ public struct SyscallError: Swift.Error, CustomStringConvertible, Sendable {
 /// made directly.
 @inline(__always)
 @discardableResult
-public func syscall<T: FixedWidthInteger>(_ name: @autoclosure () -> String, retryingEINTR: Bool = true,
+package func syscall<T: FixedWidthInteger>(_ name: @autoclosure () -> String, retryingEINTR: Bool = true,
                                           _ body: () -> T) throws(SyscallError) -> T {
     while true {
         let result = body()

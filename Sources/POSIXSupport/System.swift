@@ -3,16 +3,16 @@ import Glibc
 #endif
 
 /// Facts about the machine.
-public enum System {
+package enum System {
     /// Online CPUs (`sysconf(_SC_NPROCESSORS_ONLN)`).
-    public static var coreCount: Int { max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))) }
+    package static var coreCount: Int { max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))) }
 }
 
 extension System {
     /// Hands freed heap pages back to the kernel (`malloc_trim(0)`, every arena). glibc keeps what a thread freed
     /// for that thread's next allocations; after a one-off burst (the first scan of a large library, a page of
     /// 10,000 listed images) that would stay in the resident set for good.
-    public static func releaseFreeMemory() {
+    package static func releaseFreeMemory() {
         _ = glibcMallocTrim(0)
     }
 }
@@ -27,7 +27,7 @@ extension System {
     /// region request's half-megabyte buffers otherwise went back to the kernel after every request and were
     /// faulted in and zeroed again by the next (in a profile of regions assembled from stored tiles, kernel time,
     /// mostly those page faults and their zeroing, was 30 % of the CPU).
-    public static func mapLargeAllocations(from bytes: Int) {
+    package static func mapLargeAllocations(from bytes: Int) {
         _ = glibcMallopt(-3 /* M_MMAP_THRESHOLD */, CInt(bytes))
         _ = glibcMallopt(-1 /* M_TRIM_THRESHOLD */, CInt(bytes))
     }

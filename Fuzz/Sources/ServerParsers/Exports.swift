@@ -1,6 +1,7 @@
-import HTTPTransport
+@testable import HTTPTransport
 @testable import Pyramid
 @testable import ImageCodecs
+@testable import ImageValues
 @testable import TileGeometry
 @testable import TileAPI
 @testable import Library
@@ -62,6 +63,9 @@ public enum ServerParsers {
     /// they answer everything the fast path declines).
     static func checkFastTarget(_ bytes: UnsafeRawBufferPointer, _ request: HTTPRequest) {
         guard let target = TileTarget(bytes) else { return }
+        // An id whose escapes do not decode to UTF-8 names no image: the fast path's lookup declines it
+        // (`CachedTileReader.decodedID`), and the routes refuse the path.
+        if let range = target.id, CachedTileReader.decodedID(UnsafeRawBufferPointer(rebasing: bytes[range])) == nil { return }
         guard let path = try? RequestPath(request) else { preconditionFailure("fast path took a target the routes refuse: \(request.target)") }
         let s = path.segments
         let id = target.id.map { CachedTileReader.decodedID(UnsafeRawBufferPointer(rebasing: bytes[$0])) }

@@ -3,18 +3,18 @@ import Glibc
 #endif
 
 /// A header field: as parsed (names lower-cased), or as a handler sets it on a response.
-public struct HTTPHeader: Equatable, Sendable {
-    public var name: String
-    public var value: String
+package struct HTTPHeader: Equatable, Sendable {
+    package var name: String
+    package var value: String
 
-    public init(name: String, value: String) {
+    package init(name: String, value: String) {
         self.name = name
         self.value = value
     }
 
     /// Header fields as lines (`Name: value` and CRLF each), as a head carries them: also how a responder
     /// prebuilds the ones it sends with every fast answer.
-    public static func lines(_ headers: [HTTPHeader]) -> [UInt8] {
+    package static func lines(_ headers: [HTTPHeader]) -> [UInt8] {
         var lines = [UInt8]()
         for header in headers {
             lines += header.name.utf8
@@ -27,7 +27,7 @@ public struct HTTPHeader: Equatable, Sendable {
 
     /// Whether an `If-None-Match` value names `etag` (quoted, as sent): `*`, the tag, or its weak form `W/tag`,
     /// among its elements. On bytes, so the fast path asks it without making a `String`.
-    public static func ifNoneMatch(_ condition: UnsafeRawBufferPointer, names etag: String) -> Bool {
+    package static func ifNoneMatch(_ condition: UnsafeRawBufferPointer, names etag: String) -> Bool {
         var etag = etag
         return etag.withUTF8 { tag in
             func isTag(_ bytes: UnsafeRawBufferPointer) -> Bool {
@@ -46,7 +46,7 @@ public struct HTTPHeader: Equatable, Sendable {
 
     /// The elements of a comma-separated field value (`Connection`, `If-None-Match`, `X-Forwarded-Host`), each
     /// without the spaces and tabs around it (RFC 9110 §5.6.1).
-    public static func elements(of value: String) -> [String] {
+    package static func elements(of value: String) -> [String] {
         value.utf8.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false).map { trimmed($0) }
     }
 

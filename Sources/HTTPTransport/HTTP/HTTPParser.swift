@@ -2,28 +2,28 @@
 /// testable. `scan` is called with everything received so far and answers "need more", "here is a request head
 /// (as offsets into those bytes)", or "reject with this status"; it allocates nothing unless it rejects.
 /// `parse` is the same with the head made into an owned `HTTPRequest`.
-public struct HTTPParser: Sendable {
-    public enum Result: Equatable {
+package struct HTTPParser: Sendable {
+    package enum Result: Equatable {
         case incomplete
         case request(HTTPRequest, consumed: Int)
         case failure(HTTPStatus, String)
     }
 
-    public enum Scan: Equatable {
+    package enum Scan: Equatable {
         case incomplete
         case head(RequestHead)
         case failure(HTTPStatus, String)
     }
 
-    public var maxRequestLine = 8 * 1024
-    public var maxHeaderBytes = 16 * 1024
-    public var maxHeaderCount = 100
+    package var maxRequestLine = 8 * 1024
+    package var maxHeaderBytes = 16 * 1024
+    package var maxHeaderCount = 100
     /// Bodies up to this many bytes are read and ignored; larger ones are refused with 413.
-    public var maxBody = 4096
+    package var maxBody = 4096
 
-    public init() {}
+    package init() {}
 
-    public func parse(_ bytes: UnsafeRawBufferPointer) -> Result {
+    package func parse(_ bytes: UnsafeRawBufferPointer) -> Result {
         switch scan(bytes) {
         case .incomplete: .incomplete
         case let .failure(status, reason): .failure(status, reason)
@@ -31,7 +31,7 @@ public struct HTTPParser: Sendable {
         }
     }
 
-    public func scan(_ bytes: UnsafeRawBufferPointer) -> Scan {
+    package func scan(_ bytes: UnsafeRawBufferPointer) -> Scan {
         let count = bytes.count
         // Request line: method SP target SP HTTP/d.d
         guard let lineEnd = Self.find(0x0A, in: bytes, from: 0, limit: min(count, maxRequestLine + 2)) else {
@@ -165,7 +165,7 @@ public struct HTTPParser: Sendable {
 
     /// Calls `body` with each element of the comma-separated value at `range`, without the spaces and tabs
     /// around it (RFC 9110 §5.6.1), empty elements included.
-    public static func forEachElement(of range: Range<Int>, in bytes: UnsafeRawBufferPointer, _ body: (Range<Int>) -> Void) {
+    package static func forEachElement(of range: Range<Int>, in bytes: UnsafeRawBufferPointer, _ body: (Range<Int>) -> Void) {
         var start = range.lowerBound
         while true {
             let end = find(UInt8(ascii: ","), in: bytes, from: start, limit: range.upperBound) ?? range.upperBound
@@ -176,7 +176,7 @@ public struct HTTPParser: Sendable {
     }
 
     /// Whether `bytes[range]` is `text` with ASCII letters in any case (`text` is lower-case).
-    public static func equalsFolded(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>, _ text: StaticString) -> Bool {
+    package static func equalsFolded(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>, _ text: StaticString) -> Bool {
         guard range.count == text.utf8CodeUnitCount else { return false }
         let expected = text.utf8Start
         for (k, i) in range.enumerated() {
@@ -188,7 +188,7 @@ public struct HTTPParser: Sendable {
     }
 
     /// Whether `bytes[range]` is exactly `text`.
-    public static func equals(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>, _ text: StaticString) -> Bool {
+    package static func equals(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>, _ text: StaticString) -> Bool {
         guard range.count == text.utf8CodeUnitCount else { return false }
         let expected = text.utf8Start
         for (k, i) in range.enumerated() where bytes[i] != expected[k] { return false }
@@ -221,7 +221,7 @@ public struct HTTPParser: Sendable {
     private static func isDigit(_ c: UInt8) -> Bool { c >= 48 && c <= 57 }
 
     /// RFC 9110 tchar.
-    public static func isToken(_ c: UInt8) -> Bool {
+    package static func isToken(_ c: UInt8) -> Bool {
         switch c {
         case UInt8(ascii: "a") ... UInt8(ascii: "z"), UInt8(ascii: "A") ... UInt8(ascii: "Z"), UInt8(ascii: "0") ... UInt8(ascii: "9"),
              UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"), UInt8(ascii: "'"),

@@ -1,29 +1,29 @@
 /// Where the parts of one validated request head lie in the bytes it was parsed from: offsets only, so finding
 /// them copies nothing and allocates nothing. `HTTPRequest(_:in:)` makes the owned form when a request needs it.
-public struct RequestHead: Sendable, Equatable {
-    public var method: Range<Int>
+package struct RequestHead: Sendable, Equatable {
+    package var method: Range<Int>
     /// The request target as sent (not percent-decoded).
-    public var target: Range<Int>
-    public var versionMinor: Int
+    package var target: Range<Int>
+    package var versionMinor: Int
     /// The header lines, from the first field to the end of the last (before the blank line).
-    public var fields: Range<Int>
+    package var fields: Range<Int>
     /// The value of the first `If-None-Match` field, without the white space around it.
-    public var ifNoneMatch: Range<Int>?
+    package var ifNoneMatch: Range<Int>?
     /// Whether the connection stays open after the response (HTTP/1.1 default, `Connection` honoured).
-    public var keepAlive: Bool
+    package var keepAlive: Bool
     /// Bytes of the head and its body: where the next pipelined request starts.
-    public var length: Int
+    package var length: Int
     /// Where the body (`Content-Length` bytes, at most the parser's `maxBody`) starts; it ends at `length`.
-    public var bodyStart: Int
+    package var bodyStart: Int
     /// The value of the `Cookie` field, when there is exactly one.
-    public var cookie: Range<Int>?
+    package var cookie: Range<Int>?
     /// Credentials the fast path does not read: an `Authorization` field, or more than one `Cookie` field.
-    public var authorization: Bool
+    package var authorization: Bool
 }
 
 extension HTTPRequest {
     /// The owned request of `head`, whose offsets are into `bytes` (already validated by `HTTPParser.scan`).
-    public init(_ head: RequestHead, in bytes: UnsafeRawBufferPointer) {
+    package init(_ head: RequestHead, in bytes: UnsafeRawBufferPointer) {
         var headers: [HTTPHeader] = []
         var position = head.fields.lowerBound
         while position < head.fields.upperBound {

@@ -1,6 +1,6 @@
 /// What the server asks of the application: an answer to each parsed request, the answer to a failure the
 /// transport found itself, and where to report trouble with sockets. The transport knows nothing else of it.
-public protocol HTTPResponder: Sendable {
+package protocol HTTPResponder: Sendable {
     /// Answers `request`, whose head was complete at `started` (monotonic seconds).
     func respond(to request: HTTPRequest, started: Double) -> HandlerOutcome
     /// The response to a failure the transport found (malformed request, header timeout, connection cap); the
@@ -13,11 +13,11 @@ public protocol HTTPResponder: Sendable {
 }
 
 extension HTTPResponder {
-    public func makeFastResponder() -> (any FastResponder)? { nil }
+    package func makeFastResponder() -> (any FastResponder)? { nil }
 }
 
 /// A request the transport answers without the application's routes.
-public enum TransportFailure: Sendable, Equatable, CustomStringConvertible {
+package enum TransportFailure: Sendable, Equatable, CustomStringConvertible {
     /// The bytes are not a request this server takes (the parser's status and reason).
     case malformed(HTTPStatus, String)
     /// No complete request head within the header timeout, in seconds.
@@ -25,7 +25,7 @@ public enum TransportFailure: Sendable, Equatable, CustomStringConvertible {
     /// The connection cap was reached.
     case tooManyConnections(limit: Int)
 
-    public var status: HTTPStatus {
+    package var status: HTTPStatus {
         switch self {
         case let .malformed(status, _): status
         case .headerTimeout: .requestTimeout
@@ -33,7 +33,7 @@ public enum TransportFailure: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case let .malformed(_, message): message
         case let .headerTimeout(seconds):

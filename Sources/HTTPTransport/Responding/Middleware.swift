@@ -1,24 +1,24 @@
 /// What answers a request: the route table at the centre of a chain, or a middleware around it. `Context` is
 /// what the application carries along with each request (its notes for logs and metrics).
-public typealias Responder<Context> = @Sendable (HTTPRequest, Context) -> HandlerOutcome
+package typealias Responder<Context> = @Sendable (HTTPRequest, Context) -> HandlerOutcome
 
 /// One step of a responder chain (hummingbird's middleware): it sees the request before the responder it
 /// wraps and the response after it, deferred responses included.
-public protocol Middleware<Context>: Sendable {
+package protocol Middleware<Context>: Sendable {
     associatedtype Context
     func respond(to request: HTTPRequest, context: Context, next: Responder<Context>) -> HandlerOutcome
 }
 
 /// Middlewares in order, outermost first, around a responder.
-public struct ResponderChain<Context>: Sendable {
-    public let middlewares: [any Middleware<Context>]
+package struct ResponderChain<Context>: Sendable {
+    package let middlewares: [any Middleware<Context>]
 
-    public init(_ middlewares: [any Middleware<Context>]) {
+    package init(_ middlewares: [any Middleware<Context>]) {
         self.middlewares = middlewares
     }
 
     /// One responder that runs the middlewares around `responder`; composed once, called per request.
-    public func compose(around responder: @escaping Responder<Context>) -> Responder<Context> {
+    package func compose(around responder: @escaping Responder<Context>) -> Responder<Context> {
         middlewares.reversed().reduce(responder) { next, middleware in
             { request, context in middleware.respond(to: request, context: context, next: next) }
         }

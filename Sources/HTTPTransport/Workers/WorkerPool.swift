@@ -8,7 +8,7 @@ import POSIXSupport
 /// decode pass that cuts its tile, `BlockingWait`) does not count meanwhile: a spare thread takes the next job,
 /// and the first thread over the count once the wait ends leaves. So six thumbnails asked at once all reach the
 /// pass scheduler at once, instead of two of them while four wait behind the two blocked threads.
-public final class WorkerPool: @unchecked Sendable, BlockingObserver {
+package final class WorkerPool: @unchecked Sendable, BlockingObserver {
     private let lock = ConditionLock()
     private var normal: [(@Sendable () -> Void)?] = []
     private var normalHead = 0
@@ -21,7 +21,7 @@ public final class WorkerPool: @unchecked Sendable, BlockingObserver {
     /// Spare threads at most beyond `threads` (each waiting thread keeps its stack).
     static let spares = 64
 
-    public init(threads: Int, lowPriorityLimit: Int) {
+    package init(threads: Int, lowPriorityLimit: Int) {
         self.lowPriorityLimit = lowPriorityLimit
         self.threads = max(1, threads)
         lock.withLock {
@@ -38,21 +38,21 @@ public final class WorkerPool: @unchecked Sendable, BlockingObserver {
         }
     }
 
-    public func willBlock() {
+    package func willBlock() {
         lock.withLock {
             blocked += 1
             if live - blocked < threads && live < threads + Self.spares { startThread() }
         }
     }
 
-    public func didUnblock() {
+    package func didUnblock() {
         lock.withLock {
             blocked -= 1
             lock.broadcast()
         }
     }
 
-    public func submit(_ job: @escaping @Sendable () -> Void) {
+    package func submit(_ job: @escaping @Sendable () -> Void) {
         lock.withLock {
             normal.append(job)
             lock.broadcast()
@@ -60,7 +60,7 @@ public final class WorkerPool: @unchecked Sendable, BlockingObserver {
     }
 
     /// Queues `job` unless the low-priority queue is full or normal work is waiting; returns whether it was queued.
-    public func submitLowPriority(_ job: @escaping @Sendable () -> Void) -> Bool {
+    package func submitLowPriority(_ job: @escaping @Sendable () -> Void) -> Bool {
         lock.withLock {
             guard low.count < lowPriorityLimit, normal.count - normalHead == 0 else { return false }
             low.append(job)

@@ -1,11 +1,11 @@
 /// The pools deferred work runs on, one per `WorkLane`.
-public final class WorkerPools: Sendable {
+package final class WorkerPools: Sendable {
     /// Decoding, resampling and encoding: as many threads as cores.
-    public let render: WorkerPool
+    package let render: WorkerPool
     /// Headers, listings and documents: work that mostly waits on files, kept apart so it never queues behind renders.
-    public let io: WorkerPool
+    package let io: WorkerPool
 
-    public init(renderThreads: Int, ioThreads: Int, lowPriorityLimit: Int) {
+    package init(renderThreads: Int, ioThreads: Int, lowPriorityLimit: Int) {
         render = WorkerPool(threads: renderThreads, lowPriorityLimit: lowPriorityLimit)
         io = WorkerPool(threads: ioThreads, lowPriorityLimit: 0)
     }

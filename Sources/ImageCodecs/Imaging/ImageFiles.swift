@@ -4,12 +4,12 @@ import POSIXSupport
 /// handed down from the executable to whatever opens images (`ImageOpener`, the tile service, the library), never
 /// a process-wide setting.
 public struct ImageFiles: Sendable, Hashable {
-    public let objects: (any ObjectBytes)?
+    package let objects: (any ObjectBytes)?
 
     /// Local files only: an object path is an error that says object storage is not configured.
     public static let local = ImageFiles(objects: nil)
 
-    public init(objects: (any ObjectBytes)?) {
+    package init(objects: (any ObjectBytes)?) {
         self.objects = objects
     }
 

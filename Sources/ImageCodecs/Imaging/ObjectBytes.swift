@@ -3,7 +3,7 @@ import POSIXSupport
 /// A store of objects that image paths (`s3://bucket/key`) name, as the codecs read them: what is known of an
 /// object, and its bytes by range while it is still that version. The codecs never import object storage; its
 /// client is one of these because the executable says so (`ImageFiles(objects:)`).
-public protocol ObjectBytes: AnyObject, Sendable {
+package protocol ObjectBytes: AnyObject, Sendable {
     /// The object at `path` as last seen, asking the store when it has not been seen. Blocking.
     func version(of path: String) throws(ObjectReadError) -> ObjectVersion
     /// `count` bytes at `offset` of the object at `path`, only while it is `version` (a replaced object is
@@ -17,18 +17,18 @@ public protocol ObjectBytes: AnyObject, Sendable {
 }
 
 /// One version of an object: its size, the tag that names this version (an ETag), and its stamp.
-public struct ObjectVersion: Sendable, Equatable {
-    public let size: Int64
-    public let tag: String
-    public let stamp: FileStamp
+package struct ObjectVersion: Sendable, Equatable {
+    package let size: Int64
+    package let tag: String
+    package let stamp: FileStamp
 
-    public init(size: Int64, tag: String, stamp: FileStamp) {
+    package init(size: Int64, tag: String, stamp: FileStamp) {
         (self.size, self.tag, self.stamp) = (size, tag, stamp)
     }
 }
 
 /// Why an object's bytes could not be read.
-public enum ObjectReadError: Error, Sendable {
+package enum ObjectReadError: Error, Sendable {
     /// The store did not answer (an outage): asking again later may succeed.
     case unavailable(reason: String)
     /// The object is no longer the version being read.

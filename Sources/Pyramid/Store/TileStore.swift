@@ -44,7 +44,7 @@ public final class TileStore: Sendable {
     }
 
     /// A store of objects under `location`, shared with every replica that names it; `objects` reads and writes them.
-    public convenience init(objects: RemoteObjects, location: S3Location) {
+    package convenience init(objects: RemoteObjects, location: S3Location) {
         self.init(backend: ObjectStore(objects: objects, location: location), budget: .max)
     }
 

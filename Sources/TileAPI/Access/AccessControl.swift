@@ -13,7 +13,7 @@ import Glibc
 /// users (`--users`) and their sessions, share links (`--secret-file`) and a trusted proxy's headers. The files
 /// are re-read when they change (`reload`, once a second off the event loops); a file that no longer reads
 /// leaves the previous one in force and is logged. Without an access file every image is public.
-public final class AccessControl: @unchecked Sendable {
+package final class AccessControl: @unchecked Sendable {
     struct Files {
         var policy = AccessPolicy.open
         var users = UserTable()
@@ -40,7 +40,7 @@ public final class AccessControl: @unchecked Sendable {
     private let logger: Logger
 
     /// Reads the files the settings name: a mistake in one is thrown with its file, line and column.
-    public init(settings: AccessSettings, library: ImageLibrary, logger: Logger) throws(AccessSetupError) {
+    package init(settings: AccessSettings, library: ImageLibrary, logger: Logger) throws(AccessSetupError) {
         self.settings = settings
         self.library = library
         self.logger = logger
@@ -66,13 +66,13 @@ public final class AccessControl: @unchecked Sendable {
 
     /// Whether the server needs access control at all: an access file, users, a share key, a proxy or a limit
     /// on `/metrics`. Without any, no request asks anything (as before access control existed).
-    public var isNeeded: Bool {
+    package var isNeeded: Bool {
         settings.accessFile != nil || settings.usersFile != nil || settings.secretFile != nil || !settings.trustedProxies.isEmpty
             || settings.metricsFrom != nil
     }
 
     /// Whether any image may be refused to anyone: with no access file, nothing is asked per request.
-    public var restricts: Bool { !policy.isEmpty }
+    package var restricts: Bool { !policy.isEmpty }
 
     var policy: AccessPolicy { files.withLock { $0.policy } }
     /// The policy and its generation, read together.
@@ -80,7 +80,7 @@ public final class AccessControl: @unchecked Sendable {
     var users: UserTable { files.withLock { $0.users } }
 
     /// What the start-up line says.
-    public var summary: String {
+    package var summary: String {
         let (policy, users) = files.withLock { ($0.policy, $0.users) }
         guard settings.accessFile != nil else {
             return "off: every image is public (no --access file)" + (settings.usersFile != nil ? "; \(users.users.count) users can sign in" : "")
@@ -126,7 +126,7 @@ public final class AccessControl: @unchecked Sendable {
     }
 
     /// The key in `path` (64 hexadecimal digits), made (mode 0600) when the file does not exist and `create`.
-    public static func secretKey(_ path: String, create: Bool) throws(AccessSetupError) -> [UInt8] {
+    package static func secretKey(_ path: String, create: Bool) throws(AccessSetupError) -> [UInt8] {
         do {
             let text = String(decoding: try SmallFile.read(path), as: UTF8.self).filter { !$0.isWhitespace }
             guard text.utf8.count == 64, let key = Self.hex(text) else {
@@ -157,7 +157,7 @@ public final class AccessControl: @unchecked Sendable {
     }
 
     /// Re-reads whichever file changed since last time; a file that no longer reads leaves the old one in force.
-    public func reload() {
+    package func reload() {
         var watched: [String] = []
         if let path = settings.accessFile { watched.append(path) }
         if let path = settings.usersFile { watched.append(path) }
@@ -205,7 +205,7 @@ public final class AccessControl: @unchecked Sendable {
     }
 
     /// Re-reads the files once a second on a thread of its own.
-    public func watch() {
+    package func watch() {
         startDetachedThread { [self] in
             while true {
                 usleep(1_000_000)
@@ -216,7 +216,7 @@ public final class AccessControl: @unchecked Sendable {
 
     // MARK: Decisions
 
-    public var generation: Int { policyGeneration.load(ordering: .acquiring) }
+    package var generation: Int { policyGeneration.load(ordering: .acquiring) }
 
     /// Whether everyone may have every tile of `image`; nil while its rule is not worked out yet.
     package func isOpen(_ image: PyramidImage) -> Bool? {
@@ -247,8 +247,8 @@ public final class AccessControl: @unchecked Sendable {
 }
 
 /// A setting or file access control cannot start with.
-public struct AccessSetupError: Swift.Error, CustomStringConvertible {
-    public let description: String
+package struct AccessSetupError: Swift.Error, CustomStringConvertible {
+    package let description: String
 }
 
 extension String {

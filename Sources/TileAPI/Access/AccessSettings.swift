@@ -1,29 +1,29 @@
 /// Access control's settings (`docs/security.md`). Defaults here; the executable declares the flags.
-public struct AccessSettings: Sendable {
+package struct AccessSettings: Sendable {
     /// The access file (`--access`): rules per folder. Nil: every image is public.
-    public var accessFile: String?
+    package var accessFile: String?
     /// The users file (`--users`): who can sign in.
-    public var usersFile: String?
+    package var usersFile: String?
     /// The share-link key (`--secret-file`), made on first start; its list of links lives beside it.
-    public var secretFile: String?
+    package var secretFile: String?
     /// Addresses whose `userHeader`/`groupsHeader` are believed, and whose `X-Forwarded-Proto: https` makes
     /// cookies `Secure`.
-    public var trustedProxies: [AddressRange] = []
+    package var trustedProxies: [AddressRange] = []
     /// Header names (lower-case) a trusted proxy names the user and their groups (comma-separated) in.
-    public var userHeader: String?
-    public var groupsHeader: String?
+    package var userHeader: String?
+    package var groupsHeader: String?
     /// Who may read `/metrics`; nil: anyone.
-    public var metricsFrom: [AddressRange]?
+    package var metricsFrom: [AddressRange]?
     /// Viewer origins (`scheme://host[:port]`) the IIIF token service may hand access tokens to; empty: only the
     /// server's own. Listing any makes the session cookie `SameSite=None; Secure`.
-    public var authOrigins: [String] = []
+    package var authOrigins: [String] = []
     /// How long a session lasts after sign-in, in seconds.
-    public var sessionSeconds = 8 * 3600
+    package var sessionSeconds = 8 * 3600
 
-    public init() {}
+    package init() {}
 
     /// `scheme://host[:port]` with nothing after it (http or https).
-    public static func isOrigin(_ text: String) -> Bool {
+    package static func isOrigin(_ text: String) -> Bool {
         guard text.utf8.count <= 256, let schemeEnd = text.firstRange(of: "://"),
               ["http", "https"].contains(text[..<schemeEnd.lowerBound]) else { return false }
         let host = text[schemeEnd.upperBound...]

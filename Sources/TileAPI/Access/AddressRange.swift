@@ -4,13 +4,13 @@ import Glibc
 
 /// An address range as written in settings (`10.0.0.0/8`, `127.0.0.1`, `::1`, `fd00::/8`), matched against a
 /// connection's address as the socket gave it: the trusted proxies and who may read `/metrics`.
-public struct AddressRange: Sendable, Equatable, CustomStringConvertible {
+package struct AddressRange: Sendable, Equatable, CustomStringConvertible {
     let bytes: [UInt8]
     let prefix: Int
-    public let description: String
+    package let description: String
 
     /// Nil when `text` is not an IPv4 or IPv6 address with an optional `/prefix` within its length.
-    public init?(_ text: String) {
+    package init?(_ text: String) {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count <= 2, let address = Self.parse(String(parts[0])) else { return nil }
         let bits = address.count * 8
@@ -25,7 +25,7 @@ public struct AddressRange: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// A comma-separated list; the first element that is not a range is thrown back as text.
-    public static func list(_ text: String) -> Result<[AddressRange], InvalidRange> {
+    package static func list(_ text: String) -> Result<[AddressRange], InvalidRange> {
         var ranges: [AddressRange] = []
         for item in text.split(separator: ",").map({ $0.trimmingCharacters() }) where !item.isEmpty {
             guard let range = AddressRange(item) else { return .failure(InvalidRange(text: item)) }
@@ -34,13 +34,13 @@ public struct AddressRange: Sendable, Equatable, CustomStringConvertible {
         return .success(ranges)
     }
 
-    public struct InvalidRange: Swift.Error, Equatable {
-        public let text: String
+    package struct InvalidRange: Swift.Error, Equatable {
+        package let text: String
     }
 
     /// Whether `address` (as `Socket.address` writes it) is in the range; an IPv4 address matches only IPv4
     /// ranges, as the socket strips the `::ffff:` form.
-    public func contains(_ address: String) -> Bool {
+    package func contains(_ address: String) -> Bool {
         guard let other = Self.parse(address), other.count == bytes.count else { return false }
         var left = prefix
         for (a, b) in zip(bytes, other) {

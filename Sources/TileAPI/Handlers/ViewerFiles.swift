@@ -10,12 +10,12 @@ import Glibc
 /// Where the browser viewer's files come from: a copy compiled into the binary (the default, so the server runs
 /// from any directory with nothing beside it; the executable embeds `public/` and hands it over), or a folder
 /// named with `--public` for working on the viewer.
-public enum ViewerFiles: Sendable {
+package enum ViewerFiles: Sendable {
     case embedded(EmbeddedFiles)
     case folder(String)
 
     /// The `--public` folder when one is configured, else `embedded`.
-    public static func locate(_ configured: String?, embedded: @autoclosure () -> EmbeddedFiles) throws(APIError) -> ViewerFiles {
+    package static func locate(_ configured: String?, embedded: @autoclosure () -> EmbeddedFiles) throws(APIError) -> ViewerFiles {
         guard let configured else { return .embedded(embedded()) }
         guard let path = Posix.realPath(configured), access(path + "/index.html", R_OK) == 0 else {
             throw .notFound("--public \(configured): no such directory with an index.html")
@@ -25,10 +25,10 @@ public enum ViewerFiles: Sendable {
 }
 
 /// Files held in memory by their path below `public/`, each with an ETag made from its bytes.
-public final class EmbeddedFiles: Sendable {
+package final class EmbeddedFiles: Sendable {
     private let files: [String: (bytes: [UInt8], etag: String)]
 
-    public init(_ files: [String: [UInt8]]) {
+    package init(_ files: [String: [UInt8]]) {
         self.files = files.mapValues { bytes in (bytes, "\"e-\(FNV1a(bytes).hex16)\"") }
     }
 

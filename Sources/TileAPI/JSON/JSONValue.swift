@@ -1,7 +1,7 @@
 import HTTPTransport
 
 /// A JSON document built by hand so that keys keep the order we write them in and numbers print exactly.
-public enum JSONValue: Sendable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral {
+package enum JSONValue: Sendable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral {
     case object([(String, JSONValue)])
     case array([JSONValue])
     case string(String)
@@ -10,12 +10,12 @@ public enum JSONValue: Sendable, ExpressibleByStringLiteral, ExpressibleByIntege
     case bool(Bool)
     case null
 
-    public init(stringLiteral value: String) { self = .string(value) }
-    public init(integerLiteral value: Int) { self = .int(value) }
-    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    package init(stringLiteral value: String) { self = .string(value) }
+    package init(integerLiteral value: Int) { self = .int(value) }
+    package init(booleanLiteral value: Bool) { self = .bool(value) }
 
     /// Compact serialisation, UTF-8.
-    public var serialized: String {
+    package var serialized: String {
         var out = ""
         write(to: &out)
         return out
@@ -48,7 +48,7 @@ public enum JSONValue: Sendable, ExpressibleByStringLiteral, ExpressibleByIntege
     }
 
     /// Shortest round-tripping form; integral values without a fraction; non-finite values as null.
-    public static func format(_ d: Double) -> String {
+    package static func format(_ d: Double) -> String {
         guard d.isFinite else { return "null" }
         if d == d.rounded(), abs(d) < 1e15 { return String(Int(d)) }
         return "\(d)"

@@ -15,7 +15,7 @@ import Glibc
 /// one batch; each event loop's fast path has a batch of its own (`makeShard`), so loops never wait for each
 /// other here. Lines of different batches may reach the file out of time order by up to a second, as with
 /// nginx's workers.
-public final class AccessLog: Sendable {
+package final class AccessLog: Sendable {
     static let batchBytes = 64 << 10
     /// Pending bytes past which the recording thread writes the batch itself.
     static let stalledBytes = 16 * batchBytes
@@ -214,7 +214,7 @@ public final class AccessLog: Sendable {
     static let secretFields: Set<Substring> = ["share", "access_token", "token"]
 
     /// Writes whatever is pending in every batch.
-    public func flush() {
+    package func flush() {
         for shard in shards.withLock({ $0 }) { shard.flush() }
     }
 }

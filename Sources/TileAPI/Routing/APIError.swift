@@ -5,7 +5,7 @@ import ImageCodecs
 import TileGeometry
 
 /// A request the API refuses, with the status it deserves and a message that says what would be accepted.
-public enum APIError: Swift.Error, Sendable, CustomStringConvertible {
+package enum APIError: Swift.Error, Sendable, CustomStringConvertible {
     case badRequest(String)
     case notFound(String)
     /// Nobody gets this, whoever they are (403 without a sign-in's pointers).
@@ -21,7 +21,7 @@ public enum APIError: Swift.Error, Sendable, CustomStringConvertible {
     /// at the sign-in page and lists the image's IIIF Authorization Flow services (`services`), when one is named.
     case refused(signedIn: Bool, String, services: JSONValue? = nil)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case let .badRequest(m), let .notFound(m), let .forbidden(m), let .notImplemented(m), let .unavailable(m), let .refused(_, m, _): m
         case let .staleVersion(location): "this image has a newer version: \(location)"

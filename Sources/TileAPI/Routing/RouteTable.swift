@@ -30,5 +30,5 @@ extension Router {
 
 extension Application {
     /// `Router.description` of this server's routes.
-    public var routeTable: String { router.description }
+    package var routeTable: String { router.description }
 }

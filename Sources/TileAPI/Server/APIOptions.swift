@@ -1,26 +1,26 @@
 import POSIXSupport
 
 /// The API's settings. Defaults here; the executable declares the flags that change them.
-public struct APIOptions: Sendable {
+package struct APIOptions: Sendable {
     /// Largest zoom, in screen pixels per image pixel (1: native); also IIIF's upscaling limit.
-    public var maxZoom = 1.0
+    package var maxZoom = 1.0
     /// `Cache-Control` max-age of tiles whose URL names no version, in seconds.
-    public var tileMaxAge = 86_400
+    package var tileMaxAge = 86_400
     /// One access-log line per request on standard output.
-    public var accessLog = true
+    package var accessLog = true
     /// Threads of the render pool.
-    public var workers = System.coreCount
+    package var workers = System.coreCount
     /// Threads of the I/O pool (listings, documents, headers).
-    public var ioWorkers = 2
+    package var ioWorkers = 2
     /// Publish where photos were taken (EXIF GPS) in `/api/images/{id}`, manifests (`navPlace`) and the viewer.
     /// Off by default: a photographer rarely means to tell the world where they live.
-    public var publishLocation = false
+    package var publishLocation = false
     /// The address clients reach the server at (`scheme://host[:port]`): the start of every absolute URL in IIIF
     /// documents. Nil: as each request addresses the server (its `Host`, or a proxy's `X-Forwarded-Host`), which
     /// behind a shared cache lets one request's `Host` reach every later client.
-    public var publicURL: String?
+    package var publicURL: String?
     /// Prefetch jobs waiting beyond this many are dropped.
-    public var prefetchQueue = 256
+    package var prefetchQueue = 256
 
-    public init() {}
+    package init() {}
 }

@@ -7,11 +7,11 @@ import Pyramid
 /// The server's parts, built once: the tile service, metrics, pools, the access log and the responder chain
 /// with the routes at its centre. It is what the transport calls (`HTTPResponder`); the handlers behind the
 /// routes get only the services they use.
-public final class Application: HTTPResponder {
-    public let pools: WorkerPools
+package final class Application: HTTPResponder {
+    package let pools: WorkerPools
     /// Open connections, counted by the transport, shown by `/metrics`.
-    public let connections = ConnectionGauge()
-    public let accessLog: AccessLog?
+    package let connections = ConnectionGauge()
+    package let accessLog: AccessLog?
     let metrics = Metrics()
     private let logger: Logger
     private let tiles: TileService
@@ -28,7 +28,7 @@ public final class Application: HTTPResponder {
 
     /// The server over `library`'s images, whose tiles `tiles` makes (a service made with `library` as its
     /// directory); `objects`, the object store `s3://` masters are in, when there is one.
-    public init(options: APIOptions, tiles: TileService, library: ImageLibrary, logger: Logger, viewer: ViewerFiles,
+    package init(options: APIOptions, tiles: TileService, library: ImageLibrary, logger: Logger, viewer: ViewerFiles,
                 access: AccessControl? = nil, objects: RemoteObjects? = nil) {
         self.logger = logger
         self.tiles = tiles
@@ -57,12 +57,12 @@ public final class Application: HTTPResponder {
         responder(request, notes)
     }
 
-    public func respond(to request: HTTPRequest, started: Double) -> HandlerOutcome {
+    package func respond(to request: HTTPRequest, started: Double) -> HandlerOutcome {
         responder(request, RequestNotes(started: started))
     }
 
     /// The transport's own answer, observed and given CORS like any other (route `refused` or `invalid`).
-    public func respond(to failure: TransportFailure, started: Double) -> HTTPResponse {
+    package func respond(to failure: TransportFailure, started: Double) -> HTTPResponse {
         let route = if case .tooManyConnections = failure { "refused" } else { "invalid" }
         let request = HTTPRequest(method: "-", target: "-", versionMinor: 1, headers: [], keepAlive: false)
         let answer = HTTPResponse.error(failure.status, failure.description)
@@ -70,11 +70,11 @@ public final class Application: HTTPResponder {
     }
 
     /// Each event loop's answerer of cached tiles from their bytes (`CachedTileResponder`).
-    public func makeFastResponder() -> (any FastResponder)? {
+    package func makeFastResponder() -> (any FastResponder)? {
         CachedTileResponder(tiles: tiles, metrics: metrics, accessLog: accessLog, cacheControl: tileCacheControl, access: access)
     }
 
-    public func report(_ problem: String) {
+    package func report(_ problem: String) {
         logger.warning("\(problem)")
     }
 }
