@@ -29,7 +29,7 @@ final class FolderWatcherTests: XCTestCase {
 
     private func watched(inotify: Bool, rescanInterval: Double) throws -> ImageLibrary {
         let loaded = try LibraryLoader.load([root], options: TileOptions(), logger: Logger(label: "test"))
-        XCTAssertEqual(loaded.library.ids, ["trip/first"])
+        XCTAssertEqual(loaded.library.members().map(\.id), ["trip/first"])
         let sync = LibrarySync(roots: loaded.roots, library: loaded.library, entered: loaded.folders, writeQuiet: 0.2)
         FolderWatcher(sync: sync, library: loaded.library, logger: Logger(label: "test"), inotify: inotify,
                       rescanInterval: rescanInterval).start()
@@ -39,10 +39,10 @@ final class FolderWatcherTests: XCTestCase {
     private func copyInAndRemove(_ library: ImageLibrary) throws {
         try FileManager.default.copyItem(atPath: Fixtures.path("baseline.jpg"), toPath: root + "/trip/.second.jpg.part")
         try FileManager.default.moveItem(atPath: root + "/trip/.second.jpg.part", toPath: root + "/trip/second.jpg")
-        waitFor("a file moved into a watched folder is listed") { library.ids == ["trip/first", "trip/second"] }
+        waitFor("a file moved into a watched folder is listed") { library.members().map(\.id) == ["trip/first", "trip/second"] }
         XCTAssertEqual(try library.image("trip/second")?.current().geometry.width, 701)
         try FileManager.default.removeItem(atPath: root + "/trip/first.jpg")
-        waitFor("a removed file leaves the listing") { library.ids == ["trip/second"] }
+        waitFor("a removed file leaves the listing") { library.members().map(\.id) == ["trip/second"] }
     }
 
     func testInotifySeesFilesArriveAndLeave() throws {
@@ -56,9 +56,9 @@ final class FolderWatcherTests: XCTestCase {
     func testAnEmptyFolderServesTheLandscapeUntilAnImageArrives() throws {
         try FileManager.default.removeItem(atPath: root + "/trip/first.jpg")
         let loaded = try LibraryLoader.load([root], options: TileOptions(), logger: Logger(label: "test"))
-        XCTAssertEqual(loaded.library.ids, ["landscape"])
+        XCTAssertEqual(loaded.library.members().map(\.id), ["landscape"])
         let nothing = try LibraryLoader.load([], options: TileOptions(), logger: Logger(label: "test"))
-        XCTAssertEqual(nothing.library.ids, ["landscape"])
+        XCTAssertEqual(nothing.library.members().map(\.id), ["landscape"])
         XCTAssertEqual(try nothing.library.image("landscape")?.current().geometry.width, 16_384)
     }
 

@@ -39,7 +39,7 @@ final class ImageLibraryTests: XCTestCase {
     func testWalkIsRecursiveSkipsHiddenAndNeverLoops() {
         let (library, _) = scanned()
         // "linked" is the rome folder again: listed once, under the path met first ("2024/rome" sorts before it).
-        XCTAssertEqual(library.ids, ["2024/iceland/glacier", "2024/iceland/glacier.png", "2024/rome/forum", "my-trip/a-b", "top"])
+        XCTAssertEqual(library.members().map(\.id), ["2024/iceland/glacier", "2024/iceland/glacier.png", "2024/rome/forum", "my-trip/a-b", "top"])
         XCTAssertEqual(library.image("2024/rome/forum")?.path, root + "/2024/rome/forum.jpg")
     }
 
@@ -69,7 +69,7 @@ final class ImageLibraryTests: XCTestCase {
             seen += page.images.map(\.id)
             after = page.next
         } while after != nil
-        XCTAssertEqual(seen, library.ids)
+        XCTAssertEqual(seen, library.members().map(\.id))
         let first = try XCTUnwrap(library.page(limit: 2))
         try FileManager.default.removeItem(atPath: root + "/2024/iceland/glacier.png")
         roots.scanAll(into: library)
@@ -92,7 +92,7 @@ final class ImageLibraryTests: XCTestCase {
         // A folder scope leaves the rest alone; an empty subtree drops a whole branch and its counts.
         XCTAssertNotNil(library.image("2024/iceland/glacier"))
         library.apply(root: 0, scope: .subtree("2024"), files: [:])
-        XCTAssertEqual(library.ids, ["my-trip/a-b", "top"])
+        XCTAssertEqual(library.members().map(\.id), ["my-trip/a-b", "top"])
         XCTAssertEqual(library.page(folder: "", limit: 10)?.folders.map(\.path), ["my-trip"])
         XCTAssertNil(library.page(folder: "2024", limit: 10))
     }
@@ -119,10 +119,10 @@ final class ImageLibraryTests: XCTestCase {
         let library = ImageLibrary(options: TileOptions(), fallback: fallback)
         let roots = LibraryRoots([.folder(empty)])
         roots.scanAll(into: library)
-        XCTAssertEqual(library.ids, ["landscape"])
+        XCTAssertEqual(library.members().map(\.id), ["landscape"])
         try FileManager.default.copyItem(atPath: Fixtures.path("gray.jpg"), toPath: empty + "/landscape.jpg")
         roots.scanAll(into: library)
-        XCTAssertEqual(library.ids, ["landscape"])
+        XCTAssertEqual(library.members().map(\.id), ["landscape"])
         XCTAssertEqual(library.image("landscape")?.path, empty + "/landscape.jpg")
         try FileManager.default.removeItem(atPath: empty + "/landscape.jpg")
         roots.scanAll(into: library)

@@ -6,48 +6,42 @@ import POSIXSupport
 extension ImageLibrary {
     /// Records the real paths of the served folders, by root index, so linked files are placed.
     package func setRoots(_ paths: [Int: String]) {
-        let real = paths.compactMapValues { Posix.realPath($0) }
-        state.withLock { $0.roots = real }
+        rules.roots = paths.compactMapValues { Posix.realPath($0) }
     }
 
     /// Whether there is an image `id`.
     package func hasImage(_ id: String) -> Bool {
-        state.withLock { $0.members[id] != nil }
+        stateMember(id) != nil
     }
 
     /// Image `id`'s rule under `policy` (whose generation is `generation`), or nil when there is no such image.
     /// It may resolve the file's real path (a system call) the first time; `cachedRule` never does.
     package func rule(of id: String, in policy: AccessPolicy, generation: Int) -> FolderRule? {
-        if let cached = cachedRule(of: id, generation: generation) { return cached }
-        guard let (member, roots) = state.withLock({ state in state.members[id].map { ($0, state.roots) } }) else { return nil }
+        guard let member = stateMember(id) else { return nil }
+        if let kept = rules.kept(id, path: member.path, generation: generation) { return kept }
         var rule = Self.pathRule(of: member, in: policy)
-        if !policy.isEmpty, let real = Self.realFolder(of: member.path, roots: roots, root: member.key.root) {
+        if !policy.isEmpty, let real = Self.realFolder(of: member.path, roots: rules.roots, root: member.key.root) {
             var linked = policy.rule(forFolder: real)
-            if linked != rule, AccessPolicy.key(real) != AccessPolicy.key(Self.folderNames(of: member).joined(separator: "/")) {
+            if linked != rule, AccessPolicy.key(real) != AccessPolicy.key(Self.folderNames(id: id, path: member.path).joined(separator: "/")) {
                 linked.shareable = false
             }
             rule = rule.strictest(linked)
         }
-        state.withLock { state in
-            guard state.members[id]?.path == member.path else { return }
-            state.members[id]!.access = (generation, rule)
-        }
+        rules.keep(rule, for: id, path: member.path, generation: generation)
         return rule
     }
 
     /// Image `id`'s rule if already known for `generation`: `.some(nil)`… never; nil when unknown or no image.
     package func cachedRule(of id: String, generation: Int) -> FolderRule? {
-        state.withLock { state in
-            guard let access = state.members[id]?.access, access.generation == generation else { return nil }
-            return access.rule
-        }
+        guard let member = stateMember(id) else { return nil }
+        return rules.kept(id, path: member.path, generation: generation)
     }
 
     /// The rule by the image's folder: its id path and its names on disk.
-    static func pathRule(of member: Member, in policy: AccessPolicy) -> FolderRule {
+    static func pathRule(of member: Catalogue.Member, in policy: AccessPolicy) -> FolderRule {
         guard !policy.isEmpty else { return .open }
         let byID = policy.rule(forFolder: LibraryKey.folder(of: member.key.id))
-        let names = folderNames(of: member).joined(separator: "/")
+        let names = folderNames(id: member.key.id, path: member.path).joined(separator: "/")
         return byID.strictest(policy.rule(forFolder: names))
     }
 
@@ -70,7 +64,7 @@ extension ImageLibrary {
 
     /// Folder `path` (an id path) by its names on disk.
     func diskPath(of path: String) -> String {
-        state.withLock { state -> String in
+        catalogue.withLock { state -> String in
             var parts: [String] = []
             var folder = path
             while !folder.isEmpty {
@@ -85,11 +79,11 @@ extension ImageLibrary {
     /// brought here from a hidden folder is not counted where it appears). Resolves real paths the first time:
     /// off the event loop.
     package func visibleCount(_ path: String, in policy: AccessPolicy, generation: Int, counts: (String, FolderRule) -> Bool) -> Int {
-        guard !policy.isEmpty else { return state.withLock { $0.folders[path]?.count ?? 0 } }
+        guard !policy.isEmpty else { return catalogue.withLock { $0.folders[path]?.count ?? 0 } }
         var total = 0
         var pending = [path]
         while let folder = pending.popLast() {
-            let (images, children) = state.withLock { state -> ([String], [String]) in
+            let (images, children) = catalogue.withLock { state -> ([String], [String]) in
                 guard let node = state.folders[folder] else { return ([], []) }
                 return (node.images.map(\.id), Array(node.children))
             }

@@ -67,58 +67,16 @@ public final class ImageLibrary: ImageDirectory {
         package let folders: [FolderSummary]
     }
 
-    /// One image of the library. Its `PyramidImage` is made on first use (a tile, a view, a manifest); a listing
-    /// needs only `summary`, a few dozen bytes, so 100,000 listed images cost little memory.
-    struct Member {
-        let key: LibraryKey
-        /// The id the scanner gave it; differs from `key.id` only when another path had taken that id.
-        let scanned: String
-        let path: String
-        var image: PyramidImage?
-        var summary: ImageSummary?
-        /// When `summary` was last compared with the file (monotonic nanoseconds).
-        var checked = Int64.min
-        /// Why its pixels could not be decoded, and the file's stamp then: a damaged file is listed as such
-        /// until it changes.
-        var failure: (error: ImageSourceError, stamp: FileStamp?)?
-        /// Its access rule under the policy of the generation given (`rule(of:in:)`).
-        var access: (generation: Int, rule: FolderRule)?
-
-        init(key: LibraryKey, scanned: String, path: String, image: PyramidImage? = nil) {
-            self.key = key
-            self.scanned = scanned
-            self.path = path
-            self.image = image
-        }
-    }
-
-    struct Folder {
-        /// Images directly in the folder, sorted.
-        var images: [LibraryKey] = []
-        /// Paths of its direct sub-folders.
-        var children: Set<String> = []
-        /// Images in the folder and below.
-        var count = 0
-        /// Its name as written on disk, from the path of an image below it.
-        var name: String?
-    }
-
-    struct State {
-        var members: [String: Member] = [:]
-        var order: [LibraryKey] = []
-        var folders: [String: Folder] = ["": Folder()]
-        /// The tile service serving these images, held weakly (it holds the library).
-        weak var changes: (any ImageChanges)?
-        /// The served folders' real paths (symbolic links resolved), by root index: where a linked file really is.
-        var roots: [Int: String] = [:]
-        var broken: (@Sendable (String, ImageSourceError) -> Void)?
-    }
-
-    let state = Locked(State())
+    /// The images and folders, in order.
+    let catalogue = Catalogue()
+    /// Each image's access rule, as last worked out (`rule(of:in:generation:)`).
+    let rules = ImageRules()
+    /// Which files could not be read or decoded.
+    let failures = ImageFailures()
     /// What the files say, for finding and ordering them; indexed once `search.start(_:)` is called.
     package let search = SearchIndex()
     /// Ids of the earlier naming rule to today's, and the library generation they were made at (`renamedID`, `renamedFolder`).
-    let renameCache = Locked<(generation: Int, map: [String: String])>((-1, [:]))
+    let renameCache = Locked<(generation: Int, map: RenameMap)>((-1, RenameMap([])))
     /// Bumped (after the change is in place) by every change that adds, removes or replaces an image.
     private let changes = Atomic<Int>(0)
     let options: TileOptions
@@ -128,25 +86,25 @@ public final class ImageLibrary: ImageDirectory {
     public init(options: TileOptions, fallback: PyramidImage? = nil) {
         self.options = options
         self.fallback = fallback
-        if let fallback { state.withLock { $0.insert(Self.member(fallback, root: Int.max)) } }
+        if let fallback { catalogue.withLock { $0.insert(Self.member(fallback, root: Int.max)) } }
     }
 
     /// A fixed set of images, in the order given (tests, and the `TileService(images:)` convenience).
     public convenience init(images: [PyramidImage], options: TileOptions) {
         self.init(options: options)
-        state.withLock { state in
+        catalogue.withLock { state in
             for (root, image) in images.enumerated() where state.members[image.id] == nil {
                 state.insert(Self.member(image, root: root))
             }
         }
     }
 
-    private static func member(_ image: PyramidImage, root: Int) -> Member {
-        Member(key: LibraryKey(root: root, id: image.id), scanned: image.id, path: image.path, image: image)
+    private static func member(_ image: PyramidImage, root: Int) -> Catalogue.Member {
+        Catalogue.Member(key: LibraryKey(root: root, id: image.id), scanned: image.id, path: image.path, image: image)
     }
 
     public func attach(_ changes: any ImageChanges) {
-        let existing = state.withLock { state in
+        let existing = catalogue.withLock { state in
             state.changes = changes
             return state.members.values.compactMap(\.image)
         }
@@ -155,7 +113,7 @@ public final class ImageLibrary: ImageDirectory {
 
     /// The image `id`, its pyramid object made (not its file read) on first use.
     public func image(_ id: String) -> PyramidImage? {
-        state.withLock { state in
+        catalogue.withLock { state in
             guard let member = state.members[id] else { return nil }
             if let image = member.image { return image }
             let image = PyramidImage(id: id, lazilyAt: member.path, options: options)
@@ -165,17 +123,14 @@ public final class ImageLibrary: ImageDirectory {
         }
     }
 
-    public var count: Int { state.withLock { $0.members.count } }
+    public var count: Int { catalogue.withLock { $0.members.count } }
 
     /// Bumped by every change that adds, removes or replaces an image; read without a lock, so a lookup kept
     /// beside the number it was made at (the fast tile path's) knows at once when to look again.
     public var generation: Int { changes.load(ordering: .acquiring) }
 
     /// The id of the first image in order: what `/tiles/{z}/{x}/{y}` serves.
-    public var firstID: String? { state.withLock { $0.order.first?.id } }
-
-    /// All ids in order.
-    var ids: [String] { state.withLock { $0.order.map(\.id) } }
+    public var firstID: String? { catalogue.withLock { $0.order.first?.id } }
 
     /// Makes the images under `root` in `scope` exactly `files` (id → file path, as the scanner named them).
     /// New ids become lazy images, vanished ones are removed (and released), a changed path replaces the image,
@@ -187,7 +142,7 @@ public final class ImageLibrary: ImageDirectory {
     public func apply(root: Int, scope: Scope, files: [String: String], recheck: Bool = true) -> Change {
         var change = Change()
         var gone: [PyramidImage] = [], seen: [PyramidImage] = []
-        let service = state.withLock { state -> (any ImageChanges)? in
+        let service = catalogue.withLock { state -> (any ImageChanges)? in
             let existing = state.members.values.filter { $0.key.root == root && scope.contains($0.scanned) }
             var kept: Set<String> = []
             for member in existing {
@@ -206,13 +161,13 @@ public final class ImageLibrary: ImageDirectory {
                 state.remove(shown)
                 gone.append(fallback!)
             }
-            var adding: [Member] = []
+            var adding: [Catalogue.Member] = []
             var taken: Set<String> = []
             adding.reserveCapacity(files.count - kept.count)
             for (scanned, path) in files where !kept.contains(scanned) {
                 let id = ImageNaming.unique(scanned) { state.members[$0] != nil || taken.contains($0) }
                 taken.insert(id)
-                adding.append(Member(key: LibraryKey(root: root, id: id), scanned: scanned, path: path))
+                adding.append(Catalogue.Member(key: LibraryKey(root: root, id: id), scanned: scanned, path: path))
                 if !change.replaced.contains(id) { change.added.append(id) }
             }
             state.insert(adding)
@@ -222,17 +177,20 @@ public final class ImageLibrary: ImageDirectory {
             return state.changes
         }
         if !change.isEmpty { changes.add(1, ordering: .releasing) }
+        // Kept by id and path, so nothing of a file passes to another; dropped to keep them small.
+        rules.forget(change.removed + change.replaced)
+        failures.forget(change.removed + change.replaced)
         if recheck { seen.forEach { $0.recheck() } }
         search.nudge()
         if let service { gone.forEach(service.imageRemoved) }
         return change
     }
 
-    func stateMember(_ id: String) -> Member? { state.withLock { $0.members[id] } }
+    func stateMember(_ id: String) -> Catalogue.Member? { catalogue.member(id) }
 
     /// Keeps `summary` for `id` if it is still the member at `path`.
     func record(_ summary: ImageSummary, for id: String, path: String, checked: Int64) {
-        state.withLock { state in
+        catalogue.withLock { state in
             guard state.members[id]?.path == path else { return }
             state.members[id]!.summary = summary
             state.members[id]!.checked = checked
@@ -242,7 +200,7 @@ public final class ImageLibrary: ImageDirectory {
     /// Up to `limit` images after `after` (from the start when nil): of the whole library, or of `folder` alone
     /// with its sub-folders. Nil when `folder` does not exist.
     package func page(folder: String? = nil, after: LibraryKey? = nil, limit: Int) -> Page? {
-        state.withLock { state in
+        catalogue.withLock { state in
             let keys: [LibraryKey]
             var folders: [FolderSummary] = []
             if let folder {
@@ -255,95 +213,10 @@ public final class ImageLibrary: ImageDirectory {
             } else {
                 keys = state.order
             }
-            let start = after.map { Self.upperBound(keys, $0) } ?? 0
+            let start = after.map { Catalogue.upperBound(keys, $0) } ?? 0
             let end = min(keys.count, start + max(0, limit))
             let images = keys[start ..< end].compactMap { state.members[$0.id].map { Entry(key: $0.key, path: $0.path) } }
             return Page(images: images, next: end < keys.count && end > start ? keys[end - 1] : nil, folders: folders)
-        }
-    }
-
-    /// Index of the first key after `key` in the sorted `keys`.
-    static func upperBound(_ keys: [LibraryKey], _ key: LibraryKey) -> Int {
-        var low = 0, high = keys.count
-        while low < high {
-            let mid = (low + high) / 2
-            if key < keys[mid] { high = mid } else { low = mid + 1 }
-        }
-        return low
-    }
-}
-
-extension ImageLibrary.State {
-    mutating func insert(_ member: ImageLibrary.Member) {
-        insert([member])
-    }
-
-    /// Adds members: one by one into the sorted lists when few, else appended and sorted once (a first scan of
-    /// 100,000 files must not cost 100,000 array insertions).
-    mutating func insert(_ added: [ImageLibrary.Member]) {
-        let bulk = added.count > 64
-        var unsorted: Set<String> = []
-        for member in added {
-            members[member.key.id] = member
-            var folder = LibraryKey.folder(of: member.key.id)
-            var names = ImageLibrary.folderNames(of: member)
-            if bulk {
-                order.append(member.key)
-                folders[folder, default: ImageLibrary.Folder()].images.append(member.key)
-                unsorted.insert(folder)
-            } else {
-                order.insert(member.key, at: ImageLibrary.upperBound(order, member.key))
-                var node = folders[folder, default: ImageLibrary.Folder()]
-                node.images.insert(member.key, at: ImageLibrary.upperBound(node.images, member.key))
-                folders[folder] = node
-            }
-            while true {
-                folders[folder, default: ImageLibrary.Folder()].count += 1
-                if let name = names.popLast(), folders[folder]!.name == nil { folders[folder]!.name = String(name) }
-                if folder.isEmpty { break }
-                let parent = LibraryKey.folder(of: folder)
-                folders[parent, default: ImageLibrary.Folder()].children.insert(folder)
-                folder = parent
-            }
-        }
-        if bulk {
-            order.sort()
-            for folder in unsorted { folders[folder]!.images.sort() }
-        }
-    }
-
-    /// Folder `path`'s name as written on disk ("" for the top; its id's last component if no image below it gave
-    /// one), or nil when there is no such folder.
-    func folderName(_ path: String) -> String? {
-        if path.isEmpty { return "" }
-        return folders[path].map { $0.name ?? PathText.lastComponent(of: path) }
-    }
-
-    /// The first image (in order) of folder `path`, else of its first sub-folder that has one.
-    func firstImage(below path: String) -> String? {
-        guard let node = folders[path] else { return nil }
-        if let first = node.images.first { return first.id }
-        for child in node.children.sorted(by: { $0 < $1 }) {
-            if let found = firstImage(below: child) { return found }
-        }
-        return nil
-    }
-
-    mutating func remove(_ member: ImageLibrary.Member) {
-        members[member.key.id] = nil
-        let at = ImageLibrary.upperBound(order, member.key) - 1
-        if at >= 0, order[at] == member.key { order.remove(at: at) }
-        var folder = LibraryKey.folder(of: member.key.id)
-        if let i = folders[folder]?.images.firstIndex(of: member.key) { folders[folder]!.images.remove(at: i) }
-        while true {
-            folders[folder]?.count -= 1
-            if folder.isEmpty { break }
-            let parent = LibraryKey.folder(of: folder)
-            if folders[folder]?.count ?? 0 <= 0 {
-                folders[folder] = nil
-                folders[parent]?.children.remove(folder)
-            }
-            folder = parent
         }
     }
 }

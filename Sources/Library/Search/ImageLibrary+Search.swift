@@ -4,7 +4,7 @@ import POSIXSupport
 extension ImageLibrary {
     /// Every image's id and path, in path order.
     func members() -> [Entry] {
-        state.withLock { state in state.order.compactMap { key in state.members[key.id].map { Entry(key: $0.key, path: $0.path) } } }
+        catalogue.entries()
     }
 
     /// The images `query` finds, in its order: with words, every image of `folder` and below (the whole library
@@ -13,7 +13,7 @@ extension ImageLibrary {
     /// is no such folder.
     package func search(_ query: SearchQuery, folder: String?, admits: (String) -> SearchAdmission) -> [Entry]? {
         if let folder, !folder.isEmpty || query.words.isEmpty {
-            guard state.withLock({ $0.folders[folder] != nil }) else { return nil }
+            guard catalogue.withLock({ $0.folders[folder] != nil }) else { return nil }
         }
         return search.table(self).search(query, folder: folder, admits: admits)
     }
