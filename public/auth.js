@@ -72,3 +72,11 @@ export function prompt(image, onSignedIn) {
   box.append(text, button);
   return box;
 }
+
+/** The sign-out button, while someone is signed in (listings name them). */
+const signOutButton = document.getElementById('sign-out');
+export function showUser(user) {
+  signOutButton.hidden = !user;
+  signOutButton.title = user ? `Signed in as ${user}: sign out` : '';
+}
+signOutButton.addEventListener('click', async () => { await signOut(); location.reload(); });

@@ -3,18 +3,18 @@
 // away a folder still shows as it was last listed.
 import * as api from './api.js';
 import { folderAddress, imageAddress, parseAddress, showing } from './address.js';
+import { state, set } from './state.js';
 
 /** `folderView` draws; `adopt(listing)` makes a folder the one the zoom view pages through; `leaveZoom()` puts
  *  the zoom view away; `follow(address)` shows what an address names; `showUser(name)` the sign-out button.
- *  `find` (the search box) is set once made. */
-export function installBrowse(viewer, { folderView, notice, adopt, leaveZoom, follow, showUser }) {
+ *  The search box hears which words are shown from the state's `search`. */
+export function installBrowse({ folderView, notice, adopt, leaveZoom, follow, showUser }) {
   const listings = new Map();
   const browse = {
     /** Bumped by every grid asked for. */
     ticket: 0,
     /** The search whose results the grid shows (a listing, `search` its words), or null for a folder. */
     found: null,
-    find: null,
 
     /** Keeps `listing` as its folder's last listing; returns it. */
     remember(listing) { listings.set(listing.folder, listing); return listing; },
@@ -23,14 +23,13 @@ export function installBrowse(viewer, { folderView, notice, adopt, leaveZoom, fo
     async showSearch(q, push = !browse.found) {
       const ticket = ++browse.ticket;
       let listing;
-      try { listing = await api.search(q, viewer.sort); } catch { return; }
+      try { listing = await api.search(q, state.sort); } catch { return; }
       if (ticket !== browse.ticket) return;
       browse.found = listing;
-      viewer.mode = 'folder';
+      set({ mode: 'folder', search: q });
       leaveZoom();
       const address = `?q=${encodeURIComponent(q)}`;
       if (!showing(address)) history[push ? 'pushState' : 'replaceState'](null, '', address);
-      browse.find?.show(q);
       showUser(listing.user);
       document.title = `Search: ${q}`;
       folderView.show(listing);
@@ -51,8 +50,8 @@ export function installBrowse(viewer, { folderView, notice, adopt, leaveZoom, fo
       let listing;
       try {
         listing = await api.folder(path, (partial) => {
-          if (viewer.mode === 'folder' && folderView.path === path && ticket === browse.ticket) folderView.show(partial);
-        }, viewer.sort);
+          if (state.mode === 'folder' && folderView.path === path && ticket === browse.ticket) folderView.show(partial);
+        }, state.sort);
       } catch (error) {
         if (ticket !== browse.ticket) return;
         if (error instanceof api.APIError) return path ? browse.showFolder(api.folderOf(path), null, missing ?? path) : undefined;
@@ -62,9 +61,8 @@ export function installBrowse(viewer, { folderView, notice, adopt, leaveZoom, fo
       browse.remember(listing);
       if (ticket !== browse.ticket) return;                  // a later step (Backspace twice, Back) went elsewhere
       browse.found = null;
-      browse.find?.show('');
-      const wasFolder = viewer.mode === 'folder' && viewer.folderPath === path;
-      viewer.mode = 'folder';
+      const wasFolder = state.mode === 'folder' && state.folderPath === path;
+      set({ mode: 'folder', search: '' });
       leaveZoom();
       // A new history entry only when coming from elsewhere: not for the address the bar already says (a link,
       // a reload, Back), nor the first view of a bare `/`, nor the folder shown instead of one that is not there.

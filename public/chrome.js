@@ -3,10 +3,11 @@
 // wanted); share (the system share sheet where there is one, else the address copied); download (the original
 // file, or this view at screen size through the view-image API).
 import * as api from './api.js';
+import { state } from './state.js';
 
 const IDLE = 2000;                  // ms without activity before the controls fade
 
-export function installChrome(viewer, notice) {
+export function installChrome(viewer, { notice, info }) {
   const body = document.body;
   const el = (id) => document.getElementById(id);
   const fullscreenButtons = [el('fullscreen'), el('info-fullscreen')];
@@ -14,7 +15,7 @@ export function installChrome(viewer, notice) {
   let timer = 0;
 
   /** Whether something is open that the person is reading or using: then nothing fades. */
-  const busy = () => viewer.mode !== 'zoom' || viewer.info.open || !el('help').hidden || !menu.hidden;
+  const busy = () => state.mode !== 'zoom' || info.open || !el('help').hidden || !menu.hidden;
 
   function wake() {
     body.classList.remove('idle');
@@ -100,14 +101,6 @@ export function installChrome(viewer, notice) {
   for (const id of ['download-original', 'download-view', 'info-original', 'info-view']) el(id).addEventListener('click', links, true);
   window.addEventListener('pointerdown', (e) => { if (!menu.hidden && !menu.contains(e.target) && e.target !== downloadButton) toggleMenu(false); });
 
-  window.addEventListener('keydown', (e) => {
-    if (viewer.mode !== 'zoom' || e.ctrlKey || e.metaKey || e.altKey || e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement) return;
-    if (e.key === 'Escape' && !menu.hidden) { e.preventDefault(); e.stopImmediatePropagation(); toggleMenu(false); return; }
-    const action = { f: () => toggleFullscreen(), s: share, d: () => toggleMenu() }[e.key];
-    if (!action) return;
-    e.preventDefault();
-    action();
-  }, true);
 
-  return { links, toggleFullscreen, share };
+  return { links, toggleFullscreen, share, toggleMenu, get menuOpen() { return !menu.hidden; } };
 }

@@ -46,7 +46,6 @@ export class FolderView {
     this.grid = root.querySelector('#grid');
     this.path = null;
     this.key = '';
-    window.addEventListener('keydown', (e) => { if (document.body.classList.contains('browsing')) this.onKey(e); });
   }
 
   /** Shows `listing` ({folder, folders, images}); redraws only what changed since the last call. */
@@ -165,20 +164,26 @@ export class FolderView {
   }
 
   /** Grid navigation: the number of columns is read from the layout. */
-  onKey(e) {
+  /** Whether the grid answers key `e` (its row of the key table, keys.js): there are cells, and going up needs a
+   *  folder above. */
+  takes(e) {
+    const up = e.key === 'Backspace' || (e.key === 'ArrowUp' && e.altKey);
+    return this.grid.querySelector('.cell') !== null && (!up || Boolean(this.path));
+  }
+
+  /** Up one folder, focusing the folder just left. */
+  up() {
+    this.enter(this.path.includes('/') ? this.path.slice(0, this.path.lastIndexOf('/')) : '', `folder:${this.path}`);
+  }
+
+  /** Moves the focus between cells: arrows by one or a row, Home and End to the ends (Alt+↑: up a folder). */
+  move(e) {
+    if (e.key === 'ArrowUp' && e.altKey) return this.up();
     const cells = [...this.grid.querySelectorAll('.cell')];
-    if (!cells.length || e.ctrlKey || e.metaKey) return;
     const at = cells.indexOf(document.activeElement);
     const columns = Math.max(1, Math.round(this.grid.clientWidth / (cells[0].offsetWidth || 1)));
-    if ((e.key === 'Backspace' || (e.key === 'ArrowUp' && e.altKey)) && this.path) {
-      e.preventDefault();
-      this.enter(this.path.includes('/') ? this.path.slice(0, this.path.lastIndexOf('/')) : '', `folder:${this.path}`);
-      return;
-    }
-    const move = { ArrowLeft: -1, ArrowRight: 1, ArrowUp: -columns, ArrowDown: columns, Home: -Infinity, End: Infinity }[e.key];
-    if (move === undefined) return;
-    e.preventDefault();
-    const next = at < 0 ? 0 : Math.max(0, Math.min(cells.length - 1, at + move));
+    const step = { ArrowLeft: -1, ArrowRight: 1, ArrowUp: -columns, ArrowDown: columns, Home: -Infinity, End: Infinity }[e.key];
+    const next = at < 0 ? 0 : Math.max(0, Math.min(cells.length - 1, at + step));
     cells[next].focus();
     cells[next].scrollIntoView({ block: 'nearest' });
   }

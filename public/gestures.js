@@ -2,6 +2,7 @@
 // image, two fingers pinch, the wheel zooms around the pointer, a double click or double tap zooms where it lands
 // (via /zoomrect: 1.5× steps, or fit ↔ 100 % in toggle mode; Shift steps out, Alt or ⌘ flips the mode).
 import * as api from './api.js';
+import { state, set } from './state.js';
 
 const FLICK = 0.5;                  // px/ms that turns a short swipe into a page change
 
@@ -32,7 +33,7 @@ export function installGestures(viewer) {
       const p = point(e);
       // At fit a drag pages, also on a page whose view has not come yet (it opens at fit) or that cannot be shown.
       const atFit = page.isFit || !page.ready || page.error;
-      gesture = { kind: atFit && viewer.images.length > 1 ? 'page' : 'pan', start: p, last: p, t: performance.now(), moved: false, touch: e.pointerType !== 'mouse' };
+      gesture = { kind: atFit && state.images.length > 1 ? 'page' : 'pan', start: p, last: p, t: performance.now(), moved: false, touch: e.pointerType !== 'mouse' };
     }
   });
 
@@ -52,9 +53,9 @@ export function installGestures(viewer) {
       gesture.last = p;
     } else if (gesture.kind === 'page') {
       let offset = p.x - gesture.start.x;
-      if (viewer.index === 0 && offset > 0) offset /= 3;                          // resist past the ends
-      if (viewer.index === viewer.images.length - 1 && offset < 0) offset /= 3;
-      viewer.dragOffset = offset;
+      if (state.index === 0 && offset > 0) offset /= 3;                          // resist past the ends
+      if (state.index === state.images.length - 1 && offset < 0) offset /= 3;
+      set({ dragOffset: offset });
       viewer.layoutStrip(false);
     }
     if (Math.hypot(p.x - gesture.start?.x, p.y - gesture.start?.y) > 4) gesture.moved = true;
@@ -78,13 +79,13 @@ export function installGestures(viewer) {
     if (e.type === 'pointerup' && pointers.size === 0) tapped(gesture);
     if (gesture?.kind === 'page') {
       const { w } = viewer.size();
-      const offset = viewer.dragOffset;
+      const offset = state.dragOffset;
       const velocity = offset / Math.max(1, performance.now() - gesture.t);
-      let target = viewer.index;
-      if (offset < -w / 2 || velocity < -FLICK) target = viewer.index + 1;
-      if (offset > w / 2 || velocity > FLICK) target = viewer.index - 1;
-      viewer.dragOffset = 0;
-      if (target !== viewer.index && target >= 0 && target < viewer.images.length) viewer.goTo(target);
+      let target = state.index;
+      if (offset < -w / 2 || velocity < -FLICK) target = state.index + 1;
+      if (offset > w / 2 || velocity > FLICK) target = state.index - 1;
+      set({ dragOffset: 0 });
+      if (target !== state.index && target >= 0 && target < state.images.length) viewer.goTo(target);
       else viewer.layoutStrip(true);
     }
     const rest = [...pointers.values()][0];
@@ -113,10 +114,9 @@ export function installGestures(viewer) {
     const page = viewer.current();
     if (!page?.ready || page.error) return;
     const local = page.toLocal(x, y), at = page.toImage(local.x, local.y);
-    const mode = viewer.toggleMode !== flip ? 'toggle' : 'step';
+    const mode = state.toggleMode !== flip ? 'toggle' : 'step';
     const r = await api.doubleTap(page.image, page.vw, page.vh, page.isFit ? 'fit' : page.zoom, at.x, at.y,
       out ? 'step' : mode, out ? 1 / 1.5 : 1.5);
     page.apply(r.viewport);
   }
-  viewer.doubleTap = doubleTap;
 }

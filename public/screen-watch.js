@@ -3,11 +3,12 @@
 // where the browser reports it, and resizes and the listing poll look too. On a resize or a rotation the pages
 // are fitted again around the same centre (viewWillLayoutSubviews).
 import * as api from './api.js';
+import { state } from './state.js';
 
 /** Installs the watch; returns the check the listing poll calls. */
 export function installScreenWatch(viewer) {
   let shownRatio = api.pixelRatio();
-  const zoomPage = () => (viewer.mode === 'zoom' ? viewer.current() : null);
+  const zoomPage = () => (state.mode === 'zoom' ? viewer.current() : null);
   function ratioChanged() {
     if (api.pixelRatio() === shownRatio) return;
     shownRatio = api.pixelRatio();

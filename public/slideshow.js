@@ -2,6 +2,7 @@
 // one's thumbnail and fitted tiles are fetched while this one shows; any pointer, touch, wheel or other key
 // stops it, and so does the end of the folder unless "start again at the end" is ticked.
 import * as api from './api.js';
+import { state } from './state.js';
 
 const STORE = 'tileserver.slideshow';
 
@@ -23,7 +24,7 @@ export function installSlideshow(viewer, notice) {
 
   /** Fetches image `i`'s fitted tiles (and its thumbnail) into the browser's cache, so it is sharp when shown. */
   async function preload(i) {
-    const image = viewer.images[i];
+    const image = state.images[i];
     if (!image || image.error || image.locked || preloaded.has(image.id)) return;
     preloaded.add(image.id);
     if (image.thumbnail) new Image().src = image.thumbnail;
@@ -36,19 +37,19 @@ export function installSlideshow(viewer, notice) {
 
   function next() {
     if (!running) return;
-    const last = viewer.index >= viewer.images.length - 1;
+    const last = state.index >= state.images.length - 1;
     if (last && !loop.checked) { stop('The slideshow has reached the last photo.'); return; }
-    viewer.goTo(last ? 0 : viewer.index + 1).then(schedule);
+    viewer.goTo(last ? 0 : state.index + 1).then(schedule);
   }
   function schedule() {
     if (!running) return;
     clearTimeout(timer);
-    const upcoming = viewer.index >= viewer.images.length - 1 ? (loop.checked ? 0 : -1) : viewer.index + 1;
+    const upcoming = state.index >= state.images.length - 1 ? (loop.checked ? 0 : -1) : state.index + 1;
     if (upcoming >= 0) preload(upcoming);
     timer = setTimeout(next, Math.max(1, +interval.value) * 1000);
   }
   function start() {
-    if (running || viewer.mode !== 'zoom' || viewer.images.length < 2) return;
+    if (running || state.mode !== 'zoom' || state.images.length < 2) return;
     running = true;
     button.setAttribute('aria-pressed', 'true');
     button.textContent = '❚❚';
@@ -68,22 +69,13 @@ export function installSlideshow(viewer, notice) {
     if (why) notice.flash(why); else notice.announce('Slideshow stopped');
   }
 
-  button.addEventListener('click', (e) => { e.stopPropagation(); if (running) stop(); else start(); });
+  /** Space or ▶: starts it, or stops it. */
+  const toggle = () => (running ? stop() : start());
+  button.addEventListener('click', (e) => { e.stopPropagation(); toggle(); });
   // Any interaction but the button itself stops it.
   for (const type of ['pointerdown', 'wheel']) {
     window.addEventListener(type, (e) => { if (running && e.target !== button) stop(); }, { capture: true, passive: true });
   }
-  window.addEventListener('keydown', (e) => {
-    if (viewer.mode !== 'zoom' || e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement) return;
-    if ((e.key === ' ' || e.key === 'Enter') && e.target instanceof HTMLButtonElement) return;   // the button's own click
-    if (e.key === ' ' && !(e.target instanceof HTMLButtonElement) && !e.ctrlKey && !e.metaKey) {
-      e.preventDefault();
-      e.stopImmediatePropagation();
-      if (running) stop(); else start();
-      return;
-    }
-    if (running && !['Shift', 'Control', 'Alt', 'Meta'].includes(e.key)) stop();
-  }, true);
 
-  return { start, stop, get running() { return running; } };
+  return { start, stop, toggle, get running() { return running; } };
 }

@@ -1,9 +1,8 @@
 // The viewer: a folder of images, shown as a grid of thumbnails (the folder view) or one image at a time, zoomable
-// and paged within its folder (the zoom view). This file holds the state: which folder and image, the pages (only
-// the current one and its neighbours hold tiles), the top bar, what the address bar and the messages say, and
-// the folder's listing, asked for again every few seconds (a 304 while nothing changed) so files added, removed
-// or replaced show without a reload. Gestures, keys, screen changes, the minimap, the gallery bar, the address
-// format and the messages are in modules of their own.
+// and paged within its folder (the zoom view). This file holds the zoom view's pages (only the current one and its
+// neighbours hold tiles), the top bar and what the address bar says, and wires the parts together. What the parts
+// share is declared in state.js; the keys are keys.js's table; gestures, screen changes, the minimap, the gallery
+// bar, the grids, keeping in step with the server, the address format and the messages are modules of their own.
 import * as api from './api.js';
 import { connection } from './connection.js';
 import { PageView } from './page-view.js';
@@ -16,14 +15,16 @@ import { imageAddress, parseAddress, showing } from './address.js';
 import { GalleryNav } from './gallery-nav.js';
 import { Notice } from './notice.js';
 import { installScreenWatch } from './screen-watch.js';
-import { signOut } from './auth.js';
+import { showUser } from './auth.js';
+import { retireFirstPicture } from './first-picture.js';
 import { installChrome } from './chrome.js';
 import { installSlideshow } from './slideshow.js';
 import { installFind } from './find.js';
 import { installBrowse } from './browse.js';
+import { installInStep } from './in-step.js';
+import { state, set, on } from './state.js';
 
 const GAP = 24;                     // pixels between pages
-const POLL = 2000;                  // ms between looks at the folder's listing
 
 const root = document.getElementById('viewer');
 const strip = document.getElementById('strip');
@@ -40,18 +41,12 @@ const folderView = new FolderView(document.getElementById('folder'), {
   enter: (path, focusID) => showFolder(path, focusID),
 });
 
-const viewer = {
+/** What the modules may ask of the zoom view (frozen: nothing is added to it); what they share is `state`. */
+const viewer = Object.freeze({
   root,
-  mode: 'zoom',           // 'zoom' or 'folder'
-  folderPath: '',         // the folder whose images the zoom view pages through
-  folderName: '',
-  images: [],             // that folder's images, in order
-  index: 0,
-  dragOffset: 0,
-  toggleMode: false,      // double-click goes fit ↔ 100 % instead of 1.5× steps
   size: () => ({ w: root.clientWidth, h: root.clientHeight }),
-  current: () => pageAt(viewer.index),
-  neighbours: () => [viewer.index - 1, viewer.index + 1].map(pageAt).filter(Boolean),
+  current: () => pageAt(state.index),
+  neighbours: () => [state.index - 1, state.index + 1].map(pageAt).filter(Boolean),
   goTo: (i, view, animate) => goTo(i, view, animate),
   layoutStrip: (animate) => layoutStrip(animate),
   showFolder: (path, focusID) => showFolder(path, focusID),
@@ -67,14 +62,13 @@ const viewer = {
   },
   /** The address of `page`'s view: its id, its zoom and centre unless at fit, its turn. */
   addressOf: (page) => imageAddress(page.image.id, page.isFit || page.error ? null : page, page.rotation),
-  info,
-};
+});
 let listingKey = '';
 const pages = new Map();  // image id -> PageView, only for the current image and its neighbours
 
 /** The page of image `i`, made (and put in the strip) when first needed. */
 function pageAt(i) {
-  const image = viewer.images[i];
+  const image = state.images[i];
   if (!image) return null;
   let page = pages.get(image.id);
   if (!page) {
@@ -90,9 +84,9 @@ function dropPage(id, page) { page.clear(); page.el.remove(); pages.delete(id); 
 function layoutStrip(animate = false) {
   const { w } = viewer.size();
   strip.classList.toggle('animate', animate);
-  for (const [i, image] of viewer.images.entries()) {
+  for (const [i, image] of state.images.entries()) {
     const page = pages.get(image.id);
-    if (page) page.el.style.transform = `translateX(${(i - viewer.index) * (w + GAP) + viewer.dragOffset}px)`;
+    if (page) page.el.style.transform = `translateX(${(i - state.index) * (w + GAP) + state.dragOffset}px)`;
   }
 }
 
@@ -109,7 +103,7 @@ function onPageChange(page) {
   bar.busy.hidden = page.pending === 0;
   root.setAttribute('aria-busy', page.pending > 0 ? 'true' : 'false');
   info.showing(page);
-  minimap.update(page, viewer.mode === 'zoom');
+  minimap.update(page, state.mode === 'zoom');
   scheduleAddress();
 }
 
@@ -119,73 +113,53 @@ function scheduleAddress() {
   clearTimeout(addressTimer);
   addressTimer = setTimeout(() => {
     const p = viewer.current();
-    if (viewer.mode !== 'zoom' || !p?.ready) return;
+    if (state.mode !== 'zoom' || !p?.ready) return;
     const address = viewer.addressOf(p);
     if (!showing(address)) history.replaceState(null, '', address);
   }, 150);
 }
 
-/** The sign-out button, while someone is signed in (listings name them). */
-const signOutButton = document.getElementById('sign-out');
-function showUser(user) {
-  signOutButton.hidden = !user;
-  signOutButton.title = user ? `Signed in as ${user}: sign out` : '';
-}
-signOutButton.addEventListener('click', async () => { await signOut(); location.reload(); });
 
 /** Makes `listing` the folder the zoom view pages through; keeps the current image where it can. */
 function adopt(listing) {
   showUser(listing.user);
   const key = JSON.stringify(listing.images.map((i) => [i.id, i.version, i.error ?? '']));
-  if (listing.folder === viewer.folderPath && key === listingKey) return false;
-  const currentID = viewer.images[viewer.index]?.id;
-  viewer.folderPath = listing.folder;
-  viewer.folderName = listing.name || (listing.folder ? listing.folder.slice(listing.folder.lastIndexOf('/') + 1) : '');
+  if (listing.folder === state.folderPath && key === listingKey) return false;
+  const currentID = state.images[state.index]?.id;
   listingKey = key;
-  viewer.images = listing.images;
   for (const [id, page] of pages) {
-    const image = viewer.images.find((im) => im.id === id);
+    const image = listing.images.find((im) => im.id === id);
     if (!image || image.version !== page.image.version || (image.error ?? null) !== (page.image.error ?? null)) dropPage(id, page);
   }
-  const at = viewer.images.findIndex((im) => im.id === currentID);
-  viewer.index = at >= 0 ? at : Math.max(0, Math.min(viewer.index, viewer.images.length - 1));
-  nav.draw(viewer.images);
+  const at = listing.images.findIndex((im) => im.id === currentID);
+  set({ folderPath: listing.folder, images: listing.images,
+    folderName: listing.name || (listing.folder ? listing.folder.slice(listing.folder.lastIndexOf('/') + 1) : ''),
+    index: at >= 0 ? at : Math.max(0, Math.min(state.index, listing.images.length - 1)) });
+  nav.draw(state.images);
   return true;
 }
 
-/** The fitted thumbnail index.html puts on screen before the modules run gives way to `page` once the page's
- *  own picture can be painted (at once for a folder, a broken file or another image). Only the first page may
- *  reuse its URL: a later page of the same id (the file replaced) takes the listing's versioned thumbnail. */
-function retireFirstPicture(page = null) {
-  window.firstPicture = null;
-  const picture = document.getElementById('first-picture');
-  if (!picture) return;
-  const gone = () => picture.remove();
-  if (page?.base && !page.error && picture.dataset.image === page.image.id) page.base.decode().then(gone, gone);
-  else gone();
-}
 
 /** Shows page `i`: its neighbours at overview resolution, everything further away purged. */
 async function goTo(i, view = null, animate = true, rotation = null) {
-  const { images } = viewer;
-  if (!images.length) return showFolder(viewer.folderPath);
-  viewer.index = Math.max(0, Math.min(images.length - 1, i));
-  viewer.dragOffset = 0;
-  const near = new Set(images.slice(Math.max(0, viewer.index - 1), viewer.index + 2).map((im) => im.id));
+  const { images } = state;
+  if (!images.length) return showFolder(state.folderPath);
+  set({ index: Math.max(0, Math.min(images.length - 1, i)), dragOffset: 0 });
+  const near = new Set(images.slice(Math.max(0, state.index - 1), state.index + 2).map((im) => im.id));
   for (const [id, page] of pages) if (!near.has(id)) dropPage(id, page);
   const page = viewer.current();
   if (rotation !== null) page.rotation = rotation;
   viewer.neighbours();                // made now, so the strip lays them out beside the page
   layoutStrip(animate);
-  nav.mark(viewer.index, images.length);
+  nav.mark(state.index, images.length);
   const name = page.image.name ?? page.image.id;
-  bar.toFolder.textContent = viewer.folderName || 'All images';
-  bar.toFolder.setAttribute('aria-label', `Back to the folder ${viewer.folderName || 'All images'} (Escape)`);
+  bar.toFolder.textContent = state.folderName || 'All images';
+  bar.toFolder.setAttribute('aria-label', `Back to the folder ${state.folderName || 'All images'} (Escape)`);
   bar.title.textContent = name;
   bar.title.title = name;
   document.title = name;
-  root.setAttribute('aria-label', `${name}, image ${viewer.index + 1} of ${images.length}. Drag to pan, scroll or pinch to zoom, double-click to zoom in, arrows at fit for the next image, Escape for the folder, question mark for all keys.`);
-  notice.announce(`${name}, image ${viewer.index + 1} of ${images.length}`);
+  root.setAttribute('aria-label', `${name}, image ${state.index + 1} of ${images.length}. Drag to pan, scroll or pinch to zoom, double-click to zoom in, arrows at fit for the next image, Escape for the folder, question mark for all keys.`);
+  notice.announce(`${name}, image ${state.index + 1} of ${images.length}`);
   notice.clear('missing');
   info.follow(page.image.id);
   chrome.links();
@@ -203,8 +177,8 @@ let opened = false;
 /** The zoom view of image `i` of the folder on screen; from the folder view it is a new history entry, so the
  *  browser's Back returns to the grid (not when the history itself brought us here: `push` false). */
 async function openImage(i, view = null, push = true, rotation = null) {
-  if (push && viewer.mode === 'folder' && viewer.images[i]) history.pushState(null, '', imageAddress(viewer.images[i].id));
-  viewer.mode = 'zoom';
+  if (push && state.mode === 'folder' && state.images[i]) history.pushState(null, '', imageAddress(state.images[i].id));
+  set({ mode: 'zoom' });
   document.body.classList.remove('browsing');
   const done = goTo(i, view, false, rotation);
   root.focus();
@@ -212,7 +186,7 @@ async function openImage(i, view = null, push = true, rotation = null) {
 }
 
 /** The grids: a folder's and a search's (browse.js). */
-const browse = installBrowse(viewer, {
+const browse = installBrowse({
   folderView, notice, adopt, showUser, follow: (address) => follow(address),
   leaveZoom: () => {
     retireFirstPicture();
@@ -229,10 +203,10 @@ async function follow(address, initial = false) {
   if (address.folder !== null) return showFolder(address.folder);
   if (address.image !== null) {
     const folder = api.folderOf(address.image);
-    if (folder !== viewer.folderPath || !viewer.images.length) {
-      try { adopt(browse.remember(await api.folder(folder, null, viewer.sort))); } catch (error) { if (!(error instanceof api.APIError)) return; }
+    if (folder !== state.folderPath || !state.images.length) {
+      try { adopt(browse.remember(await api.folder(folder, null, state.sort))); } catch (error) { if (!(error instanceof api.APIError)) return; }
     }
-    const i = viewer.images.findIndex((im) => im.id === address.image);
+    const i = state.images.findIndex((im) => im.id === address.image);
     if (i < 0 && !address.renamed) {
       // An id of an earlier version (a bookmark, a `#image=` link the server never saw): the server redirects
       // its API address to today's id, and the viewer follows it there.
@@ -243,20 +217,20 @@ async function follow(address, initial = false) {
       }
     }
     if (i < 0) {
-      await showFolder(viewer.folderPath === folder ? folder : '');
+      await showFolder(state.folderPath === folder ? folder : '');
       notice.say(`There is no image “${address.image}”: it was moved, renamed or removed. Here is its folder.`, 'missing');
       return;
     }
     const page = pageAt(i);
     const view = address.view;
-    if (viewer.mode === 'zoom' && i === viewer.index && page?.ready && page.rotation === address.rotation && (!view || (Math.abs(page.zoom - view.zoom) < 1e-9
+    if (state.mode === 'zoom' && i === state.index && page?.ready && page.rotation === address.rotation && (!view || (Math.abs(page.zoom - view.zoom) < 1e-9
         && Math.abs(page.cx - view.cx) < 0.01 && Math.abs(page.cy - view.cy) < 0.01))) return;
     return openImage(i, view, false, address.rotation);
   }
   if (!initial) return;
   // No address: the top folder's first image, as the product promises ("the whole photo appears at once");
   // a library whose top folder holds only folders opens on them.
-  const top = await api.folder('', null, viewer.sort);
+  const top = await api.folder('', null, state.sort);
   if (top.images.length) { adopt(browse.remember(top)); return openImage(0, null, false); }
   return showFolder('');
 }
@@ -264,81 +238,53 @@ async function follow(address, initial = false) {
 // Back, Forward, and a `#…` link followed within the page (which is a history step too).
 window.addEventListener('popstate', () => follow(parseAddress()));
 
-// A lost server: say so, keep the view; when it answers again, put back exactly what the address bar says.
-connection.onChange((online) => {
-  document.body.classList.toggle('offline', !online);
-  if (!online) { notice.say('Reconnecting to the server…', 'offline'); return; }
-  notice.clear('offline');
-  notice.announce('Connected again.');
-  const p = viewer.mode === 'zoom' ? viewer.current() : null;
-  if (p && !p.error) {
-    const { w, h } = viewer.size();
-    p.show(w, h, p.isFit ? 'fit' : p.zoom, p.cx, p.cy).then(() => onPageChange(p));
-  } else if (viewer.mode === 'folder') {
-    showFolder(viewer.folderPath);
-  }
+installInStep(viewer, {
+  browse, folderView, notice, adopt, onPageChange, ratioChanged: () => ratioChanged(),
+  goTo: (i, view, animate) => goTo(i, view, animate), opened: () => opened,
 });
 
-// New, removed and replaced files: the folder on screen is listed again every few seconds (304 until it changes).
-setInterval(async () => {
-  if (document.hidden || !opened) return;          // the first view is still being worked out
-  ratioChanged();
-  const asked = viewer.folderPath, ticket = browse.ticket;
-  if (browse.found && viewer.mode === 'folder') return;        // search results are not polled
-  try {
-    const listing = browse.remember(await api.folder(asked, null, viewer.sort));
-    // The person moved on while it was asked (Backspace, a link): this answer is about a folder no longer shown.
-    if (viewer.folderPath !== asked || ticket !== browse.ticket) return;
-    if (viewer.mode === 'folder') { adopt(listing); folderView.show(listing); return; }
-    const p = viewer.current();
-    if (adopt(listing)) await goTo(viewer.index, p?.ready && !p.isFit ? { zoom: p.zoom, cx: p.cx, cy: p.cy } : null, false);
-  } catch { /* the server is restarting, or the folder went away: the next look will tell */ }
-}, POLL);
-
-nav.prev.addEventListener('click', () => goTo(viewer.index - 1));
-nav.next.addEventListener('click', () => goTo(viewer.index + 1));
-bar.toFolder.addEventListener('click', () => showFolder(viewer.folderPath, viewer.images[viewer.index]?.id));
+nav.prev.addEventListener('click', () => goTo(state.index - 1));
+nav.next.addEventListener('click', () => goTo(state.index + 1));
+bar.toFolder.addEventListener('click', () => showFolder(state.folderPath, state.images[state.index]?.id));
 // The double-click switch is in the top bar (wide screens) and in the keys panel (every screen): one state.
 const modeSwitches = [bar.mode, document.getElementById('toggle-mode-panel')];
-for (const button of modeSwitches) {
-  button.addEventListener('click', () => {
-    viewer.toggleMode = !viewer.toggleMode;
-    for (const b of modeSwitches) {
-      b.setAttribute('aria-pressed', String(viewer.toggleMode));
-      b.querySelector('.state').textContent = viewer.toggleMode ? 'on' : 'off';
-    }
-  });
-}
+for (const button of modeSwitches) button.addEventListener('click', () => set({ toggleMode: !state.toggleMode }));
+on('toggleMode', (isOn) => {
+  for (const b of modeSwitches) {
+    b.setAttribute('aria-pressed', String(isOn));
+    b.querySelector('.state').textContent = isOn ? 'on' : 'off';
+  }
+});
 // A control used with the mouse or a tap gives the keyboard back to the picture: +, 0, 1, arrows work at once.
 for (const el of [nav.prev, nav.next, bar.mode, nav.dots]) el.addEventListener('click', () => root.focus({ preventScroll: true }));
 
 installGestures(viewer);
-installKeys(viewer);
-const chrome = installChrome(viewer, notice);
-browse.find = installFind(viewer, {
+const chrome = installChrome(viewer, { notice, info });
+installFind({
   search: (q) => browse.showSearch(q),
-  leave: () => showFolder(viewer.folderPath),
-  reorder: () => (browse.found ? browse.showSearch(browse.found.search, false) : showFolder(viewer.folderPath)),
+  leave: () => showFolder(state.folderPath),
+  reorder: () => (browse.found ? browse.showSearch(browse.found.search, false) : showFolder(state.folderPath)),
 });
 const slideshow = installSlideshow(viewer, notice);
+installKeys(viewer, { info, chrome, slideshow, folderView });
 const ratioChanged = installScreenWatch(viewer);
 
 // For tests and the console: the current view as numbers.
 window.tileViewer = {
   get state() {
     // Read without making a page (a look must not change what is shown); ready once the first view is in.
-    const p = viewer.mode === 'zoom' ? pages.get(viewer.images[viewer.index]?.id) : null;
-    if (!p) return { mode: viewer.mode, folder: viewer.folderPath, count: viewer.images.length, ready: opened, pending: 0 };
-    return { mode: viewer.mode, folder: viewer.folderPath, count: viewer.images.length, image: p.image.id, name: p.image.name, index: viewer.index,
+    const p = state.mode === 'zoom' ? pages.get(state.images[state.index]?.id) : null;
+    if (!p) return { mode: state.mode, folder: state.folderPath, count: state.images.length, ready: opened, pending: 0 };
+    return { mode: state.mode, folder: state.folderPath, count: state.images.length, image: p.image.id, name: p.image.name, index: state.index,
       zoom: p.zoom, fit: p.isFit, cx: p.cx, cy: p.cy, minZoom: p.minZoom, maxZoom: p.maxZoom, fitZoom: p.fitZoom, level: p.level,
       width: p.vw, height: p.vh, pending: p.pending, ready: p.ready, error: p.error, online: connection.online,
       rotation: p.rotation, slideshow: slideshow.running };
   },
-  tilesPerPage: () => viewer.images.map((image) => pages.get(image.id)?.tileCount ?? 0),
+  tilesPerPage: () => state.images.map((image) => pages.get(image.id)?.tileCount ?? 0),
   toImage: (x, y) => viewer.current().toImage(x, y),
   goTo,
   showFolder,
 };
 
 try { await follow(parseAddress(), true); } finally { opened = true; }
-if (viewer.mode === 'zoom') root.focus();
+if (state.mode === 'zoom') root.focus();
