@@ -21,16 +21,27 @@ public enum ImageFormat: String, Sendable, CaseIterable {
 
     /// The format a URL's extension names (`jpg`, `jpeg`, `png`, `webp`, `avif`, any case), or nil.
     package init?(fileExtension: some StringProtocol) {
-        self.init(extensionBytes: fileExtension.utf8)
+        var text = String(fileExtension)
+        guard let format = text.withUTF8({ ImageFormat(extensionBytes: UnsafeRawBufferPointer($0)) }) else { return nil }
+        self = format
     }
 
     /// The same, on the extension's bytes (the fast tile path reads them in place): the one reading of extensions.
-    package init?(extensionBytes bytes: some Collection<UInt8>) {
-        let lower = bytes.lazy.map { $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 }
-        if lower.elementsEqual("jpg".utf8) || lower.elementsEqual("jpeg".utf8) { self = .jpeg }
-        else if lower.elementsEqual("png".utf8) { self = .png }
-        else if lower.elementsEqual("webp".utf8) { self = .webp }
-        else if lower.elementsEqual("avif".utf8) { self = .avif }
+    /// Not generic, so a call from another module costs no witness table on every tile request.
+    package init?(extensionBytes bytes: UnsafeRawBufferPointer) {
+        func named(_ name: StaticString) -> Bool {
+            guard bytes.count == name.utf8CodeUnitCount else { return false }
+            let expected = name.utf8Start
+            for k in 0 ..< bytes.count {
+                let c = bytes[k]
+                if (c >= 65 && c <= 90 ? c + 32 : c) != expected[k] { return false }
+            }
+            return true
+        }
+        if named("jpg") || named("jpeg") { self = .jpeg }
+        else if named("png") { self = .png }
+        else if named("webp") { self = .webp }
+        else if named("avif") { self = .avif }
         else { return nil }
     }
 

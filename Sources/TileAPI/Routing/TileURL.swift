@@ -23,7 +23,7 @@ enum TileURL {
         var format: ImageFormat?
         if let dot = y.lastIndex(of: UInt8(ascii: ".")) {
             let suffix = dot + 1 ..< y.endIndex
-            guard let named = ImageFormat(extensionBytes: y[suffix]) else { return .failure(.format(suffix)) }
+            guard let named = ImageFormat(extensionBytes: UnsafeRawBufferPointer(rebasing: y[suffix])) else { return .failure(.format(suffix)) }
             format = named
             row = y.startIndex ..< dot
         }
