@@ -5,6 +5,7 @@
 // written on disk (the listing's `name`), never the ASCII ids; a file that cannot be shown is listed with why.
 
 import * as api from './api.js';
+import { state } from './state.js';
 
 const label = (path) => path.slice(path.lastIndexOf('/') + 1);
 
@@ -50,7 +51,7 @@ export class FolderView {
 
   /** Shows `listing` ({folder, folders, images}); redraws only what changed since the last call. */
   show(listing, focusID = null) {
-    const key = JSON.stringify([listing.folder, listing.folders.map((f) => [f.path, f.count, f.cover]),
+    const key = JSON.stringify([listing.folder, listing.search ?? null, listing.folders.map((f) => [f.path, f.count, f.cover]),
       listing.images.map((i) => [i.id, i.version, i.error])]);
     if (key === this.key) {
       if (focusID) this.focus(focusID);
@@ -69,7 +70,17 @@ export class FolderView {
     if (!cells.length) {
       const empty = document.createElement('p');
       empty.className = 'empty';
-      empty.textContent = 'No images here yet. Files copied into this folder appear by themselves.';
+      if (listing.search === undefined) {
+        empty.textContent = 'No images here yet. Files copied into this folder appear by themselves.';
+      } else {
+        // A search that found nothing says so, with the way back to the folder it was made from.
+        const back = document.createElement('button');
+        back.type = 'button';
+        back.className = 'pill';
+        back.textContent = state.folderName ? `Back to “${state.folderName}”` : 'Back to all images';
+        back.addEventListener('click', () => this.enter(state.folderPath));
+        empty.append(`Nothing matches “${listing.search}”: no name, title, caption, keyword or creator has every word. `, back);
+      }
       this.grid.append(empty);
     }
     this.root.setAttribute('aria-label', `${listing.name || 'All images'}: ${listing.folders.length} folders, ${listing.images.length} images`);

@@ -1,8 +1,8 @@
 /// A search of the library as `/api/images?q=…&sort=…&order=…` asks it: words that must all appear (in the
-/// name, title, caption, keywords or creators, case ignored), and an order.
+/// name, title, caption, keywords or creators, case and accents ignored: `TextFolding`), and an order.
 package struct SearchQuery: Sendable, Equatable {
     package enum Sort: String, Sendable, CaseIterable {
-        /// By name as written on disk, then path.
+        /// By name as written on disk, folded, digits as numbers (`NameOrder`), then path.
         case name
         /// By the date the file says the photo was taken; photos without one after those with one.
         case taken
@@ -14,10 +14,10 @@ package struct SearchQuery: Sendable, Equatable {
     package let sort: Sort
     package let ascending: Bool
 
-    /// `q` split at white space, lower-cased; `order` `asc` or `desc` (by default A to Z, oldest taken first,
+    /// `q` split at white space, folded; `order` `asc` or `desc` (by default A to Z, oldest taken first,
     /// newest added first). Nil with a message for anything else.
     package init(q: String?, sort: String?, order: String?) throws(SearchQueryError) {
-        words = ImageNaming.nfc(q ?? "").lowercased().split(whereSeparator: { $0.isWhitespace }).map(String.init)
+        words = TextFolding.fold(q ?? "").split(whereSeparator: { $0.isWhitespace }).map(String.init)
         guard words.count <= 16, (q ?? "").utf8.count <= 512 else { throw .tooLong }
         guard let chosen = Sort(rawValue: sort ?? "name") else { throw .unknownSort(sort ?? "") }
         self.sort = chosen
@@ -41,7 +41,7 @@ package struct SearchQuery: Sendable, Equatable {
         switch sort {
         case .name:
             let (x, y) = (a.record?.name ?? a.id, b.record?.name ?? b.id)
-            if x != y { return ascending ? x < y : x > y }
+            if x != y { return ascending ? NameOrder.precedes(x, y) : NameOrder.precedes(y, x) }
         case .taken:
             switch (a.record?.taken, b.record?.taken) {
             case let (x?, y?) where x != y: return ascending ? x < y : x > y

@@ -3,7 +3,7 @@ import Glibc
 #endif
 
 /// The index as searches read it, made once per change rather than per request: one row per image in path
-/// order, its words as UTF-8 bytes (NFC, lower-case: a substring of bytes is a substring of letters), and each
+/// order, its words as UTF-8 bytes (folded, `TextFolding`: a substring of bytes is a substring of letters), and each
 /// order worked out beforehand. A search is then one pass over the rows in the order asked, with no sorting,
 /// hashing or lock: the first page of 100,000 images in a few milliseconds (`bench/search.sh`).
 struct SearchTable: Sendable {
@@ -30,7 +30,7 @@ struct SearchTable: Sendable {
 
     init(members: [ImageLibrary.Entry], records: [SearchRecord?], generation: Int, version: Int) {
         let rows = zip(members, records).map { entry, record in
-            Row(entry: entry, folder: LibraryKey.folder(of: entry.id), text: Array((record?.text ?? entry.id.lowercased()).utf8), record: record)
+            Row(entry: entry, folder: LibraryKey.folder(of: entry.id), text: Array((record?.text ?? TextFolding.fold(entry.id)).utf8), record: record)
         }
         var orders: [Order: [Int32]] = [:]
         for sort in SearchQuery.Sort.allCases {
