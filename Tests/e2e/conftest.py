@@ -97,6 +97,12 @@ class Server:
         assert response.status == 200, (path, response.status, body)
         return json.loads(body)
 
+    def wait_for_index(self, timeout=60):
+        """Until the search index has read every file's metadata (it starts after the server does)."""
+        deadline = time.time() + timeout
+        while not self.json("/api/images?q=x")["indexing"]["complete"] and time.time() < deadline:
+            time.sleep(0.2)
+
     def stop(self):
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)

@@ -2,7 +2,6 @@
 so with a way back (issue 60, item 2), against the real server on files tagged with exiftool, and in Chromium."""
 import shutil
 import subprocess
-import time
 from urllib.parse import quote
 
 import pytest
@@ -25,9 +24,7 @@ def served(tmp_path_factory):
     exiftool(root / "Noms" / "IMG_10.jpg", "-Keywords=Zoë", "-Creator=Jan Müller")
     exiftool(root / "Noms" / "IMG_2.jpg", "-XMP-dc:Title=Straße am Hafen")
     server = Server([str(root), "--access-log", "off"])
-    deadline = time.time() + 60
-    while not server.json("/api/images?q=x")["indexing"]["complete"] and time.time() < deadline:
-        time.sleep(0.2)
+    server.wait_for_index()
     yield server
     server.stop()
 

@@ -62,9 +62,7 @@ def tree(tmp_path_factory):
 @pytest.fixture(scope="module")
 def served(tree):
     server = Server([str(tree), "--access-log", "off"])
-    deadline = time.time() + 60
-    while not server.json("/api/images?q=glacier")["indexing"]["complete"] and time.time() < deadline:
-        time.sleep(0.2)
+    server.wait_for_index()
     yield server
     server.stop()
 
