@@ -98,9 +98,9 @@ export class InfoPanel {
       if (!text) continue;
       const dt = document.createElement('dt'); dt.textContent = label;
       const dd = document.createElement('dd');
-      if (label === 'Licence' && /^https?:\/\//.test(text)) {
-        const a = document.createElement('a'); a.href = text; a.textContent = text; a.rel = 'noopener noreferrer'; a.target = '_blank'; dd.append(a);
-      } else dd.textContent = text;
+      if (label === 'Licence' && /^https?:\/\//.test(text)) dd.append(link(text, text));
+      else if (label === 'Location') dd.append(link(mapURL(m.location), text));   // a map of the place, no script of ours
+      else dd.textContent = text;
       list.append(dt, dd);
     }
     const dt = document.createElement('dt'); dt.textContent = 'Size';
@@ -119,6 +119,19 @@ export class InfoPanel {
     body.replaceChildren(...parts);
     if (this.page?.image.id === entry.id) this.showing(this.page);
   }
+}
+
+/** A link that opens in a new tab and tells the other site nothing of where it came from. */
+function link(href, text) {
+  const a = document.createElement('a');
+  a.href = href; a.textContent = text; a.rel = 'noopener noreferrer'; a.target = '_blank';
+  return a;
+}
+
+/** OpenStreetMap at the photo's place, with a marker. */
+function mapURL({ latitude, longitude }) {
+  const [lat, lon] = [latitude.toFixed(5), longitude.toFixed(5)];
+  return `https://www.openstreetmap.org/?mlat=${lat}&mlon=${lon}#map=15/${lat}/${lon}`;
 }
 
 function line(text) {

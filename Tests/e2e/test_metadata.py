@@ -129,6 +129,9 @@ def test_the_viewer_shows_an_info_panel(browser, private, public, width, height,
                       "glacier, Iceland", "Canon EOS R5", "RF24-70mm F2.8 L IS USM", "1/250 s · f/8 · ISO 100 · 35 mm", "2024"]:
             assert value in text, (value, text)
         assert ("64.04850, -16.17900" in text) == placed
+        maps = page.eval_on_selector_all("#info a[href^='https://www.openstreetmap.org/']", "as => as.map(a => [a.href, a.rel])")
+        assert maps == ([["https://www.openstreetmap.org/?mlat=64.04850&mlon=-16.17900#map=15/64.04850/-16.17900",
+                          "noopener noreferrer"]] if placed else []), maps
         box = page.locator("#info").bounding_box()
         assert box["x"] >= 0 and box["x"] + box["width"] <= width + 1, "the panel fits the window"
         if not placed:
