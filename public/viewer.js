@@ -200,7 +200,8 @@ const showFolder = browse.showFolder;
 /** Shows what the address names: a folder, or an image (in its folder) with its view. */
 async function follow(address, initial = false) {
   if (address.q) return browse.showSearch(address.q, false);
-  if (address.folder !== null) return showFolder(address.folder);
+  // Back from a photo to its grid focuses the photo just viewed, as Escape does.
+  if (address.folder !== null) return showFolder(address.folder, state.mode === 'zoom' ? state.images[state.index]?.id : null);
   if (address.image !== null) {
     const folder = api.folderOf(address.image);
     if (folder !== state.folderPath || !state.images.length) {

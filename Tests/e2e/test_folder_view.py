@@ -111,6 +111,17 @@ def test_grid_breadcrumbs_open_and_page_within_the_folder(browser, served):
     p.close()
 
 
+def test_back_from_a_photo_focuses_it_in_the_grid(browser, served):
+    """Issue 60: after Back the grid focused its first cell, not the photo just viewed."""
+    p = Page(browser, served, "/?folder=2024%2Ficeland")
+    p.wait("document.querySelectorAll('#grid .cell.image').length === 2")
+    p.page.click('#grid .cell[data-id="2024/iceland/ice"]')
+    p.wait(in_zoom("2024/iceland/ice"))
+    p.page.go_back()
+    p.wait("window.tileViewer.state.mode === 'folder' && document.activeElement.dataset.id === '2024/iceland/ice'")
+    p.close()
+
+
 def test_keyboard_moves_opens_pages_and_goes_back(browser, served):
     p = Page(browser, served, "/?folder=scans")
     p.wait("document.querySelectorAll('#grid .cell').length === 30")
