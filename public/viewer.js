@@ -25,6 +25,7 @@ import { installInStep } from './in-step.js';
 import { state, set, on } from './state.js';
 
 const GAP = 24;                     // pixels between pages
+const TOGGLE = 'tileserver.doubleTap';   // the double-click and double-tap switch, remembered
 
 const root = document.getElementById('viewer');
 const strip = document.getElementById('strip');
@@ -251,11 +252,13 @@ bar.toFolder.addEventListener('click', () => showFolder(state.folderPath, state.
 const modeSwitches = [bar.mode, document.getElementById('toggle-mode-panel')];
 for (const button of modeSwitches) button.addEventListener('click', () => set({ toggleMode: !state.toggleMode }));
 on('toggleMode', (isOn) => {
+  try { localStorage.setItem(TOGGLE, isOn ? 'on' : 'off'); } catch { /* storage off: not remembered */ }
   for (const b of modeSwitches) {
     b.setAttribute('aria-pressed', String(isOn));
     b.querySelector('.state').textContent = isOn ? 'on' : 'off';
   }
 });
+try { set({ toggleMode: localStorage.getItem(TOGGLE) === 'on' }); } catch { /* storage off */ }
 // A control used with the mouse or a tap gives the keyboard back to the picture: +, 0, 1, arrows work at once.
 for (const el of [nav.prev, nav.next, bar.mode, nav.dots]) el.addEventListener('click', () => root.focus({ preventScroll: true }));
 

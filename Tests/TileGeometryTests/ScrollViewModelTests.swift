@@ -112,6 +112,10 @@ final class ScrollViewModelTests: XCTestCase {
         let capped = m.doubleTap(zoom: 0.9, x: 2000, y: 1000)
         XCTAssertEqual(capped.zoom, 1, "1.35 is clamped to maxZoom")
         XCTAssertEqual(capped.layout.visible, ViewRect(x: 1360, y: 600, width: 1280, height: 800))
+        let back = m.doubleTap(zoom: 1, x: 2000, y: 1000)
+        XCTAssertEqual(back.zoom, m.minZoom, "a step in from the largest zoom goes back to fit")
+        XCTAssertEqual(back.rect.midX, 2820, accuracy: 1e-9, "centred on the image")
+        XCTAssertEqual(m.doubleTap(zoom: 1, x: 2000, y: 1000, factor: 1 / 1.5).zoom, 1 / 1.5, accuracy: 1e-9, "a step out still steps")
     }
 
     func testDoubleTapToggle() throws {

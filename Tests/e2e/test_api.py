@@ -200,6 +200,9 @@ def test_zoomrect_step(server):
     capped = zoomrect(server, zoom=0.9, x=600, y=400)
     assert capped["zoom"] == 1 and capped["rect"] == {"x": 400, "y": 250, "width": 400, "height": 300}
     assert capped["viewport"]["visible"] == {"x": 301, "y": 153, "width": 400, "height": 300}
+    back = zoomrect(server, zoom=1, x=600, y=400)          # from the largest zoom a step goes back to fit (issue 60)
+    assert back["zoom"] == pytest.approx(fit, **APPROX) and back["viewport"]["fit"] is True
+    assert back["rect"]["x"] + back["rect"]["width"] / 2 == pytest.approx(350.5, **APPROX)
     named = zoomrect(server, zoom="fit", x=100, y=100)
     assert named["fromZoom"] == pytest.approx(fit, **APPROX) and named["zoom"] == pytest.approx(fit * 1.5, **APPROX)
     double = zoomrect(server, zoom=0.4, x=350.5, y=226.5, factor=1.6)

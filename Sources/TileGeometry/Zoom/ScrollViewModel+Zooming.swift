@@ -16,8 +16,9 @@ public struct ZoomResult: Hashable, Sendable {
 }
 
 extension ScrollViewModel {
-    /// scrollViewDoubleTapped. Step: `newZoom = clamp(zoom × factor)` centred on the tapped point (px, py).
-    /// Toggle (the photo-app double tap): zoomed in beyond 1e−6 goes back to `minZoom` centred on the image,
+    /// scrollViewDoubleTapped. Step: `newZoom = clamp(zoom × factor)` centred on the tapped point (px, py); a step
+    /// in from the largest zoom, where it could go no further, goes back to `minZoom` centred on the image (a photo
+    /// app's double tap never does nothing). Toggle (the photo-app double tap): zoomed in beyond 1e−6 goes back to `minZoom` centred on the image,
     /// otherwise to `maxZoom` centred on the tapped point.
     public func doubleTap(zoom: Double, x px: Double, y py: Double, mode: ZoomResult.Mode = .step, factor: Double = 1.5) -> ZoomResult {
         let from = clamp(zoom)
@@ -32,7 +33,12 @@ extension ScrollViewModel {
                 newZoom = maxZoom
             }
         case .step, .rect:
-            newZoom = clamp(from * factor)
+            if factor > 1 && from >= maxZoom - 1e-6 && maxZoom > minZoom + 1e-6 {
+                newZoom = minZoom
+                target = imageCenter
+            } else {
+                newZoom = clamp(from * factor)
+            }
         }
         return result(mode: mode == .rect ? .step : mode, from: from, zoom: newZoom, x: target.x, y: target.y)
     }
