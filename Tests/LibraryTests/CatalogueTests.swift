@@ -50,4 +50,14 @@ final class CatalogueTests: XCTestCase {
         XCTAssertEqual(Catalogue.upperBound(keys, LibraryKey(root: 1, id: "a0")), 2)
         XCTAssertEqual(Catalogue.upperBound(keys, LibraryKey(root: 2, id: "")), 3)
     }
+
+    func testImagesOfOneFolderWithOneNameShowTheirExtensions() {
+        let catalogue = Catalogue()
+        catalogue.withLock { $0.insert([member("a/img-0001", path: "/p/a/IMG_0001.jpg"), member("a/img-0001-2", path: "/p/a/IMG_0001.png"),
+                                        member("b/img-0001", path: "/p/b/IMG_0001.png"), member("a/other", path: "/p/a/other.jpg")]) }
+        XCTAssertEqual(catalogue.entries().map(\.name), ["IMG_0001.jpg", "IMG_0001.png", "other", "IMG_0001"])
+        let twin = catalogue.member("a/img-0001-2")!
+        catalogue.withLock { $0.remove(twin) }
+        XCTAssertEqual(catalogue.entries().map(\.name), ["IMG_0001", "other", "IMG_0001"], "alone again, no extension")
+    }
 }

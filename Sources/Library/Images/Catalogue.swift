@@ -45,6 +45,9 @@ final class Catalogue: Sendable {
         /// The tile service serving these images, held weakly (it holds the library): told of each image made and
         /// each removed under this lock, so it never misses one.
         weak var changes: (any ImageChanges)?
+        /// How many images of each folder share a name without extension (`stemKey`): where two do, each shows
+        /// its extension.
+        var stems: [String: Int] = [:]
     }
 
     private let contents = Locked(Contents())
@@ -58,7 +61,7 @@ final class Catalogue: Sendable {
 
     /// Every image's entry, in order.
     func entries() -> [ImageLibrary.Entry] {
-        contents.withLock { state in state.order.compactMap { key in state.members[key.id].map { ImageLibrary.Entry(key: $0.key, path: $0.path) } } }
+        contents.withLock { state in state.order.compactMap { key in state.members[key.id].map { state.entry($0) } } }
     }
 
     /// Index of the first key after `key` in the sorted `keys`.
@@ -73,6 +76,16 @@ final class Catalogue: Sendable {
 }
 
 extension Catalogue.Contents {
+    /// `member` as listings see it.
+    func entry(_ member: Catalogue.Member) -> ImageLibrary.Entry {
+        ImageLibrary.Entry(key: member.key, path: member.path, sharesName: (stems[Self.stemKey(member)] ?? 0) > 1)
+    }
+
+    /// The member's folder and its file's name without extension, as ids are made from it (case and marks aside).
+    static func stemKey(_ member: Catalogue.Member) -> String {
+        LibraryKey.folder(of: member.key.id) + "/" + ImageNaming.stem(of: member.path)
+    }
+
     mutating func insert(_ member: Catalogue.Member) {
         insert([member])
     }
@@ -84,6 +97,7 @@ extension Catalogue.Contents {
         var unsorted: Set<String> = []
         for member in added {
             members[member.key.id] = member
+            stems[Self.stemKey(member), default: 0] += 1
             var folder = LibraryKey.folder(of: member.key.id)
             var names = ImageLibrary.folderNames(id: member.key.id, path: member.path)
             if bulk {
@@ -130,6 +144,8 @@ extension Catalogue.Contents {
 
     mutating func remove(_ member: Catalogue.Member) {
         members[member.key.id] = nil
+        let stem = Self.stemKey(member)
+        if let n = stems[stem], n > 1 { stems[stem] = n - 1 } else { stems[stem] = nil }
         let at = Catalogue.upperBound(order, member.key) - 1
         if at >= 0, order[at] == member.key { order.remove(at: at) }
         var folder = LibraryKey.folder(of: member.key.id)

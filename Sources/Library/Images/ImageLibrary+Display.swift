@@ -11,14 +11,15 @@ extension ImageLibrary {
 
     /// The file name of image `id` without its extension, as written on disk.
     package func name(of id: String) -> String? {
-        stateMember(id).map { Self.displayName(ofFile: $0.path, id: id) }
+        catalogue.withLock { state in state.members[id].map { state.entry($0).name } }
     }
 
     /// The last path component of `path` without its extension; the id's last component for images without a file.
     /// What listings call an image and IIIF labels it.
-    package static func displayName(ofFile path: String, id: String) -> String {
+    package static func displayName(ofFile path: String, id: String, withExtension: Bool = false) -> String {
         let file = PathText.lastComponent(of: path)
         guard !file.isEmpty else { return PathText.lastComponent(of: id) }
+        if withExtension { return file }
         guard let dot = file.lastIndex(of: "."), dot != file.startIndex else { return file }
         return String(file[..<dot])
     }

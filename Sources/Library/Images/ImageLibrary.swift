@@ -42,9 +42,12 @@ public final class ImageLibrary: ImageDirectory {
         /// Where it stands in library order (what a listing's `next` cursor names).
         package let key: LibraryKey
         package let path: String
+        /// Another image of its folder has the same name without extension (`IMG_0001.jpg` beside `IMG_0001.png`).
+        package let sharesName: Bool
         package var id: String { key.id }
-        /// The file's name as written on disk, without its extension (`Café de Flore (1)`): what people call it.
-        package var name: String { ImageLibrary.displayName(ofFile: path, id: id) }
+        /// The file's name as written on disk, without its extension (`Café de Flore (1)`): what people call it;
+        /// with its extension where another of its folder would show the same.
+        package var name: String { ImageLibrary.displayName(ofFile: path, id: id, withExtension: sharesName) }
     }
 
     /// A sub-folder as a folder listing shows it.
@@ -215,7 +218,7 @@ public final class ImageLibrary: ImageDirectory {
             }
             let start = after.map { Catalogue.upperBound(keys, $0) } ?? 0
             let end = min(keys.count, start + max(0, limit))
-            let images = keys[start ..< end].compactMap { state.members[$0.id].map { Entry(key: $0.key, path: $0.path) } }
+            let images = keys[start ..< end].compactMap { key in state.members[key.id].map { state.entry($0) } }
             return Page(images: images, next: end < keys.count && end > start ? keys[end - 1] : nil, folders: folders)
         }
     }

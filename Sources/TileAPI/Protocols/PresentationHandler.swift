@@ -32,13 +32,14 @@ struct PresentationHandler: Sendable {
             ? [("service", AuthHandler.services(origin: origin, id: image.id, external: context.access!.control.externalSignIn))] : []
         let metadata = try image.metadata(for: snapshot).published(location: publishLocation)
         let described = ManifestMetadata(metadata: metadata)
+        let fileName = library.name(of: image.id) ?? ImageLibrary.displayName(ofFile: image.masterPath, id: image.id)
         let contexts: JSONValue = metadata.location == nil
             ? .string(Self.context) : .array([.string(ManifestMetadata.navPlaceContext), .string(Self.context)])
         let document: JSONValue = .object([
             ("@context", contexts),
             ("id", .string(id)),
             ("type", "Manifest"),
-            ("label", described.label(fileName: ImageLibrary.displayName(ofFile: image.masterPath, id: image.id))),
+            ("label", described.label(fileName: fileName)),
         ] + described.members(id: id) + [
             ("thumbnail", .array([imageResource(service + "/full/\(thumb.width),\(thumb.height)/0/default.jpg",
                                                 width: thumb.width, height: thumb.height, service: service, auth: auth)])),
@@ -47,7 +48,7 @@ struct PresentationHandler: Sendable {
             ("items", .array([.object([
                 ("id", .string(canvas)),
                 ("type", "Canvas"),
-                ("label", label(ImageLibrary.displayName(ofFile: image.masterPath, id: image.id))),
+                ("label", label(fileName)),
                 ("width", .int(g.width)),
                 ("height", .int(g.height)),
                 ("items", .array([.object([
