@@ -32,14 +32,15 @@ export function accessToken(timeout = 10000) {
 }
 
 /** Opens the access service in a window and waits for it to close; then asks for a token and probes image `id`
- *  again. True when this browser may now see the whole image. */
+ *  again. True when this browser may now see the whole image; else what the probe says is missing, or false. */
 export async function signIn(id) {
   const win = window.open('/auth/login?return=%2Fauth%2Fdone', 'tileserver-sign-in', 'popup,width=420,height=560');
   if (!win) { location.assign(`/auth/login?return=${enc(location.pathname + location.search + location.hash)}`); return false; }
   await new Promise((closed) => { const t = setInterval(() => { if (win.closed) { clearInterval(t); closed(); } }, 250); });
   const token = await accessToken();
   if (!token) return false;
-  return (await probe(id, token)).status === 200;
+  const result = await probe(id, token);
+  return result.status === 200 || (Object.values(result.note ?? {})[0]?.[0] ?? false);
 }
 
 /** Ends this browser's session (the logout service). */
@@ -63,10 +64,10 @@ export function prompt(image, onSignedIn) {
   button.addEventListener('click', async (event) => {
     event.stopPropagation();
     button.disabled = true;
-    const ok = await signIn(image.id).catch(() => false);
+    const answer = await signIn(image.id).catch(() => false);
     button.disabled = false;
-    if (ok) onSignedIn();
-    else text.textContent = 'Not signed in, or this account may not see it.';
+    if (answer === true) onSignedIn();
+    else text.textContent = typeof answer === 'string' ? answer : 'Not signed in, or this account may not see it.';
   });
   for (const type of ['pointerdown', 'mousedown', 'touchstart', 'dblclick', 'wheel']) box.addEventListener(type, (e) => e.stopPropagation());
   box.append(text, button);

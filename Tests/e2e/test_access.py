@@ -617,3 +617,15 @@ def test_cookies_are_secure_only_when_a_trusted_proxy_says_tls(tmp_path):
             assert "HttpOnly" in cookie and "SameSite=Lax" in cookie and "Path=/" in cookie
         finally:
             server.stop()
+
+
+def test_a_refusal_says_who_is_signed_in_and_what_is_missing(site):
+    """Issue 60, item 4: a signed-in user outside the group was told "Not signed in, or this account may not see it"."""
+    response, body = site.request("GET", "/api/images/staff%2Fsecret", site.headers("signed-in"))
+    assert response.status == 403
+    assert json.loads(body)["error"] == "signed in as bob; image 'staff/secret' is for the staff group", body
+    response, body = site.request("GET", "/auth/probe/staff%2Fsecret", site.headers("signed-in"))
+    probe = json.loads(body)
+    assert probe["status"] == 403 and probe["note"] == {"none": ["Signed in as bob; this image is for the staff group"]}, probe
+    response, body = site.request("GET", "/auth/probe/staff%2Fsecret")
+    assert json.loads(body)["status"] == 401 and "note" not in json.loads(body), "nothing about anyone to who is not signed in"

@@ -145,7 +145,7 @@ extension AccessControl {
                 throw Admission.missing(context, access)
             case let .refused(signedIn):
                 refusals.count(signedIn ? .forbidden : .unauthenticated)
-                throw APIError.refused(signedIn: signedIn, signedIn ? "your account may not see image '\(id)'" : "sign in to see image '\(id)'",
+                throw APIError.refused(signedIn: signedIn, signedIn ? identity.refusalNote("image '\(id)'", rule: rule) : "sign in to see image '\(id)'",
                                        services: AuthHandler.services(origin: context.origin, id: id, external: externalSignIn))
             }
         }

@@ -30,6 +30,16 @@ struct Identity: Sendable, Equatable {
         }
     }
 
+    /// Why a signed-in identity may not see `what` under `rule`, in words that say who they are and what is missing:
+    /// "signed in as bob; image 'x' is for the staff group".
+    func refusalNote(_ what: String, rule: FolderRule) -> String {
+        let lists = rule.groups.map { list in
+            list.contains("*") ? "any signed-in user" : "the " + list.joined(separator: " or ") + " group" + (list.count > 1 ? "s" : "")
+        }
+        let needs = lists.isEmpty ? "not shown at this size" : "for " + lists.joined(separator: " and ")
+        return "signed in as \(user ?? "someone"); \(what) is \(needs)"
+    }
+
     /// Whether a folder under `rule` is listed at all: hidden folders only to those they admit (or a share link
     /// that reaches into them).
     func sees(folder path: String, rule: FolderRule) -> Bool {

@@ -90,9 +90,12 @@ struct AuthHandler: Sendable {
         let id = context.capture("id")
         var members: [(String, JSONValue)] = [("@context", .string(Self.authContext)), ("type", "AuthProbeResult2")]
         let decision: AccessDecision?
+        var note: String?
         if let control {
             let identity = control.identity(of: context.request, query: context.path.query).0
-            decision = (try control.rule(of: id, onLoop: false)).map { identity.decision(for: id, rule: $0) }
+            let rule = try control.rule(of: id, onLoop: false)
+            decision = rule.map { identity.decision(for: id, rule: $0) }
+            note = rule.map { identity.refusalNote("this image", rule: $0) }
         } else {
             decision = library.hasImage(id) ? .full : nil
         }
@@ -110,6 +113,8 @@ struct AuthHandler: Sendable {
         case let .refused(signedIn)?:
             members += [("status", .int(signedIn ? 403 : 401)),
                         ("heading", ManifestMetadata.text(signedIn ? "Not for this account" : "Sign in to see this image"))]
+            // Who is signed in and what is missing ("Signed in as bob; this image is for the staff group").
+            if signedIn, let note { members.append(("note", ManifestMetadata.text(note.prefix(1).uppercased() + note.dropFirst()))) }
         case .hidden?, nil:
             members += [("status", .int(404)), ("heading", ManifestMetadata.text("No such image"))]
         }
