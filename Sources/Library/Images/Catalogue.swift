@@ -17,12 +17,16 @@ final class Catalogue: Sendable {
         var summary: ImageSummary?
         /// When `summary` was last compared with the file (monotonic nanoseconds).
         var checked = Int64.min
+        /// Its folder and its file's name without extension, as ids are made from it (case and marks aside): what
+        /// two images of one folder that would show one name share (`Contents.stems`). Worked out once.
+        let nameKey: String
 
         init(key: LibraryKey, scanned: String, path: String, image: PyramidImage? = nil) {
             self.key = key
             self.scanned = scanned
             self.path = path
             self.image = image
+            nameKey = LibraryKey.folder(of: key.id) + "/" + ImageNaming.stem(of: path)
         }
     }
 
@@ -45,7 +49,7 @@ final class Catalogue: Sendable {
         /// The tile service serving these images, held weakly (it holds the library): told of each image made and
         /// each removed under this lock, so it never misses one.
         weak var changes: (any ImageChanges)?
-        /// How many images of each folder share a name without extension (`stemKey`): where two do, each shows
+        /// How many images of each folder share a name without extension (`Member.nameKey`): where two do, each shows
         /// its extension.
         var stems: [String: Int] = [:]
     }
@@ -78,12 +82,7 @@ final class Catalogue: Sendable {
 extension Catalogue.Contents {
     /// `member` as listings see it.
     func entry(_ member: Catalogue.Member) -> ImageLibrary.Entry {
-        ImageLibrary.Entry(key: member.key, path: member.path, sharesName: (stems[Self.stemKey(member)] ?? 0) > 1)
-    }
-
-    /// The member's folder and its file's name without extension, as ids are made from it (case and marks aside).
-    static func stemKey(_ member: Catalogue.Member) -> String {
-        LibraryKey.folder(of: member.key.id) + "/" + ImageNaming.stem(of: member.path)
+        ImageLibrary.Entry(key: member.key, path: member.path, sharesName: (stems[member.nameKey] ?? 0) > 1)
     }
 
     mutating func insert(_ member: Catalogue.Member) {
@@ -97,7 +96,7 @@ extension Catalogue.Contents {
         var unsorted: Set<String> = []
         for member in added {
             members[member.key.id] = member
-            stems[Self.stemKey(member), default: 0] += 1
+            stems[member.nameKey, default: 0] += 1
             var folder = LibraryKey.folder(of: member.key.id)
             var names = ImageLibrary.folderNames(id: member.key.id, path: member.path)
             if bulk {
@@ -144,7 +143,7 @@ extension Catalogue.Contents {
 
     mutating func remove(_ member: Catalogue.Member) {
         members[member.key.id] = nil
-        let stem = Self.stemKey(member)
+        let stem = member.nameKey
         if let n = stems[stem], n > 1 { stems[stem] = n - 1 } else { stems[stem] = nil }
         let at = Catalogue.upperBound(order, member.key) - 1
         if at >= 0, order[at] == member.key { order.remove(at: at) }

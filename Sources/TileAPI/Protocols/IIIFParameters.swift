@@ -106,8 +106,9 @@ struct IIIFParameters: Equatable {
             throw .badRequest("quality must be default, color, gray or bitonal, followed by .jpg, .png, .webp or .avif")
         }
         let suffix = text[(dot + 1)...]
-        // IIIF's format names, lower case: `jpeg` and `JPG` are not among them.
-        for format in ImageFormat.allCases where suffix.elementsEqual(format.fileExtension.utf8) {
+        // IIIF's format names are the usual extensions, lower case: `jpeg` and `JPG` are not among them.
+        let named = UnsafeRawBufferPointer(rebasing: suffix)
+        if let format = ImageFormat(extensionBytes: named), named.elementsEqual(format.fileExtension.utf8) {
             return (quality, format)
         }
         for other in ["tif", "gif", "jp2", "pdf"] where suffix.elementsEqual(other.utf8) {
