@@ -1,5 +1,6 @@
 // The address bar: what `?folder=…` or `?image=…[&zoom=…&cx=…&cy=…][&rotate=90|180|270]` asks for, and the
-// address of a view.
+// address of a view. An image opened from a search's results carries the words (`&q=…`): the zoom view then
+// pages through the results, and a reload keeps that.
 // The query is what the server reads: for `?image=ID` at fit it writes the thumbnail into the page, so the first
 // frame has the picture. The older `#folder=…` and `#image=…` links still work; when the fragment names
 // something it wins (it is what a link within the page or an old bookmark says), and the viewer then writes the
@@ -20,11 +21,13 @@ export function parseAddress(where = location) {
   };
 }
 
-/** The address of image `id` at fit, or zoomed in on `view` ({ zoom, cx, cy }), turned by `rotation`°. */
-export function imageAddress(id, view = null, rotation = 0) {
+/** The address of image `id` at fit, or zoomed in on `view` ({ zoom, cx, cy }), turned by `rotation`°, paged
+ *  among the results of the words `album` when it is not empty. */
+export function imageAddress(id, view = null, rotation = 0, album = '') {
   let address = `?image=${encodeURIComponent(id)}`;
   if (view) address += `&zoom=${+view.zoom.toPrecision(8)}&cx=${+view.cx.toFixed(2)}&cy=${+view.cy.toFixed(2)}`;
-  return rotation ? `${address}&rotate=${rotation}` : address;
+  if (rotation) address += `&rotate=${rotation}`;
+  return album ? `${address}&q=${encodeURIComponent(album)}` : address;
 }
 
 /** The address of the folder view of `path`. */

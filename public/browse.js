@@ -19,8 +19,9 @@ export function installBrowse({ folderView, notice, adopt, leaveZoom, follow, sh
     /** Keeps `listing` as its folder's last listing; returns it. */
     remember(listing) { listings.set(listing.folder, listing); return listing; },
 
-    /** The grid of what the words `q` find across the library; `push`: a new history entry. */
-    async showSearch(q, push = !browse.found) {
+    /** The grid of what the words `q` find across the library; `push`: a new history entry; `focusID`: the
+     *  cell to focus (the photo just left). */
+    async showSearch(q, push = !browse.found, focusID = null) {
       const ticket = ++browse.ticket;
       let listing;
       try { listing = await api.search(q, state.sort); } catch { return; }
@@ -32,13 +33,14 @@ export function installBrowse({ folderView, notice, adopt, leaveZoom, follow, sh
       if (!showing(address)) history[push ? 'pushState' : 'replaceState'](null, '', address);
       showUser(listing.user);
       document.title = `Search: ${q}`;
-      folderView.show(listing);
+      folderView.show(listing, focusID);
       notice.clear('missing');
     },
 
-    /** Opens image `id` from the search results, in its own folder (a new history entry: Back returns to them). */
+    /** Opens image `id` from the search results, paged among them (an album; a new history entry: Back returns
+     *  to the grid). */
     openFound(id) {
-      history.pushState(null, '', imageAddress(id));
+      history.pushState(null, '', imageAddress(id, null, 0, browse.found.search));
       return follow(parseAddress());
     },
 

@@ -1,11 +1,12 @@
 // The controls around the photo: they fade after a while without pointer, touch or key and come back on any
 // (never while a panel or menu is open); full screen (the Fullscreen API, else the controls hidden until
 // wanted); share (the system share sheet where there is one, else the address copied); download (the original
-// file, or this view at screen size through the view-image API).
+// file, or this view at screen size through the view-image API); the double-click and double-tap switch.
 import * as api from './api.js';
-import { state } from './state.js';
+import { state, set, on } from './state.js';
 
 const IDLE = 2000;                  // ms without activity before the controls fade
+const TOGGLE = 'tileserver.doubleTap';   // the double-click and double-tap switch, remembered
 
 export function installChrome(viewer, { notice, info }) {
   const body = document.body;
@@ -26,6 +27,18 @@ export function installChrome(viewer, { notice, info }) {
     window.addEventListener(type, wake, { capture: true, passive: true });
   }
   wake();
+
+  // The double-click switch is in the top bar (wide screens) and in the keys panel (every screen): one state.
+  const modeSwitches = [el('toggle-mode'), el('toggle-mode-panel')];
+  for (const button of modeSwitches) button.addEventListener('click', () => set({ toggleMode: !state.toggleMode }));
+  on('toggleMode', (isOn) => {
+    try { localStorage.setItem(TOGGLE, isOn ? 'on' : 'off'); } catch { /* storage off: not remembered */ }
+    for (const b of modeSwitches) {
+      b.setAttribute('aria-pressed', String(isOn));
+      b.querySelector('.state').textContent = isOn ? 'on' : 'off';
+    }
+  });
+  try { set({ toggleMode: localStorage.getItem(TOGGLE) === 'on' }); } catch { /* storage off */ }
 
   const native = () => Boolean(document.fullscreenEnabled && document.documentElement.requestFullscreen);
   const isFull = () => Boolean(document.fullscreenElement) || body.classList.contains('pseudo-fullscreen');
@@ -55,7 +68,7 @@ export function installChrome(viewer, { notice, info }) {
   /** The address of what is on screen now (the address bar lags the view by a moment). */
   function here() {
     const page = viewer.current();
-    return page ? new URL(viewer.addressOf(page), location.href).href : location.href;
+    return page ? new URL(viewer.addressOf(page, true), location.href).href : location.href;
   }
   async function share() {
     const url = here(), title = document.title;

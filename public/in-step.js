@@ -21,7 +21,8 @@ export function installInStep(viewer, { browse, folderView, notice, adopt, onPag
       const { w, h } = viewer.size();
       p.show(w, h, p.isFit ? 'fit' : p.zoom, p.cx, p.cy).then(() => onPageChange(p));
     } else if (state.mode === 'folder') {
-      browse.showFolder(state.folderPath);
+      if (browse.found) browse.showSearch(browse.found.search, false);
+      else browse.showFolder(state.folderPath);
     }
   });
 
@@ -30,7 +31,7 @@ export function installInStep(viewer, { browse, folderView, notice, adopt, onPag
     if (document.hidden || !opened()) return;          // the first view is still being worked out
     ratioChanged();
     const asked = state.folderPath, ticket = browse.ticket;
-    if (browse.found && state.mode === 'folder') return;        // search results are not polled
+    if ((browse.found && state.mode === 'folder') || state.album) return;    // search results are not polled
     try {
       const listing = browse.remember(await api.folder(asked, null, state.sort));
       // The person moved on while it was asked (Backspace, a link): this answer is about a folder no longer shown.

@@ -70,11 +70,11 @@ export function installKeys(viewer, { info, chrome, slideshow, folderView }) {
     { label: 's', what: 'Share: copy a link to this view', when: 'plain', keys: { s: () => chrome.share() } },
     { label: 'd', what: 'Download the original or this view', when: 'plain', keys: { d: () => chrome.toggleMenu() } },
     { label: 'i', what: 'About this photo', when: 'plain', keys: { i: () => info.toggle() } },
-    { label: 'Escape', what: 'Close a panel, else back to the folder', when: 'escape', keys: { Escape: (e, p) => {
+    { label: 'Escape', what: 'Close a panel, else back to the folder or the results', when: 'escape', keys: { Escape: (e, p) => {
       if (!help.hidden) showHelp(false);
       else if (chrome.menuOpen) chrome.toggleMenu(false);
       else if (info.open) { info.toggle(false); root.focus(); }
-      else if (p) viewer.showFolder(state.folderPath, p.image.id);
+      else if (p) viewer.toGrid(p.image.id);
     } } },
     { label: '?', what: 'This list', when: 'help', keys: { '?': () => showHelp() } },
     { when: 'folder', keys: {

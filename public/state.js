@@ -8,7 +8,10 @@ export const state = Object.seal({
   /** The folder whose images the zoom view pages through ('' for the top), and its name as written on disk. */
   folderPath: '',
   folderName: '',
-  /** That folder's images, in order, and which one is shown. */
+  /** The words whose results the zoom view pages through instead of a folder (an album opened from a search's
+   *  grid), or ''. The folder fields keep the folder the search was made from. */
+  album: '',
+  /** The images the zoom view pages through (the folder's, or the album's), in order, and which one is shown. */
   images: [],
   index: 0,
   /** Pixels the strip of pages is dragged aside while a swipe pages (0 at rest). */

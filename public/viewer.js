@@ -4,7 +4,6 @@
 // share is declared in state.js; the keys are keys.js's table; gestures, screen changes, the minimap, the gallery
 // bar, the grids, keeping in step with the server, the address format and the messages are modules of their own.
 import * as api from './api.js';
-import { connection } from './connection.js';
 import { PageView } from './page-view.js';
 import { FolderView } from './folder-view.js';
 import { InfoPanel } from './info-panel.js';
@@ -22,10 +21,10 @@ import { installSlideshow } from './slideshow.js';
 import { installFind } from './find.js';
 import { installBrowse } from './browse.js';
 import { installInStep } from './in-step.js';
-import { state, set, on } from './state.js';
+import { installTestHook } from './test-hook.js';
+import { state, set } from './state.js';
 
 const GAP = 24;                     // pixels between pages
-const TOGGLE = 'tileserver.doubleTap';   // the double-click and double-tap switch, remembered
 
 const root = document.getElementById('viewer');
 const strip = document.getElementById('strip');
@@ -51,6 +50,11 @@ const viewer = Object.freeze({
   goTo: (i, view, animate) => goTo(i, view, animate),
   layoutStrip: (animate) => layoutStrip(animate),
   showFolder: (path, focusID) => showFolder(path, focusID),
+  /** Back to the grid the zoom view pages through (the album's results, else the folder), focusing `focusID`. */
+  toGrid: (focusID) => {
+    writeAddress();                 // the photo's entry names the photo left, however soon after a step
+    return state.album ? browse.showSearch(state.album, true, focusID) : showFolder(state.folderPath, focusID);
+  },
   /** Fits `page` (worked out here when the server is away). */
   fit: (page) => page.show(page.screen.w, page.screen.h, 'fit'),
   /** Turns the view of the current image to `degrees` and fits it; the address keeps the turn. */
@@ -61,8 +65,10 @@ const viewer = Object.freeze({
     await page.rotate(degrees, w, h);
     onPageChange(page);
   },
-  /** The address of `page`'s view: its id, its zoom and centre unless at fit, its turn. */
-  addressOf: (page) => imageAddress(page.image.id, page.isFit || page.error ? null : page, page.rotation),
+  /** The address of `page`'s view: its id, its zoom and centre unless at fit, its turn, and the album's words
+   *  (not for `shared` links: those open the photo in its folder). */
+  addressOf: (page, shared = false) => imageAddress(page.image.id, page.isFit || page.error ? null : page, page.rotation,
+    shared ? '' : state.album),
 });
 let listingKey = '';
 const pages = new Map();  // image id -> PageView, only for the current image and its neighbours
@@ -112,20 +118,26 @@ let addressTimer = 0;
 /** The address bar follows the view, shortly after it settles. */
 function scheduleAddress() {
   clearTimeout(addressTimer);
-  addressTimer = setTimeout(() => {
-    const p = viewer.current();
-    if (state.mode !== 'zoom' || !p?.ready) return;
-    const address = viewer.addressOf(p);
-    if (!showing(address)) history.replaceState(null, '', address);
-  }, 150);
+  addressTimer = setTimeout(writeAddress, 150);
+}
+
+/** The address bar says the view on screen now. */
+function writeAddress() {
+  clearTimeout(addressTimer);
+  const p = viewer.current();
+  if (state.mode !== 'zoom' || !p?.ready) return;
+  const address = viewer.addressOf(p);
+  if (!showing(address)) history.replaceState(null, '', address);
 }
 
 
-/** Makes `listing` the folder the zoom view pages through; keeps the current image where it can. */
+/** Makes `listing` what the zoom view pages through (a folder's, or a search's: an album); keeps the current
+ *  image where it can. */
 function adopt(listing) {
   showUser(listing.user);
+  const album = listing.folder === api.SEARCH ? listing.search : '';
   const key = JSON.stringify(listing.images.map((i) => [i.id, i.version, i.error ?? '']));
-  if (listing.folder === state.folderPath && key === listingKey) return false;
+  if ((album ? album === state.album : listing.folder === state.folderPath && !state.album) && key === listingKey) return false;
   const currentID = state.images[state.index]?.id;
   listingKey = key;
   for (const [id, page] of pages) {
@@ -133,9 +145,10 @@ function adopt(listing) {
     if (!image || image.version !== page.image.version || (image.error ?? null) !== (page.image.error ?? null)) dropPage(id, page);
   }
   const at = listing.images.findIndex((im) => im.id === currentID);
-  set({ folderPath: listing.folder, images: listing.images,
-    folderName: listing.name || (listing.folder ? listing.folder.slice(listing.folder.lastIndexOf('/') + 1) : ''),
-    index: at >= 0 ? at : Math.max(0, Math.min(state.index, listing.images.length - 1)) });
+  const index = at >= 0 ? at : Math.max(0, Math.min(state.index, listing.images.length - 1));
+  if (album) set({ album, search: album, images: listing.images, index });
+  else set({ album: '', folderPath: listing.folder, images: listing.images, index,
+    folderName: listing.name || (listing.folder ? listing.folder.slice(listing.folder.lastIndexOf('/') + 1) : '') });
   nav.draw(state.images);
   return true;
 }
@@ -154,8 +167,9 @@ async function goTo(i, view = null, animate = true, rotation = null) {
   layoutStrip(animate);
   nav.mark(state.index, images.length);
   const name = page.image.name ?? page.image.id;
-  bar.toFolder.textContent = state.folderName || 'All images';
-  bar.toFolder.setAttribute('aria-label', `Back to the folder ${state.folderName || 'All images'} (Escape)`);
+  bar.toFolder.textContent = state.album ? `“${state.album}”` : state.folderName || 'All images';
+  bar.toFolder.setAttribute('aria-label', state.album ? `Back to the results for “${state.album}” (Escape)`
+    : `Back to the folder ${state.folderName || 'All images'} (Escape)`);
   bar.title.textContent = name;
   bar.title.title = name;
   document.title = name;
@@ -178,7 +192,7 @@ let opened = false;
 /** The zoom view of image `i` of the folder on screen; from the folder view it is a new history entry, so the
  *  browser's Back returns to the grid (not when the history itself brought us here: `push` false). */
 async function openImage(i, view = null, push = true, rotation = null) {
-  if (push && state.mode === 'folder' && state.images[i]) history.pushState(null, '', imageAddress(state.images[i].id));
+  if (push && state.mode === 'folder' && state.images[i]) history.pushState(null, '', imageAddress(state.images[i].id, null, 0, state.album));
   set({ mode: 'zoom' });
   document.body.classList.remove('browsing');
   const done = goTo(i, view, false, rotation);
@@ -200,12 +214,20 @@ const showFolder = browse.showFolder;
 
 /** Shows what the address names: a folder, or an image (in its folder) with its view. */
 async function follow(address, initial = false) {
-  if (address.q) return browse.showSearch(address.q, false);
   // Back from a photo to its grid focuses the photo just viewed, as Escape does.
-  if (address.folder !== null) return showFolder(address.folder, state.mode === 'zoom' ? state.images[state.index]?.id : null);
+  const left = state.mode === 'zoom' ? state.images[state.index]?.id : null;
+  if (address.q && address.image === null) return browse.showSearch(address.q, false, left);
+  if (address.folder !== null) return showFolder(address.folder, left);
   if (address.image !== null) {
     const folder = api.folderOf(address.image);
-    if (folder !== state.folderPath || !state.images.length) {
+    if (address.q) {
+      // An album: the results of the words, as the grid showed them (or asked again, for a reload or a link).
+      if (address.q !== state.album || !state.images.length) {
+        try {
+          adopt(browse.found?.search === address.q ? browse.found : await api.search(address.q, state.sort));
+        } catch { return; }
+      }
+    } else if (folder !== state.folderPath || state.album || !state.images.length) {
       try { adopt(browse.remember(await api.folder(folder, null, state.sort))); } catch (error) { if (!(error instanceof api.APIError)) return; }
     }
     const i = state.images.findIndex((im) => im.id === address.image);
@@ -214,7 +236,7 @@ async function follow(address, initial = false) {
       // its API address to today's id, and the viewer follows it there.
       const today = await api.image(address.image).then((entry) => entry.id, () => null);
       if (today && today !== address.image) {
-        history.replaceState(null, '', imageAddress(today, address.view, address.rotation));
+        history.replaceState(null, '', imageAddress(today, address.view, address.rotation, address.q ?? ''));
         return follow({ ...parseAddress(), renamed: true }, initial);
       }
     }
@@ -247,18 +269,7 @@ installInStep(viewer, {
 
 nav.prev.addEventListener('click', () => goTo(state.index - 1));
 nav.next.addEventListener('click', () => goTo(state.index + 1));
-bar.toFolder.addEventListener('click', () => showFolder(state.folderPath, state.images[state.index]?.id));
-// The double-click switch is in the top bar (wide screens) and in the keys panel (every screen): one state.
-const modeSwitches = [bar.mode, document.getElementById('toggle-mode-panel')];
-for (const button of modeSwitches) button.addEventListener('click', () => set({ toggleMode: !state.toggleMode }));
-on('toggleMode', (isOn) => {
-  try { localStorage.setItem(TOGGLE, isOn ? 'on' : 'off'); } catch { /* storage off: not remembered */ }
-  for (const b of modeSwitches) {
-    b.setAttribute('aria-pressed', String(isOn));
-    b.querySelector('.state').textContent = isOn ? 'on' : 'off';
-  }
-});
-try { set({ toggleMode: localStorage.getItem(TOGGLE) === 'on' }); } catch { /* storage off */ }
+bar.toFolder.addEventListener('click', () => viewer.toGrid(state.images[state.index]?.id));
 // A control used with the mouse or a tap gives the keyboard back to the picture: +, 0, 1, arrows work at once.
 for (const el of [nav.prev, nav.next, bar.mode, nav.dots]) el.addEventListener('click', () => root.focus({ preventScroll: true }));
 
@@ -273,22 +284,7 @@ const slideshow = installSlideshow(viewer, notice);
 installKeys(viewer, { info, chrome, slideshow, folderView });
 const ratioChanged = installScreenWatch(viewer);
 
-// For tests and the console: the current view as numbers.
-window.tileViewer = {
-  get state() {
-    // Read without making a page (a look must not change what is shown); ready once the first view is in.
-    const p = state.mode === 'zoom' ? pages.get(state.images[state.index]?.id) : null;
-    if (!p) return { mode: state.mode, folder: state.folderPath, count: state.images.length, ready: opened, pending: 0 };
-    return { mode: state.mode, folder: state.folderPath, count: state.images.length, image: p.image.id, name: p.image.name, index: state.index,
-      zoom: p.zoom, fit: p.isFit, cx: p.cx, cy: p.cy, minZoom: p.minZoom, maxZoom: p.maxZoom, fitZoom: p.fitZoom, level: p.level,
-      width: p.vw, height: p.vh, pending: p.pending, ready: p.ready, error: p.error, online: connection.online,
-      rotation: p.rotation, slideshow: slideshow.running };
-  },
-  tilesPerPage: () => state.images.map((image) => pages.get(image.id)?.tileCount ?? 0),
-  toImage: (x, y) => viewer.current().toImage(x, y),
-  goTo,
-  showFolder,
-};
+installTestHook({ pages, slideshow, goTo, showFolder, opened: () => opened });
 
 try { await follow(parseAddress(), true); } finally { opened = true; }
 if (state.mode === 'zoom') root.focus();
