@@ -133,13 +133,15 @@ export function overviewURL(id, width, height) {
 }
 
 /** The view `page` shows now as one picture at device pixels: the part of the image on screen (no letterbox),
- *  through the view-image API; what "Save this view" downloads. */
+ *  turned as it is shown, through the view-image API; what "Save this view" downloads. */
 export function viewImageURL(image, page) {
-  // Device pixels, but never past native size (the server's largest zoom).
+  // Device pixels, but never past native size (the server's largest zoom). `vw × vh` is the unturned view.
   const ratio = Math.max(1e-6, Math.min(pixelRatio(), (page.maxZoom || 1) / page.zoom)), z = page.zoom * ratio;
   const w = Math.max(1, Math.round(Math.min(page.vw, image.width * page.zoom) * ratio));
   const h = Math.max(1, Math.round(Math.min(page.vh, image.height * page.zoom) * ratio));
-  return `/api/images/${enc(image.id)}/viewport.jpg?width=${w}&height=${h}&zoom=${num(z)}&cx=${num(page.cx)}&cy=${num(page.cy)}`;
+  const [width, height] = page.rotation % 180 ? [h, w] : [w, h];
+  return `/api/images/${enc(image.id)}/viewport.jpg?width=${width}&height=${height}&zoom=${num(z)}&cx=${num(page.cx)}&cy=${num(page.cy)}`
+    + (page.rotation ? `&rotate=${page.rotation}` : '');
 }
 
 /** One image's entry, with the `metadata` its file carries. */

@@ -260,6 +260,37 @@ def test_viewport_images(server):
     assert response.status == 400
 
 
+def test_viewport_images_turn_as_the_viewer_shows_them():
+    """`rotate` turns the view image clockwise, `width × height` being the picture returned: exactly the unturned
+    view's pixels turned, made whole and, under a small render budget, in bands (issue 60, item 6)."""
+    import io
+    import numpy as np
+    from PIL import Image
+    large = FIXTURES.parent / "gallery" / "large.jpg"
+    for budget in ([], ["--render-memory-mb", "16"]):
+        server = Server([str(large), "--access-log", "off", *budget])
+        try:
+            def view(width, height, rotate=None):
+                query = f"width={width}&height={height}&zoom=1&cx=2100&cy=1200" + (f"&rotate={rotate}" if rotate is not None else "")
+                response, body = server.get(f"/api/images/large/viewport.png?{query}")
+                assert response.status == 200, (query, body[:200])
+                return np.asarray(Image.open(io.BytesIO(body)).convert("RGB"))
+            w, h = (2400, 1500) if budget else (320, 200)
+            view(w, h)                                    # the view's tiles made and cached: each later view paints the same
+            unturned = view(w, h)
+            assert unturned.shape == (h, w, 3) and unturned.std() > 10
+            assert np.array_equal(view(w, h, 0), unturned)
+            for degrees in (90, 180, 270):
+                wanted = np.rot90(unturned, k=-degrees // 90)
+                turned = view(*((h, w) if degrees != 180 else (w, h)), degrees)
+                assert turned.shape == wanted.shape and np.array_equal(turned, wanted), (budget, degrees)
+            for bad in ("45", "-90", "360", "x"):
+                response, body = server.get(f"/api/images/large/viewport.jpg?width=20&height=20&rotate={bad}")
+                assert response.status == 400 and b"rotate must be 0, 90, 180 or 270" in body, bad
+        finally:
+            server.stop()
+
+
 def test_curl_session(server):
     base = f"http://127.0.0.1:{server.port}"
     out = subprocess.run(["curl", "-sS", "-w", "%{http_code} %{content_type}", "-o", "/dev/null", base + "/tiles/10/1/1.jpg"],

@@ -40,20 +40,33 @@ extension TileService {
             })
     }
 
-    /// The view image `layout` describes, encoded; bands are rows.
-    package func encodedView(_ layout: ViewportLayout, of image: PyramidImage, in snapshot: PyramidImage.Snapshot,
-                            width: Int, height: Int, background: UInt8, format: ImageFormat, limit: OutputLimit) throws -> EncodedOutput {
+    /// The view image `layout` describes (`width × height`, before `transform`), turned and encoded; bands are
+    /// rows of the output, or columns of the unturned view when the transform turns it a quarter.
+    package func encodedView(_ layout: ViewportLayout, of image: PyramidImage, in snapshot: PyramidImage.Snapshot, width: Int, height: Int,
+                            background: UInt8, transform: PixelTransform = .none, format: ImageFormat, limit: OutputLimit) throws -> EncodedOutput {
         guard limit.permits(zoom: layout.zoom, imageWidth: snapshot.geometry.width, imageHeight: snapshot.geometry.height) else {
             throw TileServiceError.pastLimit(limit)
         }
         let tiles = 2 * options.tileSize * options.tileSize * 4 // the tiles being painted
         let raw = width * height * 3
+        let turned = transform.quarterTurns % 2 == 1
         return try output(
-            OutputShape(width: width, height: height, channels: 3, format: format,
-                        wholeBytes: raw + (format == .png ? 2 * raw : raw / 2) + tiles, strips: height,
-                        stripBytes: { rows in width * rows * 3 * 2 + tiles }, profile: snapshot.source.keptProfile),
-            whole: { try view(layout, of: image, in: snapshot, width: width, height: height, background: background) },
-            band: { rows in try view(layout, of: image, in: snapshot, width: width, height: height, background: background, rows: rows) })
+            OutputShape(width: turned ? height : width, height: turned ? width : height, channels: 3, format: format,
+                        wholeBytes: raw * (transform == .none ? 1 : 2) + (format == .png ? 2 * raw : raw / 2) + tiles,
+                        strips: turned ? width : height,
+                        stripBytes: { n in (turned ? height : width) * n * 3 * 2 + tiles }, profile: snapshot.source.keptProfile),
+            whole: { transform.apply(try view(layout, of: image, in: snapshot, width: width, height: height, background: background)) },
+            band: { strips in
+                var columns = 0 ..< width, rows = 0 ..< height
+                switch transform.quarterTurns {
+                case 0: rows = strips
+                case 2: rows = height - strips.upperBound ..< height - strips.lowerBound
+                case 1: columns = strips
+                default: columns = width - strips.upperBound ..< width - strips.lowerBound
+                }
+                return transform.apply(try view(layout, of: image, in: snapshot, width: width, height: height, background: background,
+                                                columns: columns, rows: rows))
+            })
     }
 
     /// Throws `pastLimit` unless `region` drawn `outWidth`×`outHeight` is within `limit` on both axes: the one check

@@ -63,21 +63,26 @@ extension TileService {
     }
 
     /// The view `layout` describes as one `width × height` image, letterboxed on `background`: each visible
-    /// tile, from the cache where it is, sampled bilinearly at the view's zoom. `rows` makes one band of it.
-    func view(_ layout: ViewportLayout, of image: PyramidImage, in snapshot: PyramidImage.Snapshot,
-                     width: Int, height: Int, background: UInt8, rows: Range<Int>? = nil) throws -> PixelBuffer {
-        let rows = rows ?? 0 ..< height
-        var canvas = PixelBuffer(width: width, height: rows.count, channels: 3, fill: background)
+    /// tile, from the cache where it is, sampled bilinearly at the view's zoom. `columns` and `rows` make one band
+    /// of it.
+    func view(_ layout: ViewportLayout, of image: PyramidImage, in snapshot: PyramidImage.Snapshot, width: Int, height: Int,
+              background: UInt8, columns: Range<Int>? = nil, rows: Range<Int>? = nil) throws -> PixelBuffer {
+        let columns = columns ?? 0 ..< width, rows = rows ?? 0 ..< height
+        var canvas = PixelBuffer(width: columns.count, height: rows.count, channels: 3, fill: background)
         let geometry = snapshot.geometry
         let scale = layout.zoom / layout.levelScale // screen pixels per level pixel
+        let left = Double(columns.lowerBound)
         for visible in layout.tiles
-            where visible.screen.y < Double(rows.upperBound) && visible.screen.y + visible.screen.height > Double(rows.lowerBound) {
+            where visible.screen.y < Double(rows.upperBound) && visible.screen.y + visible.screen.height > Double(rows.lowerBound)
+                && visible.screen.x < Double(columns.upperBound) && visible.screen.x + visible.screen.width > left {
             let rect = try geometry.rect(of: visible.tile)
             let pixels = try self.pixels(of: visible.tile, in: image, snapshot: snapshot).flattened(background: background)
-            let originX = visible.screen.x - Double(rect.x - visible.tile.x * geometry.tileSize) * scale
+            // Painted into the band as if it began at column 0: the origin and the clip move left by the band's start.
+            let originX = visible.screen.x - Double(rect.x - visible.tile.x * geometry.tileSize) * scale - left
             let originY = visible.screen.y - Double(rect.y - visible.tile.y * geometry.tileSize) * scale
-            canvas.paintBilinear(pixels, originX: originX, originY: originY, scale: scale, clip: visible.screen.touchedPixels,
-                                 rowOffset: rows.lowerBound)
+            let touched = visible.screen.touchedPixels
+            let clip = PixelRect(x: touched.x - columns.lowerBound, y: touched.y, width: touched.width, height: touched.height)
+            canvas.paintBilinear(pixels, originX: originX, originY: originY, scale: scale, clip: clip, rowOffset: rows.lowerBound)
         }
         return canvas
     }

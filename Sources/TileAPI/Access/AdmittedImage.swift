@@ -71,11 +71,12 @@ struct AdmittedImage: Sendable {
         try limited { try tiles.encodedRegion(plan, transform: transform, format: format, of: image, in: snapshot, limit: limit) }
     }
 
-    /// The view image `layout` describes, encoded.
+    /// The view image `layout` describes, turned by `transform` and encoded.
     func encodedView(_ layout: ViewportLayout, in snapshot: PyramidImage.Snapshot, width: Int, height: Int, background: UInt8,
-                     format: ImageFormat) throws -> EncodedOutput {
+                     transform: PixelTransform, format: ImageFormat) throws -> EncodedOutput {
         try limited {
-            try tiles.encodedView(layout, of: image, in: snapshot, width: width, height: height, background: background, format: format, limit: limit)
+            try tiles.encodedView(layout, of: image, in: snapshot, width: width, height: height, background: background, transform: transform,
+                                  format: format, limit: limit)
         }
     }
 

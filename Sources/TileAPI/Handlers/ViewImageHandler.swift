@@ -4,7 +4,8 @@ import ImageCodecs
 import TileGeometry
 
 /// `/api/images/{id}/viewport.jpg|png|webp`: the view itself as one image, letterboxed on a neutral gray, made from
-/// the same cached tiles the viewer shows.
+/// the same cached tiles the viewer shows. `rotate` (90, 180, 270) turns it clockwise as the viewer shows a turned
+/// photo; `width × height` is the picture as returned, so a sideways turn lays the view out `height × width`.
 struct ViewImageHandler: Sendable {
     static let maxSide = 4096
     static let background: UInt8 = 48
@@ -25,19 +26,30 @@ struct ViewImageHandler: Sendable {
         let height = try context.integer("height", 1 ... Self.maxSide)
         let zoom = try ViewportHandler.zoomRequest(context, required: false)
         let (cx, cy) = (try context.number("cx"), try context.number("cy"))
+        let turns = try Self.quarterTurns(context)
+        let (viewWidth, viewHeight) = turns % 2 == 1 ? (height, width) : (width, height)
         let maxZoom = maxZoom
         return .work(on: .render) {
             do {
                 let snapshot = try image.current()
-                let model = try ScrollViewModel(geometry: snapshot.geometry, viewWidth: Double(width), viewHeight: Double(height),
+                let model = try ScrollViewModel(geometry: snapshot.geometry, viewWidth: Double(viewWidth), viewHeight: Double(viewHeight),
                                                 maxZoom: maxZoom)
                 let layout = model.layout(zoom: zoom, centerX: cx, centerY: cy)
-                let output = try image.encodedView(layout, in: snapshot, width: width, height: height,
-                                                   background: Self.background, format: format)
+                let output = try image.encodedView(layout, in: snapshot, width: viewWidth, height: viewHeight, background: Self.background,
+                                                   transform: PixelTransform(quarterTurns: turns), format: format)
                 return .image(output, contentType: format.mimeType, headers: [])
             } catch {
                 return APIError.response(for: error)
             }
         }
+    }
+
+    /// `rotate`: 0 (the default), 90, 180 or 270 degrees clockwise, as quarter turns.
+    static func quarterTurns(_ context: RequestContext) throws(APIError) -> Int {
+        guard let text = context.path.query["rotate"] else { return 0 }
+        guard let degrees = Int(text), [0, 90, 180, 270].contains(degrees) else {
+            throw .badRequest("rotate must be 0, 90, 180 or 270 (degrees clockwise)")
+        }
+        return degrees / 90
     }
 }
