@@ -72,7 +72,7 @@ export async function folder(path, onPage, sort = 'name') {
   while (url) {
     const page = await getJSON(url);
     // The folder as the server names it (an old path is redirected to today's).
-    if (!all.folders.length) Object.assign(all, { folder: page.folder ?? path, folders: page.folders, name: page.name, trail: page.trail, user: page.user ?? null });
+    if (!all.folders.length) Object.assign(all, { folder: page.folder ?? path, folders: page.folders, name: page.name, trail: page.trail, user: page.user ?? null, login: page.login ?? null });
     all.images.push(...page.images);
     onPage?.(all);
     url = page.next;
@@ -90,6 +90,7 @@ export async function search(q, sort = 'name') {
     all.images.push(...page.images);
     all.total = page.total;
     all.user = page.user ?? null;
+    all.login = page.login ?? null;
     all.indexing = page.indexing;
     url = all.images.length < 10_000 ? page.next : null;
   }

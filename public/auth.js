@@ -2,7 +2,8 @@
 // restricted image, the probe service says what this browser may see; "Sign in" opens the access service (the
 // sign-in page) in a window, which closes itself once signed in; the access-token service, framed here, posts a
 // token to this page only (postMessage to our origin); the probe asked again with it says 200, and the view is
-// shown again at full resolution (tiles come with the session cookie the sign-in set). Signing out posts to the
+// shown again at full resolution (tiles come with the session cookie the sign-in set). The account buttons of the
+// folder grid and the top bar sign in without an image, and show who is signed in; signing out posts to the
 // logout service, and the view falls back to what everyone may see.
 const enc = encodeURIComponent;
 
@@ -56,11 +57,13 @@ export function prompt(image, onSignedIn) {
   box.className = image.locked ? 'locked' : 'sign-in-bar';
   box.setAttribute('role', image.locked ? 'alert' : 'status');
   const text = document.createElement('p');
-  text.textContent = image.locked ? `${image.name ?? image.id} is for signed-in viewers.` : 'Sign in to see full resolution.';
+  // A signed-in user outside the image's group is told who they are and which group it is for (`note`).
+  const note = image.note ? `${image.note.charAt(0).toUpperCase()}${image.note.slice(1)}.` : null;
+  text.textContent = image.locked ? note ?? `${image.name ?? image.id} is for signed-in viewers.` : 'Sign in to see full resolution.';
   const button = document.createElement('button');
   button.type = 'button';
   button.className = 'pill sign-in';
-  button.textContent = 'Sign in';
+  button.textContent = note ? 'Sign in as someone else' : 'Sign in';
   button.addEventListener('click', async (event) => {
     event.stopPropagation();
     button.disabled = true;
@@ -74,10 +77,32 @@ export function prompt(image, onSignedIn) {
   return box;
 }
 
-/** The sign-out button, while someone is signed in (listings name them). */
-const signOutButton = document.getElementById('sign-out');
-export function showUser(user) {
-  signOutButton.hidden = !user;
-  signOutButton.title = user ? `Signed in as ${user}: sign out` : '';
+/** Signs in from a button that names no image (the folder grid's, the top bar's): the access service in a window;
+ *  once it closes with a session made, the page is shown again as the signed-in user sees it. */
+async function signInHere() {
+  const win = window.open('/auth/login?return=%2Fauth%2Fdone', 'tileserver-sign-in', 'popup,width=420,height=560');
+  if (!win) { location.assign(`/auth/login?return=${enc(location.pathname + location.search + location.hash)}`); return; }
+  await new Promise((closed) => { const t = setInterval(() => { if (win.closed) { clearInterval(t); closed(); } }, 250); });
+  if (await accessToken()) location.reload();
 }
-signOutButton.addEventListener('click', async () => { await signOut(); location.reload(); });
+
+/** The account buttons, in the folder grid and the photo view's top bar: "Sign in" where the server has users
+ *  and no one is signed in, the name and "Sign out" while someone is (listings say which: `user`, `login`). */
+const accountButtons = [document.getElementById('account'), document.getElementById('grid-account')];
+let signedIn = null;
+export function showAccount(listing) {
+  const user = listing?.user ?? null, login = Boolean(listing?.login);
+  signedIn = user;
+  for (const button of accountButtons) {
+    button.hidden = !user && !login;
+    button.querySelector('.who').textContent = user ?? '';
+    button.querySelector('.act').textContent = user ? 'Sign out' : 'Sign in';
+    button.title = user ? `Signed in as ${user}: sign out` : 'Sign in to see what your account may see';
+    button.setAttribute('aria-label', user ? `Signed in as ${user}. Sign out` : 'Sign in');
+  }
+}
+for (const button of accountButtons) {
+  button.addEventListener('click', async () => {
+    if (signedIn) { await signOut(); location.reload(); } else await signInHere();
+  });
+}

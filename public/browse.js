@@ -6,9 +6,9 @@ import { folderAddress, imageAddress, parseAddress, showing } from './address.js
 import { state, set } from './state.js';
 
 /** `folderView` draws; `adopt(listing)` makes a folder the one the zoom view pages through; `leaveZoom()` puts
- *  the zoom view away; `follow(address)` shows what an address names; `showUser(name)` the sign-out button.
+ *  the zoom view away; `follow(address)` shows what an address names; `showAccount(listing)` the account buttons.
  *  The search box hears which words are shown from the state's `search`. */
-export function installBrowse({ folderView, notice, adopt, leaveZoom, follow, showUser }) {
+export function installBrowse({ folderView, notice, adopt, leaveZoom, follow, showAccount }) {
   const listings = new Map();
   const browse = {
     /** Bumped by every grid asked for. */
@@ -31,7 +31,7 @@ export function installBrowse({ folderView, notice, adopt, leaveZoom, follow, sh
       leaveZoom();
       const address = `?q=${encodeURIComponent(q)}`;
       if (!showing(address)) history[push ? 'pushState' : 'replaceState'](null, '', address);
-      showUser(listing.user);
+      showAccount(listing);
       document.title = `Search: ${q}`;
       folderView.show(listing, focusID);
       notice.clear('missing');

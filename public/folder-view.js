@@ -8,6 +8,8 @@ import * as api from './api.js';
 import { state } from './state.js';
 
 const label = (path) => path.slice(path.lastIndexOf('/') + 1);
+/** `text` as a sentence: its first letter capitalised. */
+const sentence = (text) => text.charAt(0).toUpperCase() + text.slice(1);
 
 /** A lazily loaded thumbnail; `tiny` ones are drawn with hard pixels at their own size (a 1 × 1 image is a dot). */
 function thumbnail(url, tiny = false) {
@@ -51,7 +53,7 @@ export class FolderView {
 
   /** Shows `listing` ({folder, folders, images}); redraws only what changed since the last call. */
   show(listing, focusID = null) {
-    const key = JSON.stringify([listing.folder, listing.search ?? null, listing.folders.map((f) => [f.path, f.count, f.cover]),
+    const key = JSON.stringify([listing.folder, listing.search ?? null, listing.folders.map((f) => [f.path, f.count, f.cover, f.locked]),
       listing.images.map((i) => [i.id, i.version, i.error])]);
     if (key === this.key) {
       if (focusID) this.focus(focusID);
@@ -130,7 +132,12 @@ export class FolderView {
     }
     cell.querySelector('.name').textContent = name;
     cell.querySelector('.count').textContent = `${folder.count.toLocaleString()} image${folder.count === 1 ? '' : 's'}`;
-    cell.setAttribute('aria-label', `Folder ${name}, ${folder.count} images`);
+    const why = folder.locked ? sentence(folder.note ?? 'for signed-in viewers of its group') : '';
+    cell.setAttribute('aria-label', `Folder ${name}, ${folder.count} images${why ? `. ${why}` : ''}`);
+    if (folder.locked) {          // its photos are for a group this viewer is not in: a lock, and why on hover
+      cell.classList.add('locked-folder');
+      cell.title = why;
+    }
     cell.addEventListener('click', () => this.enter(folder.path));
     return cell;
   }
@@ -159,9 +166,8 @@ export class FolderView {
     };
     if (image.locked) {
       cell.classList.add('locked-file');
-      picture.textContent = '🔒';
-      cell.title = 'For signed-in viewers';
-      cell.setAttribute('aria-label', `${shown}: for signed-in viewers`);
+      cell.title = sentence(image.note ?? 'for signed-in viewers');
+      cell.setAttribute('aria-label', `${shown}: ${cell.title}`);
     } else if (image.error) {
       broken(image.error);
     } else {

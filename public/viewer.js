@@ -14,7 +14,7 @@ import { imageAddress, parseAddress, showing } from './address.js';
 import { GalleryNav } from './gallery-nav.js';
 import { Notice } from './notice.js';
 import { installScreenWatch } from './screen-watch.js';
-import { showUser } from './auth.js';
+import { showAccount } from './auth.js';
 import { retireFirstPicture } from './first-picture.js';
 import { installChrome } from './chrome.js';
 import { installSlideshow } from './slideshow.js';
@@ -134,7 +134,7 @@ function writeAddress() {
 /** Makes `listing` what the zoom view pages through (a folder's, or a search's: an album); keeps the current
  *  image where it can. */
 function adopt(listing) {
-  showUser(listing.user);
+  showAccount(listing);
   const album = listing.folder === api.SEARCH ? listing.search : '';
   const key = JSON.stringify(listing.images.map((i) => [i.id, i.version, i.error ?? '']));
   if ((album ? album === state.album : listing.folder === state.folderPath && !state.album) && key === listingKey) return false;
@@ -202,7 +202,7 @@ async function openImage(i, view = null, push = true, rotation = null) {
 
 /** The grids: a folder's and a search's (browse.js). */
 const browse = installBrowse({
-  folderView, notice, adopt, showUser, follow: (address) => follow(address),
+  folderView, notice, adopt, showAccount, follow: (address) => follow(address),
   leaveZoom: () => {
     retireFirstPicture();
     document.body.classList.add('browsing');

@@ -629,3 +629,26 @@ def test_a_refusal_says_who_is_signed_in_and_what_is_missing(site):
     assert probe["status"] == 403 and probe["note"] == {"none": ["Signed in as bob; this image is for the staff group"]}, probe
     response, body = site.request("GET", "/auth/probe/staff%2Fsecret")
     assert json.loads(body)["status"] == 401 and "note" not in json.loads(body), "nothing about anyone to who is not signed in"
+
+
+def test_listings_lock_folders_and_say_who_may_sign_in(site):
+    """Issue 60, item 4: the grid's locks and account button come from the listing: a folder for a group the
+    identity is not in carries `locked` and why (`note`), a locked image says who is signed in and which group it
+    is for, and a listing names the signed-in user or, to anyone else, where to sign in."""
+    def top(identity):
+        listing = json.loads(listing_text(site, identity, "/api/images?folder=")[1])
+        return listing, {f["path"]: f.get("note") for f in listing["folders"] if f.get("locked")}
+    listing, locked = top("anonymous")
+    assert listing["login"] == "/auth/login" and "user" not in listing
+    assert locked == {"staff": "sign in to see this folder"}, locked      # works is tiered: open, not locked
+    listing, locked = top("signed-in")
+    assert listing["user"] == "bob" and "login" not in listing
+    assert locked == {"staff": "signed in as bob; this folder is for the staff group"}, locked
+    listing, locked = top("staff")
+    assert listing["user"] == "alice" and locked == {}, locked
+    staff = json.loads(listing_text(site, "signed-in", "/api/images?folder=staff")[1])["images"]
+    assert [i.get("note") for i in staff] == ["signed in as bob; 'secret' is for the staff group"], staff
+    staff = json.loads(listing_text(site, "anonymous", "/api/images?folder=staff")[1])["images"]
+    assert [i.get("locked") for i in staff] == [True] and "note" not in staff[0], staff
+    ordered = json.loads(listing_text(site, "signed-in", "/api/images?folder=staff&sort=taken")[1])["images"]
+    assert [i.get("note") for i in ordered] == ["signed in as bob; 'secret' is for the staff group"], ordered

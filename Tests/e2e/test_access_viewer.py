@@ -1,9 +1,11 @@
 """The viewer in Chromium as a IIIF Authorization Flow 2.0 client of our own services: a tiered image shows its
 public size with "Sign in to see full resolution"; signing in through the access service's window, the token
 service and the probe shows it whole; signing out returns to the public size; a restricted image shows its name
-with a lock; a share link opens its folder on a phone and nothing else."""
+with a lock; the folder grid signs in and out, names who is signed in and locks what they may not open, saying
+why; a share link opens its folder on a phone and nothing else."""
 import subprocess
 import urllib.parse
+from pathlib import Path
 
 import pytest
 
@@ -18,6 +20,9 @@ groups = ["staff"]
 [folder."other"]
 view = "restricted"
 groups = ["staff"]
+[folder."board"]
+view = "restricted"
+groups = ["board"]
 """
 PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 3, "is_mobile": True, "has_touch": True}
 
@@ -26,7 +31,7 @@ PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 3, "i
 def site(tmp_path_factory):
     root = tmp_path_factory.mktemp("access-viewer")
     for image, (w, h) in {"works/tiered": (3000, 2000), "staff/secret": (1600, 1200), "staff/plan": (1200, 900),
-                          "other/elsewhere": (800, 600)}.items():
+                          "other/elsewhere": (800, 600), "board/minutes": (900, 600)}.items():
         (root / "lib" / image).parent.mkdir(parents=True, exist_ok=True)
         subprocess.run(["vips", "gaussnoise", str(root / "lib" / image) + ".jpg", str(w), str(h)], check=True)
     (root / "access.toml").write_text(ACCESS)
@@ -80,8 +85,8 @@ def test_sign_in_shows_full_resolution_and_sign_out_the_public_size(browser, sit
     assert window.is_closed()
     assert state(page)["maxZoom"] >= 1, state(page)
     assert page.evaluate("fetch('/images/works%2Ftiered/tiles/12/0/0.jpg').then(r => r.status)") == 200
-    sign_out = page.locator("#sign-out")
-    assert sign_out.is_visible() and "alice" in sign_out.get_attribute("title")
+    sign_out = page.locator("#account")
+    assert sign_out.is_visible() and "alice" in sign_out.get_attribute("title") and "Sign out" in sign_out.inner_text()
     sign_out.click()
     page.wait_for_selector(".sign-in-bar", timeout=30_000)
     page.wait_for_function("window.tileViewer && window.tileViewer.state.ready", timeout=30_000)
@@ -100,6 +105,70 @@ def test_a_restricted_image_shows_its_name_with_a_lock(browser, site):
     page.goto(f"http://127.0.0.1:{site.port}/?folder=staff")
     page.wait_for_selector(".cell.locked-file", timeout=10_000)
     assert page.locator(".cell.locked-file").count() == 2
+    assert not errors, errors
+    context.close()
+
+
+ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
+DESKTOP = {"viewport": {"width": 1440, "height": 900}}
+
+
+def locks(page):
+    """The folder cells of the grid that show a lock, by path, with why."""
+    return page.evaluate("""Object.fromEntries([...document.querySelectorAll('#grid .cell.folder.locked-folder')]
+                            .map(c => [c.dataset.id.slice('folder:'.length), c.title]))""")
+
+
+@pytest.mark.parametrize("device", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_the_grid_signs_in_and_out_names_the_user_and_locks_what_they_may_not_open(browser, site, device):
+    label = "phone" if device is PHONE else "desktop"
+    context = browser.new_context(**device)
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(f"http://127.0.0.1:{site.port}/?folder=")
+    page.wait_for_function("document.querySelectorAll('#grid .cell.folder').length === 4")
+    account = page.locator("#grid-account")
+    assert account.is_visible() and account.inner_text() == "Sign in"
+    assert locks(page) == {"staff": "Sign in to see this folder", "other": "Sign in to see this folder",
+                           "board": "Sign in to see this folder"}
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"grid-signed-out-{label}.png"))
+
+    with context.expect_page() as opened:
+        account.click()
+    window = opened.value
+    window.wait_for_load_state()
+    window.fill("input[name=username]", "alice")
+    window.fill("input[name=password]", "alice-pw")
+    window.click("button[type=submit]")
+    # The window closes; the grid is shown again as alice sees it: her name, Sign out, one lock with the reason.
+    page.wait_for_function("document.getElementById('grid-account').textContent.includes('alice')", timeout=30_000)
+    page.wait_for_function("document.querySelectorAll('#grid .cell.folder').length === 4")
+    assert page.text_content("#grid-account .who") == "alice" and page.text_content("#grid-account .act") == "Sign out"
+    assert page.locator("#grid-account .who").is_visible()
+    assert locks(page) == {"board": "Signed in as alice; this folder is for the board group"}
+    page.screenshot(path=str(ARTIFACTS / f"grid-signed-in-{label}.png"))
+
+    page.goto(f"http://127.0.0.1:{site.port}/?folder=board")
+    page.wait_for_selector(".cell.locked-file")
+    assert page.get_attribute(".cell.locked-file", "title") == "Signed in as alice; 'minutes' is for the board group"
+    page.click(".cell.locked-file")
+    prompt = page.locator('.page[data-image="board/minutes"] .locked')
+    prompt.wait_for(timeout=10_000)
+    assert "Signed in as alice; 'minutes' is for the board group." in prompt.inner_text()
+    top = page.locator("#account")
+    assert top.is_visible() and "Sign out" in top.inner_text() and "alice" in top.get_attribute("aria-label")
+    assert ("alice" in top.inner_text()) == (device is DESKTOP)      # a phone's top bar keeps the name for its title
+    page.screenshot(path=str(ARTIFACTS / f"photo-signed-in-{label}.png"))
+
+    top.click()                                           # sign out from the photo view
+    page.wait_for_function("document.getElementById('account').textContent.includes('Sign in')", timeout=30_000)
+    prompt.wait_for(timeout=10_000)
+    assert "minutes is for signed-in viewers." in prompt.inner_text()
+    page.goto(f"http://127.0.0.1:{site.port}/?folder=")
+    page.wait_for_function("document.querySelectorAll('#grid .cell.folder.locked-folder').length === 3")
+    assert account.inner_text() == "Sign in"
     assert not errors, errors
     context.close()
 

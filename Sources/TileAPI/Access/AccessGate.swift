@@ -81,6 +81,23 @@ struct AccessView: Sendable {
         return identity.sees(folder: path, rule: control.library.folderRule(path, in: control.policy))
     }
 
+    /// Why folder `path` is listed to this identity with a lock (its photos are for groups it is not in), or nil
+    /// when it is not locked: "signed in as bob; this folder is for the staff group", or that signing in is needed.
+    func lock(folder path: String) -> String? {
+        guard control.restricts else { return nil }
+        let rule = control.library.folderRule(path, in: control.policy)
+        guard identity.isLockedOut(of: path, rule: rule) else { return nil }
+        return identity.signedIn ? identity.refusalNote("this folder", rule: rule) : "sign in to see this folder"
+    }
+
+    /// Why image `id` (shown as `name`) is refused to this signed-in identity, in words that say who they are and
+    /// which group it is for; nil for someone not signed in (signing in is the answer) or an image it may see.
+    func refusalNote(for id: String, name: String) -> String? {
+        guard identity.signedIn, let rule = try? control.rule(of: id, onLoop: false),
+              case .refused = identity.decision(for: id, rule: rule) else { return nil }
+        return identity.refusalNote("'\(name)'", rule: rule)
+    }
+
     /// Images in folder `path` and below that this identity may know of.
     func count(_ path: String) -> Int {
         let identity = identity
@@ -98,10 +115,10 @@ struct AccessView: Sendable {
             : "sign in to see \(what) at this size")
     }
 
-    /// What listings add for the viewer: who is signed in, when someone is.
+    /// What listings add for the viewer: who is signed in, else where to sign in when the server has users.
     var listingFields: [(String, JSONValue)] {
-        guard let user = identity.user else { return [] }
-        return [("user", .string(user))]
+        if let user = identity.user { return [("user", .string(user))] }
+        return control.settings.usersFile == nil ? [] : [("login", .string(AuthHandler.loginPath))]
     }
 }
 

@@ -40,6 +40,12 @@ struct Identity: Sendable, Equatable {
         return "signed in as \(user ?? "someone"); \(what) is \(needs)"
     }
 
+    /// Whether a folder under `rule` is for groups this identity is not in (its cell shows a lock): its photos
+    /// are listed with a lock, or not at all.
+    func isLockedOut(of path: String, rule: FolderRule) -> Bool {
+        rule.view != .public && !rule.admits(signedIn: signedIn, memberOf: groups) && !(share?.reaches(folder: path) ?? false)
+    }
+
     /// Whether a folder under `rule` is listed at all: hidden folders only to those they admit (or a share link
     /// that reaches into them).
     func sees(folder path: String, rule: FolderRule) -> Bool {

@@ -38,7 +38,7 @@ extension ImageAPIHandler {
         let shown = offset < end ? found[offset ..< end] : []
         members.append(("images", .array(shown.map { image in
             switch access?.decision(for: image.id) {
-            case .refused?, .hidden?: locked(image)
+            case .refused?, .hidden?: locked(image, note: access?.refusalNote(for: image.id, name: image.name))
             case let .limited(maxSize)?: listed(image, maxSize: maxSize, access)
             case .full?, nil: listed(image, access)
             }

@@ -52,7 +52,7 @@ struct ImageAPIHandler: Sendable {
         let (shown, next) = visiblePage(page, folder: folder, limit: limit, access)
         members.append(("images", .array(shown.map { image, decision -> JSONValue in
             switch decision {
-            case .refused?: locked(image)
+            case .refused?: locked(image, note: access?.refusalNote(for: image.id, name: image.name))
             case let .limited(maxSize)?: listed(image, maxSize: maxSize, access)
             case .full?, .hidden?, nil: listed(image, access)
             }
@@ -102,6 +102,7 @@ struct ImageAPIHandler: Sendable {
              var fields: [(String, JSONValue)] = [("path", .string(sub.path)), ("name", .string(sub.name)), ("count", .int(count)),
                                                   ("images", .string("/api/images?folder=" + URLPath.escape(sub.path))),
                                                   ("collection", .string(URLPath.collection(sub.path)))]
+             if let lock = access?.lock(folder: sub.path) { fields += [("locked", true), ("note", .string(lock))] }
              if let cover = sub.cover, access?.decision(for: cover)?.showsPixels ?? true,
                 let summary = try? library.summary(cover), library.failure(of: cover) == nil {
                  fields.append(("cover", thumbnail(cover, summary)))
@@ -123,10 +124,11 @@ struct ImageAPIHandler: Sendable {
         }
     }
 
-    /// A restricted image as those who may not see it get it: its name, with a lock, and no pixels or sizes.
-    func locked(_ image: ImageLibrary.Entry) -> JSONValue {
+    /// A restricted image as those who may not see it get it: its name, with a lock, and no pixels or sizes; for a
+    /// signed-in user, the `note` of who they are and which group it is for.
+    func locked(_ image: ImageLibrary.Entry, note: String? = nil) -> JSONValue {
         .object([("id", .string(image.id)), ("folder", .string(LibraryKey.folder(of: image.id))), ("name", .string(image.name)),
-                 ("locked", true), ("login", .string(AuthHandler.loginPath))])
+                 ("locked", true), ("login", .string(AuthHandler.loginPath))] + (note.map { [("note", .string($0))] } ?? []))
     }
 
     /// For a tiered image: the size this identity may see it at.
