@@ -1,6 +1,11 @@
 // The info panel: what the photo says about itself (title, caption, creator, rights, date, camera, place), from
 // /api/images/{id}'s `metadata`. Opened and closed with its button or the `i` key; follows the page on screen.
+// On a phone it is a sheet at the bottom, at most half the screen: the photo re-fits into the space above it
+// (the zoom view's bottom moves up to the sheet's top), the gallery's dots hide, and a swipe down closes it.
 import * as api from './api.js';
+
+const PHONE = '(max-width: 480px)';
+const CLOSING_SWIPE = 70;           // px a sheet is pulled down to close it
 
 const FIELDS = [
   ['Creator', (m) => m.creators?.join('; ')],
@@ -45,6 +50,9 @@ export class InfoPanel {
     this.asked = null;
     button.addEventListener('click', () => this.toggle());
     el.querySelector('.close').addEventListener('click', () => this.toggle(false));
+    new ResizeObserver(() => this.place()).observe(el);
+    matchMedia(PHONE).addEventListener('change', () => this.place());
+    this.swipeToClose();
   }
 
   get open() { return !this.el.hidden; }
@@ -54,6 +62,39 @@ export class InfoPanel {
     this.el.hidden = !open;
     this.button.setAttribute('aria-expanded', String(open));
     if (open && this.id) this.load(this.id);
+    this.place();
+  }
+
+  /** On a phone, an open sheet takes its height from the zoom view's bottom (`--sheet`, style.css), so the photo
+   *  re-fits above it (screen-watch.js hears the view's new size). */
+  place() {
+    const sheet = this.open && matchMedia(PHONE).matches;
+    document.body.classList.toggle('sheet-open', sheet);
+    if (sheet) document.body.style.setProperty('--sheet', `${this.el.offsetHeight}px`);
+  }
+
+  /** A touch that pulls the sheet down (from its top when scrolled up) moves it along; far enough, it closes. */
+  swipeToClose() {
+    let y0 = null, pulled = 0;
+    this.el.addEventListener('touchstart', (e) => {
+      y0 = e.touches.length === 1 && this.el.scrollTop <= 0 && matchMedia(PHONE).matches ? e.touches[0].clientY : null;
+      pulled = 0;
+    }, { passive: true });
+    this.el.addEventListener('touchmove', (e) => {
+      if (y0 === null) return;
+      pulled = e.touches[0].clientY - y0;
+      if (pulled <= 0) { this.el.style.transform = ''; return; }
+      e.preventDefault();                                  // the sheet follows the finger instead of scrolling
+      this.el.style.transform = `translateY(${pulled}px)`;
+    }, { passive: false });
+    const end = () => {
+      if (y0 === null) return;
+      y0 = null;
+      this.el.style.transform = '';
+      if (pulled > CLOSING_SWIPE) this.toggle(false);
+    };
+    this.el.addEventListener('touchend', end);
+    this.el.addEventListener('touchcancel', end);
   }
 
   /** The details line: what the viewer is showing of the page now (zoom, level, device pixels). */
