@@ -67,7 +67,9 @@ export const pixelRatio = () => Math.min(4, Math.max(1, window.devicePixelRatio 
 /** Everything in `folder` ('' is the top): its sub-folders and all its images, following `next` pages.
  *  `onPage(listing)` sees each page as it arrives, so a folder of 10,000 images shows its first 1,000 at once. */
 export async function folder(path, onPage, sort = 'name') {
-  let url = `/api/images?folder=${enc(path)}${sort && sort !== 'name' ? `&sort=${sort}` : ''}`;
+  // Always in an order asked for: 'name' is the server's name order (folded, digits as numbers, titles where they
+  // are names), not the library's order of ids.
+  let url = `/api/images?folder=${enc(path)}&sort=${sort || 'name'}`;
   const all = { folder: path, name: '', trail: [], folders: [], images: [] };
   while (url) {
     const page = await getJSON(url);

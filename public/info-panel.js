@@ -144,6 +144,11 @@ export class InfoPanel {
       else dd.textContent = text;
       list.append(dt, dd);
     }
+    if (entry.file) {                 // the file's own name, whatever name the photo is shown by
+      const dt = document.createElement('dt'); dt.textContent = 'File';
+      const dd = document.createElement('dd'); dd.textContent = entry.file;
+      list.append(dt, dd);
+    }
     const dt = document.createElement('dt'); dt.textContent = 'Size';
     const dd = document.createElement('dd'); dd.textContent = `${entry.width.toLocaleString()} × ${entry.height.toLocaleString()} px`;
     list.append(dt, dd);

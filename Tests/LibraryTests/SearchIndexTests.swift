@@ -92,6 +92,38 @@ final class SearchIndexTests: XCTestCase {
         XCTAssertEqual(try ids(library, q: "glacier"), ["trip/b", "trip/cascade"])
         XCTAssertEqual(library.search.status.total, 3)
     }
+
+    /// Titles name and sort photos (`--names title`); an image known by its name alone (locked to the one asking)
+    /// is not placed by its title, which is not theirs to learn, but after the rest by file name.
+    func testTitlesSortPhotosButNotThoseKnownByNameAlone() throws {
+        try FileManager.default.createDirectory(atPath: root + "/titled", withIntermediateDirectories: true)
+        func titled(_ title: String) -> String {
+            """
+            <x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
+            <rdf:Description xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title><rdf:Alt><rdf:li xml:lang="x-default">\(title)</rdf:li></rdf:Alt></dc:title>
+            </rdf:Description></rdf:RDF></x:xmpmeta>
+            """
+        }
+        try write("titled/z.jpg", xmp: titled("Aardvark"))
+        try write("titled/a.jpg", xmp: titled("  Moose\nsecond line"))
+        try write("titled/b.jpg", xmp: titled("Zebra"))
+        try write("titled/m.jpg", xmp: nil)
+        let library = indexed()
+        XCTAssertEqual(library.shownName(of: "titled/a"), "Moose", "one line, trimmed")
+        XCTAssertEqual(library.shownName(of: "titled/m"), "m")
+        XCTAssertEqual(try ids(library, sort: "name", folder: "titled"), ["titled/z", "titled/m", "titled/a", "titled/b"])
+        XCTAssertEqual(try ids(library, sort: "name", order: "desc", folder: "titled"), ["titled/b", "titled/a", "titled/m", "titled/z"])
+        let byName = try XCTUnwrap(library.search(try SearchQuery(q: nil, sort: "name", order: nil), folder: "titled",
+                                                  admits: { $0 == "titled/a" ? .byName : .shown })).map(\.id)
+        XCTAssertEqual(byName, ["titled/z", "titled/m", "titled/b", "titled/a"])
+
+        let files = ImageLibrary(options: TileOptions(), titlesAsNames: false)
+        LibraryRoots([.folder(root)]).scanAll(into: files)
+        files.search.pass(files)
+        XCTAssertEqual(files.shownName(of: "titled/a"), "a")
+        XCTAssertEqual(try ids(files, sort: "name", folder: "titled"), ["titled/a", "titled/b", "titled/m", "titled/z"])
+    }
+
 }
 
 private extension SearchIndexTests {

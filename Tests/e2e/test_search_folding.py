@@ -22,7 +22,7 @@ def served(tmp_path_factory):
     for name in ("Été à Paris (1)", "Portrait — Łódź", "IMG_10", "IMG_2", "img_1", "zebra"):
         shutil.copy(PHOTO, root / "Noms" / f"{name}.jpg")
     exiftool(root / "Noms" / "IMG_10.jpg", "-Keywords=Zoë", "-Creator=Jan Müller")
-    exiftool(root / "Noms" / "IMG_2.jpg", "-XMP-dc:Title=Straße am Hafen")
+    exiftool(root / "Noms" / "IMG_2.jpg", "-XMP-dc:Description=Straße am Hafen")
     server = Server([str(root), "--access-log", "off"])
     server.wait_for_index()
     yield server

@@ -14,6 +14,24 @@ extension ImageLibrary {
         catalogue.withLock { state in state.members[id].map { state.entry($0).name } }
     }
 
+    /// The name `entry` is shown by to those who may see it: its own title where titles are names and it has one
+    /// (as last indexed), else its file name (`Entry.name`). Those who may not see it get `Entry.name`: a title
+    /// is what the file says.
+    package func shownName(_ entry: Entry) -> String {
+        search.title(ofPath: entry.path) ?? entry.name
+    }
+
+    /// `shownName` of image `id`, or nil when there is no such image.
+    package func shownName(of id: String) -> String? {
+        guard let entry = catalogue.withLock({ state in state.members[id].map { state.entry($0) } }) else { return nil }
+        return shownName(entry)
+    }
+
+    /// The file name of image `id` with its extension, as written on disk (what the info panel shows).
+    package func fileName(of id: String) -> String? {
+        catalogue.withLock { state in state.members[id].map { PathText.lastComponent(of: $0.path) } }
+    }
+
     /// The last path component of `path` without its extension; the id's last component for images without a file.
     /// What listings call an image and IIIF labels it.
     package static func displayName(ofFile path: String, id: String, withExtension: Bool = false) -> String {

@@ -77,7 +77,7 @@ public final class ImageLibrary: ImageDirectory {
     /// Which files could not be read or decoded.
     let failures = ImageFailures()
     /// What the files say, for finding and ordering them; indexed once `search.start(_:)` is called.
-    package let search = SearchIndex()
+    package let search: SearchIndex
     /// Ids of the earlier naming rule to today's, and the library generation they were made at (`renamedID`, `renamedFolder`).
     let renameCache = Locked<(generation: Int, map: RenameMap)>((-1, RenameMap([])))
     /// Bumped (after the change is in place) by every change that adds, removes or replaces an image.
@@ -86,9 +86,11 @@ public final class ImageLibrary: ImageDirectory {
     /// Shown while nothing else is (the built-in landscape when every folder is empty).
     private let fallback: PyramidImage?
 
-    public init(options: TileOptions, fallback: PyramidImage? = nil) {
+    /// `titlesAsNames`: a photo's own title is the name it is shown and sorted by (`--names title`), else its file name.
+    public init(options: TileOptions, fallback: PyramidImage? = nil, titlesAsNames: Bool = true) {
         self.options = options
         self.fallback = fallback
+        search = SearchIndex(titlesAsNames: titlesAsNames)
         if let fallback { catalogue.withLock { $0.insert(Self.member(fallback, root: Int.max)) } }
     }
 

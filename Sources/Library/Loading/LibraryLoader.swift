@@ -19,11 +19,13 @@ package enum LibraryLoader {
         package let folders: [Int: [FolderScanner.FolderEntry]]
     }
 
-    /// `objects`: where `s3://` paths are listed from (their files are read through `options.files`).
-    package static func load(_ paths: [String], options: TileOptions, objects: RemoteObjects? = nil, logger: Logger) throws -> Loaded {
+    /// `objects`: where `s3://` paths are listed from (their files are read through `options.files`); `titlesAsNames`:
+    /// photos are shown and sorted by their own titles (`--names title`).
+    package static func load(_ paths: [String], options: TileOptions, objects: RemoteObjects? = nil, titlesAsNames: Bool = true,
+                             logger: Logger) throws -> Loaded {
         let landscape = PyramidImage(id: "landscape", source: ProceduralPhoto(), options: options)
         guard !paths.isEmpty else {
-            return Loaded(library: ImageLibrary(options: options, fallback: landscape), roots: LibraryRoots([]), folders: [:])
+            return Loaded(library: ImageLibrary(options: options, fallback: landscape, titlesAsNames: titlesAsNames), roots: LibraryRoots([]), folders: [:])
         }
         let roots: LibraryRoots
         switch LibraryRoots.classify(paths, objects: objects) {
@@ -31,7 +33,7 @@ package enum LibraryLoader {
         case let .failure(error): throw NoImages(description: error.description)
         }
         let onlyFolders = roots.roots.allSatisfy { if case .file = $0 { false } else { true } }
-        let library = ImageLibrary(options: options, fallback: onlyFolders ? landscape : nil)
+        let library = ImageLibrary(options: options, fallback: onlyFolders ? landscape : nil, titlesAsNames: titlesAsNames)
         // Object storage that refuses us, or a bucket that is not there, is a mistake to say now; one that does
         // not answer may come back, and its images are listed when it does.
         var refused: ObjectStorageError?

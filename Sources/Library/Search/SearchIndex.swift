@@ -20,7 +20,17 @@ package final class SearchIndex: Sendable {
     /// What searches read, made after each pass that changed something (`table(_:)`).
     private let current = Locked<SearchTable?>(nil)
 
-    package init() {}
+    /// Whether a photo's own title is the name it is shown and sorted by (`--names title`), else its file name.
+    package let titlesAsNames: Bool
+
+    package init(titlesAsNames: Bool = true) {
+        self.titlesAsNames = titlesAsNames
+    }
+
+    /// The title image file `path` is shown by, where titles are names and it has one (as last indexed).
+    func title(ofPath path: String) -> String? {
+        titlesAsNames ? records.withLock { $0[path]?.title } : nil
+    }
 
     /// The records of `paths`, in order (nil where not indexed yet), under one lock.
     func records(_ paths: [String]) -> [SearchRecord?] { records.withLock { table in paths.map { table[$0] } } }
@@ -60,7 +70,8 @@ package final class SearchIndex: Sendable {
             guard let stamp = library.options.files.stamp(member.path) else { continue }
             if records.withLock({ $0[member.path]?.stamp }) == stamp { continue }
             let metadata = (try? MetadataReader.read(path: member.path, files: library.options.files)) ?? PhotoMetadata()
-            let record = SearchRecord(name: ImageLibrary.displayName(ofFile: member.path, id: member.id), metadata: metadata, stamp: stamp)
+            let record = SearchRecord(name: ImageLibrary.displayName(ofFile: member.path, id: member.id), metadata: metadata, stamp: stamp,
+                                      titlesAsNames: titlesAsNames)
             records.withLock { $0[member.path] = record }
             version.add(1, ordering: .releasing)
         }

@@ -36,11 +36,13 @@ package struct SearchQuery: Sendable, Equatable {
         self.ascending = ascending
     }
 
-    /// Whether `a` comes before `b` in this order (ties by id, so pages never overlap).
-    func precedes(_ a: (id: String, record: SearchRecord?), _ b: (id: String, record: SearchRecord?)) -> Bool {
+    /// Whether `a` comes before `b` in this order (ties by id, so pages never overlap). By name, the command
+    /// line's order of paths comes first (files named one by one are paged as they were given), then the name.
+    func precedes(_ a: (key: LibraryKey, record: SearchRecord?), _ b: (key: LibraryKey, record: SearchRecord?)) -> Bool {
         switch sort {
         case .name:
-            let (x, y) = (a.record?.name ?? a.id, b.record?.name ?? b.id)
+            if a.key.root != b.key.root { return ascending == (a.key.root < b.key.root) }
+            let (x, y) = (a.record?.name ?? a.key.id, b.record?.name ?? b.key.id)
             if x != y { return ascending ? NameOrder.precedes(x, y) : NameOrder.precedes(y, x) }
         case .taken:
             switch (a.record?.taken, b.record?.taken) {
@@ -53,7 +55,7 @@ package struct SearchQuery: Sendable, Equatable {
             let (x, y) = (a.record?.added ?? 0, b.record?.added ?? 0)
             if x != y { return ascending ? x < y : x > y }
         }
-        return a.id < b.id
+        return a.key.id < b.key.id
     }
 }
 

@@ -24,6 +24,10 @@ struct SearchTable: Sendable {
         let sort: SearchQuery.Sort
         let ascending: Bool
     }
+    /// Row numbers by file name, ascending and descending, where some photo is shown by its title: where images
+    /// known by their name alone go (their titles are not theirs to be placed by). Nil where no row has a title:
+    /// the name order is the file-name order.
+    let fileNameOrders: [Bool: [Int32]]?
     /// The library generation and index version it was made from.
     let generation: Int
     let version: Int
@@ -37,9 +41,24 @@ struct SearchTable: Sendable {
             for ascending in [true, false] {
                 let query = SearchQuery(sort: sort, ascending: ascending)
                 orders[Order(sort: sort, ascending: ascending)] = rows.indices.map(Int32.init).sorted { a, b in
-                    query.precedes((rows[Int(a)].entry.id, rows[Int(a)].record), (rows[Int(b)].entry.id, rows[Int(b)].record))
+                    query.precedes((rows[Int(a)].entry.key, rows[Int(a)].record), (rows[Int(b)].entry.key, rows[Int(b)].record))
                 }
             }
+        }
+        if rows.contains(where: { $0.record?.title != nil }) {
+            var byFile: [Bool: [Int32]] = [:]
+            for ascending in [true, false] {
+                byFile[ascending] = rows.indices.map(Int32.init).sorted { a, b in
+                    let (p, q) = (rows[Int(a)].entry.key.root, rows[Int(b)].entry.key.root)
+                    if p != q { return ascending == (p < q) }
+                    let (x, y) = (rows[Int(a)].record?.fileName ?? rows[Int(a)].entry.id, rows[Int(b)].record?.fileName ?? rows[Int(b)].entry.id)
+                    if x != y { return ascending ? NameOrder.precedes(x, y) : NameOrder.precedes(y, x) }
+                    return rows[Int(a)].entry.id < rows[Int(b)].entry.id
+                }
+            }
+            fileNameOrders = byFile
+        } else {
+            fileNameOrders = nil
         }
         self.rows = rows
         self.orders = orders
@@ -62,15 +81,18 @@ struct SearchTable: Sendable {
             for word in words where !Self.contains(row.text, word) { return }
             switch admits(row.entry.id) {
             case .shown: found.append(row.entry)
-            case .byName where query.sort == .name: found.append(row.entry)
+            case .byName where query.sort == .name && fileNameOrders == nil: found.append(row.entry)
             case .byName: byName.insert(k)
             case .left: break
             }
         }
         (orders[Order(sort: query.sort, ascending: query.ascending)] ?? []).forEach(visit)
-        // Placed by what the file says, they would tell the date kept from the one asking: after the rest, by name.
+        // Placed by what the file says (its date, its title), they would tell what is kept from the one asking:
+        // after the rest, by file name.
         if !byName.isEmpty {
-            for k in orders[Order(sort: .name, ascending: query.ascending)] ?? [] where byName.contains(k) { found.append(rows[Int(k)].entry) }
+            for k in fileNameOrders?[query.ascending] ?? orders[Order(sort: .name, ascending: query.ascending)] ?? [] where byName.contains(k) {
+                found.append(rows[Int(k)].entry)
+            }
         }
         return found
     }

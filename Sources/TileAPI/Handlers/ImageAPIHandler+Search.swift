@@ -15,7 +15,7 @@ extension ImageAPIHandler {
         let offset = try context.integer("offset", 0 ... Int(Int32.max), default: 0)
         let folder = parameters["folder"].map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
         let access = context.access
-        if let folder, !(access?.sees(folder: folder) ?? true) { throw APIError.notFound("no folder '\(folder)'") }
+        if let folder, !(access?.sees(folder: folder) ?? true) { try refuse(folder: folder, context) }
         // Words find only what the one asking may see: a locked image's metadata is not searched for them.
         let admits: (String) -> SearchAdmission = { id in
             switch access?.decision(for: id) {
@@ -25,7 +25,7 @@ extension ImageAPIHandler {
             case nil: access == nil ? .shown : .left
             }
         }
-        guard let found = library.search(query, folder: folder, admits: admits) else { throw APIError.notFound("no folder '\(folder ?? "")'") }
+        guard let found = library.search(query, folder: folder, admits: admits) else { try refuse(folder: folder ?? "", context) }
         var members: [(String, JSONValue)] = [
             ("query", .string(query.words.joined(separator: " "))), ("sort", .string(query.sort.rawValue)),
             ("order", .string(query.ascending ? "asc" : "desc")), ("total", .int(found.count)),
@@ -49,6 +49,15 @@ extension ImageAPIHandler {
         }
         members += access?.listingFields ?? []
         return .response(HTTPResponse.json(.object(members)).tagged().conditional(on: context.request))
+    }
+
+    /// A folder that is not there, or not to this identity: 301 to today's path where it was renamed (and is theirs
+    /// to see), as a plain listing answers; else 404.
+    func refuse(folder: String, _ context: RequestContext) throws -> Never {
+        if let new = library.renamedFolder(folder), context.access?.sees(folder: new) ?? true {
+            throw APIError.renamed(location: "/api/images?" + URLPath.replacing("folder", with: new, in: context.request.query))
+        }
+        throw APIError.notFound("no folder '\(folder)'")
     }
 
     /// How far the search index has come. Under access rules the counts are of the images this identity may know

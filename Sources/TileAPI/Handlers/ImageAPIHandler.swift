@@ -117,7 +117,8 @@ struct ImageAPIHandler: Sendable {
     func listed(_ image: ImageLibrary.Entry, maxSize: Int? = nil, _ access: AccessView?) -> JSONValue {
         let downloads = maxSize == nil && (access?.mayDownload(image.id) ?? true)
         do {
-            return .object(entry(image.id, image.name, try library.summary(image.id), downloads: downloads) + Self.access(maxSize: maxSize))
+            return .object(entry(image.id, library.shownName(image), file: PathText.lastComponent(of: image.path), try library.summary(image.id),
+                                 downloads: downloads) + Self.access(maxSize: maxSize))
         } catch {
             return .object([("id", .string(image.id)), ("folder", .string(LibraryKey.folder(of: image.id))),
                             ("name", .string(image.name)), ("error", .string(APIError.message(for: error)))])
@@ -163,20 +164,22 @@ struct ImageAPIHandler: Sendable {
         let snapshot = try image.snapshot(context)
         let metadata = try image.metadata(for: snapshot).published(location: publishLocation)
         let maxSize = image.limit.longSide
-        return .response(.json(.object(entry(id, library.name(of: id) ?? id, ImageSummary(snapshot), downloads: image.mayDownload)
+        return .response(.json(.object(entry(id, library.shownName(of: id) ?? id, file: library.fileName(of: id), ImageSummary(snapshot),
+                                             downloads: image.mayDownload)
                 + Self.access(maxSize: maxSize)
                 + [("metadata", metadata.json)])))
     }
 
-    /// An image's entry: its name, size, version and every URL it is served at (relative, versioned where they can
-    /// be), and `error` while its file is known to be broken.
-    private func entry(_ id: String, _ name: String, _ summary: ImageSummary, downloads: Bool) -> [(String, JSONValue)] {
+    /// An image's entry: its name (`shownName`), its file's name, size, version and every URL it is served at
+    /// (relative, versioned where they can be), and `error` while its file is known to be broken.
+    private func entry(_ id: String, _ name: String, file: String?, _ summary: ImageSummary, downloads: Bool) -> [(String, JSONValue)] {
         let g = PyramidGeometry(width: summary.width, height: summary.height, tileSize: tileSize)
         let version = summary.version
         let path = URLPath.escape(id)
         return [
             ("id", .string(id)),
             ("name", .string(name)),
+        ] + (file.map { [("file", .string($0))] } ?? []) + [
             ("version", .string(version)),
             ("width", .int(g.width)),
             ("height", .int(g.height)),

@@ -94,7 +94,11 @@ struct PresentationHandler: Sendable {
         }
         if let access { images = images.filter { access.decision(for: $0.id) != .hidden } }
         let items = first.folders.filter { access?.sees(folder: $0.path) ?? true }.map { reference(origin + URLPath.collection($0.path), type: "Collection", label: folderLabel($0.path)) }
-            + images.map { reference(origin + URLPath.manifest($0.id), type: "Manifest", label: $0.name) }
+            + images.map { image in
+                // Its title (where titles are names) only to those who may see it: a title is what the file says.
+                let shown = access?.decision(for: image.id)?.showsPixels ?? true
+                return reference(origin + URLPath.manifest(image.id), type: "Manifest", label: shown ? library.shownName(image) : image.name)
+            }
         members.append(("items", .array(items)))
         return .response(respond(.object(members), context))
     }

@@ -77,7 +77,8 @@ struct ServeCommand: ParsableCommand {
             // Made once: its limits carry the server's one store of JPEG entry indexes.
             var tileOptions = config.tileOptions
             tileOptions.files = ObjectStorageSetup.files(storage)
-            let loaded = try LibraryLoader.load(paths, options: tileOptions, objects: storage?.objects, logger: logger)
+            let loaded = try LibraryLoader.load(paths, options: tileOptions, objects: storage?.objects, titlesAsNames: config.titlesAsNames,
+                                                logger: logger)
             let library = loaded.library
             let store = try config.storeDirectory.map { location -> TileStore in
                 guard let shared = S3Location(location) else { return try TileStore(directory: location, budget: config.storeMB << 20) }

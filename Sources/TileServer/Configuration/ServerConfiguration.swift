@@ -33,6 +33,7 @@ struct ServerConfiguration: Sendable {
     var maxPyramidPixels = ImageLimits.defaultMaxPyramidPixels
     /// Keep RGB files' colour profiles (embedded in every output) instead of converting to sRGB.
     var keepColourProfiles = false
+    var titlesAsNames = true
     var rasterDir = Self.tiles.rasterDirectory
     var renderMemoryMB = Self.tiles.renderBytes >> 20
     var indexMemoryMB = EntryIndexes.defaultBudget >> 20
@@ -87,6 +88,8 @@ struct ServerConfiguration: Sendable {
                  "Refuse images read from their own levels (tiled pyramidal TIFF, JPEG 2000) with more pixels."),
         .choice("colour", \.keepColourProfiles, ("convert", "keep"),
                 "convert: RGB images with an ICC profile are converted to sRGB; keep: their pixels are left as they are and every tile and image embeds the profile (gray and CMYK files are converted either way)."),
+        .choice("names", \.titlesAsNames, ("file", "title"),
+                "title: a photo's own title (XMP dc:title, IPTC Object Name) is its name in listings, search results, manifests and the viewer, and sorts it by name; file: its file name, always (the file name is in the info panel either way)."),
         .text("raster-dir", \.rasterDir, "Directory for scratch files (outputs too large for memory are spooled there, unlinked)."),
         .integer("render-memory-mb", \.renderMemoryMB, 16 ... 1 << 20,
                  "Pixel memory in MiB for region, view and IIIF images and whole decodes together; larger outputs are made in bands."),
