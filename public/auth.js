@@ -59,7 +59,7 @@ export function prompt(image, onSignedIn) {
   const text = document.createElement('p');
   // A signed-in user outside the image's group is told who they are and which group it is for (`note`).
   const note = image.note ? `${image.note.charAt(0).toUpperCase()}${image.note.slice(1)}.` : null;
-  text.textContent = image.locked ? note ?? `${image.name ?? image.id} is for signed-in viewers.` : 'Sign in to see full resolution.';
+  text.textContent = image.locked ? note ?? `${image.name ?? image.id} is for signed-in viewers.` : 'Sign in to see more.';
   const button = document.createElement('button');
   button.type = 'button';
   button.className = 'pill sign-in';
@@ -75,6 +75,29 @@ export function prompt(image, onSignedIn) {
   for (const type of ['pointerdown', 'mousedown', 'touchstart', 'dblclick', 'wheel']) box.addEventListener(type, (e) => e.stopPropagation());
   box.append(text, button);
   return box;
+}
+
+/** "Sign in to see more" on a tiered image's page: offered once, the first time the view passes the image's
+ *  public size (`update(upscale)`: device pixels per public pixel), hidden again once back within. */
+export class SignInOffer {
+  /** The offer for `image` in `page` (its element), or null for an image everyone sees whole. */
+  static of(image, page) {
+    const bar = prompt(image, () => location.reload());
+    return bar ? new SignInOffer(bar, page) : null;
+  }
+
+  constructor(bar, page) {
+    this.bar = bar;
+    this.bar.hidden = true;
+    this.offered = false;
+    page.append(bar);
+  }
+
+  update(upscale) {
+    const past = upscale > 1.001;     // past a rounding of the zoom
+    if (past && !this.offered) { this.offered = true; this.bar.hidden = false; }
+    else if (!past) this.bar.hidden = true;
+  }
 }
 
 /** Signs in from a button that names no image (the folder grid's, the top bar's): the access service in a window;

@@ -5,8 +5,8 @@
 import * as api from './api.js';
 import { connection } from './connection.js';
 import { TileLayers } from './tile-layers.js';
-import { prompt } from './auth.js';
-import { clamp, clampedCenter, fitZoom, insets, visibleRect } from './view-math.js';
+import { prompt, SignInOffer } from './auth.js';
+import { clamp, clampedCenter, fitZoom, insets, turnedBack, visibleRect } from './view-math.js';
 
 export class PageView {
   constructor(image, onChange) {
@@ -38,9 +38,15 @@ export class PageView {
     if (image.locked) this.lock();
     else if (image.error) this.fail(image.error, false);
     else this.addBase();
-    const signIn = !image.locked && prompt(image, () => location.reload());
-    if (signIn) this.el.append(signIn);
+    // A tiered image: "Sign in to see more", offered once, the first time the view goes past the public size.
+    this.offer = image.locked ? null : SignInOffer.of(image, this.el);
+    this.public = null;           // the public size a tiered image is limited to here ({width, height, scale})
   }
+
+  /** How many times larger than its public size a tiered image is drawn (device pixels per public pixel), or 0. */
+  get upscale() { return this.public ? this.zoom * api.pixelRatio() / this.public.scale : 0; }
+  /** The zoom of 100 %: native size, or a tiered image's public size at one of its pixels per device pixel. */
+  get fullZoom() { return this.public ? this.public.scale / api.pixelRatio() : 1; }
 
   /** A restricted image: its name with a lock and a way to sign in, no pixels. */
   lock() {
@@ -50,7 +56,6 @@ export class PageView {
   }
 
   get isFit() { return this.fit; }
-
   /** Tiles still loading. */
   get pending() { return this.tiles.pending; }
 
@@ -89,11 +94,7 @@ export class PageView {
   }
 
   /** A movement (dx, dy) on screen as a movement in the view. */
-  toLocalDelta(dx, dy) {
-    if (!this.rotation) return { x: dx, y: dy };
-    const a = -this.rotation * Math.PI / 180;
-    return { x: dx * Math.cos(a) - dy * Math.sin(a), y: dx * Math.sin(a) + dy * Math.cos(a) };
-  }
+  toLocalDelta(dx, dy) { return turnedBack(dx, dy, this.rotation); }
 
   /** Turns the view to `degrees` (a multiple of 90) and fits it on a `w × h` screen. */
   rotate(degrees, w, h) {
@@ -159,6 +160,7 @@ export class PageView {
 
   /** Adopts a /viewport answer: bounds, zoom, centre, tiles. */
   apply(v) {
+    this.public = v.public ?? null;
     this.minZoom = v.minZoom; this.maxZoom = v.maxZoom; this.fitZoom = v.fitZoom;
     this.zoom = v.zoom; this.fit = v.fit; this.cx = v.center.x; this.cy = v.center.y; this.level = v.level;
     this.ready = true;
@@ -176,6 +178,7 @@ export class PageView {
     // Whole-pixel translation keeps tile edges on pixel boundaries where the zoom allows it.
     const tx = Math.round(inset.left - vis.x * this.zoom), ty = Math.round(inset.top - vis.y * this.zoom);
     this.stage.style.transform = `translate(${tx}px, ${ty}px) scale(${this.zoom})`;
+    this.offer?.update(this.upscale);
     this.onChange?.(this);
   }
 
@@ -199,7 +202,9 @@ export class PageView {
     } catch { return; }
     if (ticket !== this.request) return;
     this.level = v.level;
+    this.public = v.public ?? null;
     this.minZoom = v.minZoom; this.maxZoom = v.maxZoom; this.fitZoom = v.fitZoom; this.fit = v.fit;
+    this.offer?.update(this.upscale);
     this.onChange?.(this);
     this.place(v);
   }

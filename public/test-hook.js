@@ -13,7 +13,8 @@ export function installTestHook({ pages, slideshow, goTo, showFolder, opened }) 
       return { mode: state.mode, folder: state.folderPath, album: state.album, count: state.images.length, image: p.image.id,
         name: p.image.name, index: state.index, zoom: p.zoom, fit: p.isFit, cx: p.cx, cy: p.cy, minZoom: p.minZoom,
         maxZoom: p.maxZoom, fitZoom: p.fitZoom, level: p.level, width: p.vw, height: p.vh, pending: p.pending,
-        ready: p.ready, error: p.error, online: connection.online, rotation: p.rotation, slideshow: slideshow.running };
+        ready: p.ready, error: p.error, online: connection.online, rotation: p.rotation, slideshow: slideshow.running,
+        upscale: p.upscale, public: p.public };
     },
     tilesPerPage: () => state.images.map((image) => pages.get(image.id)?.tileCount ?? 0),
     toImage: (x, y) => pages.get(state.images[state.index]?.id)?.toImage(x, y),

@@ -34,19 +34,24 @@ export class TileLayers {
     return layer;
   }
 
-  /** Tile `t` ({ url, level, x, y, w, h } with w and h in image pixels) in its layer, unless it is there. */
+  /** Tile `t` ({ url, level, x, y, w, h } with w and h in image pixels) in its layer, unless it is there. A tile
+   *  of a tiered image's public level says where it lies (`image`: the region it shows, in image pixels). */
   add(t) {
     if (this.tiles.has(t.url)) return;
-    const shrink = Math.pow(2, this.image.maxLevel - t.level);
     const img = document.createElement('img');
     img.alt = '';
     img.draggable = false;
     img.decoding = 'async';
-    // One level pixel of overlap on interior edges hides the hairline seams of fractional scales.
-    const left = t.x * this.image.tileSize * shrink, top = t.y * this.image.tileSize * shrink;
-    const w = left + t.w < this.image.width ? t.w + shrink : t.w;
-    const h = top + t.h < this.image.height ? t.h + shrink : t.h;
-    Object.assign(img.style, { left: `${left}px`, top: `${top}px`, width: `${w}px`, height: `${h}px` });
+    if (t.image) {                  // public tiles' regions overlap by up to a pixel: no seams to hide
+      Object.assign(img.style, { left: `${t.image.x}px`, top: `${t.image.y}px`, width: `${t.image.width}px`, height: `${t.image.height}px` });
+    } else {
+      const shrink = Math.pow(2, this.image.maxLevel - t.level);
+      // One level pixel of overlap on interior edges hides the hairline seams of fractional scales.
+      const left = t.x * this.image.tileSize * shrink, top = t.y * this.image.tileSize * shrink;
+      const w = left + t.w < this.image.width ? t.w + shrink : t.w;
+      const h = top + t.h < this.image.height ? t.h + shrink : t.h;
+      Object.assign(img.style, { left: `${left}px`, top: `${top}px`, width: `${w}px`, height: `${h}px` });
+    }
     const entry = { img, level: t.level, loaded: false, waiters: [] };
     this.tiles.set(t.url, entry);
     this.pending++;

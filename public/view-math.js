@@ -24,3 +24,10 @@ export function clampedCenter(W, H, vw, vh, zoom, cx, cy) {
   const r = visibleRect(W, H, vw, vh, zoom, cx, cy);
   return { x: r.x + r.width / 2, y: r.y + r.height / 2 };
 }
+
+/** A movement (dx, dy) on a screen turned `degrees` clockwise, as a movement in the unturned view. */
+export function turnedBack(dx, dy, degrees) {
+  if (!degrees) return { x: dx, y: dy };
+  const a = -degrees * Math.PI / 180;
+  return { x: dx * Math.cos(a) - dy * Math.sin(a), y: dx * Math.sin(a) + dy * Math.cos(a) };
+}

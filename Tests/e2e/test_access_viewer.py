@@ -65,9 +65,10 @@ def test_sign_in_shows_full_resolution_and_sign_out_the_public_size(browser, sit
     page.on("response", lambda r: r.status in (401, 403) and "/tiles/" in r.url and refused.append(r.url))
     bar = page.locator(".sign-in-bar")
     bar.wait_for(timeout=10_000)
-    assert "Sign in to see full resolution" in bar.inner_text()
-    # The closest zoom is the deepest level within the public size (1000 px): 750 of the 3000 px long side.
-    assert abs(state(page)["maxZoom"] - 750 / 3000) < 0.01, state(page)
+    # Fit (0.342) is past the public size (1000 of 3000 px: 0.333): the picture is its public level drawn a little
+    # larger, and signing in is offered.
+    assert "Sign in to see more" in bar.inner_text()
+    assert state(page)["public"]["width"] == 1000 and state(page)["upscale"] > 1, state(page)
     page.keyboard.press("+")
     page.keyboard.press("+")
     page.wait_for_timeout(800)
@@ -83,14 +84,14 @@ def test_sign_in_shows_full_resolution_and_sign_out_the_public_size(browser, sit
     # The window closes itself; the viewer gets a token, probes again and shows the image whole.
     page.wait_for_function("!document.querySelector('.sign-in-bar') && window.tileViewer && window.tileViewer.state.ready", timeout=30_000)
     assert window.is_closed()
-    assert state(page)["maxZoom"] >= 1, state(page)
+    assert state(page)["maxZoom"] >= 1 and state(page)["public"] is None, state(page)
     assert page.evaluate("fetch('/images/works%2Ftiered/tiles/12/0/0.jpg').then(r => r.status)") == 200
     sign_out = page.locator("#account")
     assert sign_out.is_visible() and "alice" in sign_out.get_attribute("title") and "Sign out" in sign_out.inner_text()
     sign_out.click()
     page.wait_for_selector(".sign-in-bar", timeout=30_000)
     page.wait_for_function("window.tileViewer && window.tileViewer.state.ready", timeout=30_000)
-    assert abs(state(page)["maxZoom"] - 750 / 3000) < 0.01
+    assert state(page)["public"]["width"] == 1000
     assert page.evaluate("fetch('/images/works%2Ftiered/tiles/12/0/0.jpg').then(r => r.status)") == 401
     assert not errors, errors
     context.close()

@@ -67,7 +67,12 @@ struct IIIFHandler: Sendable {
     private func info(_ context: RequestContext, _ identifier: Identifier) throws -> HandlerOutcome {
         let g = identifier.snapshot.geometry
         let limits = Self.limits(g, maxZoom: maxZoom, identifier.image.limit)
-        let sizes = (0 ... g.maxLevel).map { g.levelSize($0) }.filter { max($0.width, $0.height) <= min(2048, max(limits.maxWidth, limits.maxHeight)) }
+        var sizes = (0 ... g.maxLevel).map { g.levelSize($0) }.filter { max($0.width, $0.height) <= min(2048, max(limits.maxWidth, limits.maxHeight)) }
+        // A tiered image seen at its public size: that size itself, the largest whole picture theirs to have.
+        if identifier.image.limit.maxScale(width: g.width, height: g.height).map({ $0 < 1 }) ?? false,
+           !sizes.contains(where: { $0.width == limits.maxWidth && $0.height == limits.maxHeight }) {
+            sizes.append((width: limits.maxWidth, height: limits.maxHeight))
+        }
         var features: [JSONValue] = ["mirroring"]
         if maxZoom > 1 { features.append("sizeUpscaling") }
         let document: JSONValue = .object([

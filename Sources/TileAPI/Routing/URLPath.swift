@@ -47,4 +47,11 @@ extension URLPath {
     static func tile(_ id: String, _ tile: TileCoordinate, version: String, format: ImageFormat = .jpeg) -> String {
         tiles(id, z: String(tile.level), x: String(tile.x), y: String(tile.y), version: version, format: format)
     }
+
+    /// A tile of image `id`'s public level (`PublicLevel`): its region of the full image at its public size, as
+    /// an IIIF Image 3.0 request (`/iiif/3/{id}/x,y,w,h/w,h/0/default.jpg?v=…`).
+    static func publicTile(_ id: String, _ tile: PublicLevel.Tile, version: String, format: ImageFormat = .jpeg) -> String {
+        let r = tile.region
+        return versioned("/iiif/3/\(escape(id))/\(r.x),\(r.y),\(r.width),\(r.height)/\(tile.width),\(tile.height)/0/default.\(format.fileExtension)", version)
+    }
 }

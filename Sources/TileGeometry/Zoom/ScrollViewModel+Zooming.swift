@@ -19,7 +19,7 @@ extension ScrollViewModel {
     /// scrollViewDoubleTapped. Step: `newZoom = clamp(zoom × factor)` centred on the tapped point (px, py); a step
     /// in from the largest zoom, where it could go no further, goes back to `minZoom` centred on the image (a photo
     /// app's double tap never does nothing). Toggle (the photo-app double tap): zoomed in beyond 1e−6 goes back to `minZoom` centred on the image,
-    /// otherwise to `maxZoom` centred on the tapped point.
+    /// otherwise to `fullZoom` (100 %; `maxZoom` where fit is already that close) centred on the tapped point.
     public func doubleTap(zoom: Double, x px: Double, y py: Double, mode: ZoomResult.Mode = .step, factor: Double = 1.5) -> ZoomResult {
         let from = clamp(zoom)
         var target = (x: px, y: py)
@@ -30,7 +30,7 @@ extension ScrollViewModel {
                 newZoom = minZoom
                 target = imageCenter
             } else {
-                newZoom = maxZoom
+                newZoom = fullZoom > minZoom + 1e-6 ? fullZoom : maxZoom
             }
         case .step, .rect:
             if factor > 1 && from >= maxZoom - 1e-6 && maxZoom > minZoom + 1e-6 {

@@ -14,6 +14,12 @@ public struct ScrollViewModel: Hashable, Sendable {
     /// Device pixels per view (CSS) pixel: tiles are chosen for `zoom × pixelRatio`, so a phone at ratio 3 gets
     /// sharp tiles, while zooms (and `maxZoom`, native size in view pixels) stay in view pixels.
     package let pixelRatio: Double
+    /// The zoom of "100 %", where the toggle double-tap goes: native size (or `maxZoom` below it), or for a viewer
+    /// limited by a tiered image's public size, one public pixel per device pixel; within `[minZoom, maxZoom]`.
+    public let fullZoom: Double
+    /// The deepest level tiles may come from: a viewer limited by a tiered image's public size zooms past it with
+    /// that level's tiles drawn larger (and `PublicLevel`'s over them). Nil: any level.
+    package let levelCap: Int?
     /// The pixel ratios a client may name: below 1 would pick blurry tiles, above 4 no screen has.
     package static let pixelRatios: ClosedRange<Double> = 1 ... 4
     /// Zooms this close to `minZoom` (relative) are fit: a fit zoom written with six decimals and read back lands
@@ -21,7 +27,7 @@ public struct ScrollViewModel: Hashable, Sendable {
     static let fitTolerance = 1e-5
 
     public init(geometry: PyramidGeometry, viewWidth: Double, viewHeight: Double, maxZoom: Double = 1.0,
-                pixelRatio: Double = 1) throws(PyramidError) {
+                pixelRatio: Double = 1, levelCap: Int? = nil, fullZoom: Double? = nil) throws(PyramidError) {
         guard viewWidth.isFinite, viewWidth > 0 else { throw .invalidParameter(name: "width", message: "must be a positive number") }
         guard viewHeight.isFinite, viewHeight > 0 else { throw .invalidParameter(name: "height", message: "must be a positive number") }
         guard maxZoom.isFinite, maxZoom > 0 else { throw .invalidParameter(name: "maxZoom", message: "must be a positive number") }
@@ -33,6 +39,8 @@ public struct ScrollViewModel: Hashable, Sendable {
         self.fitZoom = Swift.min(viewWidth / Double(geometry.width), viewHeight / Double(geometry.height))
         self.maxZoom = maxZoom
         self.minZoom = Swift.min(fitZoom, maxZoom)
+        self.levelCap = levelCap.map { Swift.min(Swift.max($0, 0), geometry.maxLevel) }
+        self.fullZoom = Swift.min(Swift.max(fullZoom ?? 1, minZoom), maxZoom)
     }
 
     var imageWidth: Double { Double(geometry.width) }
@@ -77,7 +85,7 @@ public struct ScrollViewModel: Hashable, Sendable {
     /// `clamp(ceil(maxLevel + log2(zoom × pixelRatio) − 1e−9), 0, maxLevel)`.
     public func level(forZoom zoom: Double) -> Int {
         let raw = (Double(geometry.maxLevel) + log2(zoom * pixelRatio) - 1e-9).rounded(.up)
-        return Int(Swift.min(Swift.max(raw, 0), Double(geometry.maxLevel)))
+        return Int(Swift.min(Swift.max(raw, 0), Double(levelCap ?? geometry.maxLevel)))
     }
 }
 

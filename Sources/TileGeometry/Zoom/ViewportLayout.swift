@@ -56,7 +56,7 @@ extension ScrollViewModel {
         for y in ringRows { for x in ringColumns where !(cells.columns.contains(x) && cells.rows.contains(y)) {
             prefetch.append(TileCoordinate(level: level, x: x, y: y))
         } }
-        if level < geometry.maxLevel {
+        if level < levelCap ?? geometry.maxLevel {
             let next = tileRange(level: level + 1, visible: visible).cells
             for y in next.rows { for x in next.columns { prefetch.append(TileCoordinate(level: level + 1, x: x, y: y)) } }
         }
