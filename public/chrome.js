@@ -96,6 +96,10 @@ export function installChrome(viewer, { notice, info }) {
       a.hidden = !original;
       if (original) a.href = original;
     }
+    for (const a of [el('download-raw'), el('info-raw')]) {          // the shot's camera raw, where it has one
+      a.hidden = !image.raw;
+      if (image.raw) a.href = image.raw;
+    }
     const view = page.error ? null : api.viewImageURL(image, page);
     for (const a of [el('download-view'), el('info-view')]) {
       a.hidden = !view;
@@ -111,7 +115,7 @@ export function installChrome(viewer, { notice, info }) {
   downloadButton.addEventListener('click', () => toggleMenu());
   menu.addEventListener('click', () => toggleMenu(false));
   // Before a link's own click acts: the view it saves is the one on screen now.
-  for (const id of ['download-original', 'download-view', 'info-original', 'info-view']) el(id).addEventListener('click', links, true);
+  for (const id of ['download-original', 'download-raw', 'download-view', 'info-original', 'info-raw', 'info-view']) el(id).addEventListener('click', links, true);
   window.addEventListener('pointerdown', (e) => { if (!menu.hidden && !menu.contains(e.target) && e.target !== downloadButton) toggleMenu(false); });
 
 

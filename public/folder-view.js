@@ -168,6 +168,14 @@ export class FolderView {
       cell.classList.add('locked-file');
       cell.title = sentence(image.note ?? 'for signed-in viewers');
       cell.setAttribute('aria-label', `${shown}: ${cell.title}`);
+    } else if (image.rawOnly) {     // a camera raw with no picture beside it: not broken, only not shown
+      cell.classList.add('raw-only');
+      const problem = document.createElement('span');
+      problem.className = 'problem';
+      problem.textContent = 'RAW without a preview';
+      cell.append(problem);
+      cell.title = image.error;
+      cell.setAttribute('aria-label', `${shown}: RAW without a preview. ${image.error}`);
     } else if (image.error) {
       broken(image.error);
     } else {

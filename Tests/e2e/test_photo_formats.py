@@ -119,7 +119,10 @@ def test_metadata_reaches_the_api(photos, tmp_path, ext):
 
 def test_files_no_source_reads_are_listed_as_such(photos):
     images = {i["id"]: i for i in photos.json("/api/images")["images"]}
-    for image, name in [("animation", "GIF"), ("next-gen", "JPEG XL"), ("raw", "Canon raw")]:
+    for image, name in [("animation", "GIF"), ("next-gen", "JPEG XL")]:
         assert image in images, sorted(images)
         assert f"cannot be shown: format not supported ({name})" in images[image]["error"], images[image]
         assert photos.get(f"/images/{image}/tiles/0/0/0.jpg")[0].status >= 400
+    # A camera raw alone is a shot without a preview, not a broken file (issue 60, item 3).
+    assert images["raw"]["rawOnly"] is True and images["raw"]["error"].startswith("RAW without a preview: Canon raw"), images["raw"]
+    assert photos.get("/images/raw/tiles/0/0/0.jpg")[0].status >= 400

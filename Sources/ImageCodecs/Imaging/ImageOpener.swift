@@ -7,6 +7,7 @@ public enum ImageOpener {
     public static func open(_ path: String, limits: ImageLimits = ImageLimits(), files: ImageFiles = .local) throws -> any ImageSource {
         let input = try files.open(path)
         let head = try input.read(count: 12, at: 0)
+        if SourceFormat.isCameraRaw(fileName: path), !head.isEmpty { throw ImageSourceError.unknownFormat(path: path, firstBytes: head) }
         switch SourceFormat.detect(head) {
         case .jpeg: return try JPEGSource(path: path, input: input, limits: limits)
         case .png: return try PNGSource(path: path, input: input, limits: limits)

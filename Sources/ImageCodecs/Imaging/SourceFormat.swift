@@ -64,6 +64,16 @@ public enum SourceFormat: String, Sendable, CaseIterable {
         "rw2": "Panasonic raw", "pef": "Pentax raw", "srw": "Samsung raw", "dng": "DNG raw", "avifs": "AVIF sequence",
     ]
 
+    /// Camera raw formats, by extension: never decoded. Most are TIFF inside, whose first directory is a small or
+    /// old-style preview: shown, it would be a wrong picture, so a raw is refused by its name before its bytes.
+    package static let cameraRawExtensions: Set<String> = ["cr2", "cr3", "nef", "arw", "dng", "raf", "orf", "rw2", "pef", "srw"]
+
+    /// Whether `fileName` (a name or a path) ends in a camera raw's extension (any case).
+    package static func isCameraRaw(fileName: String) -> Bool {
+        guard let dot = fileName.lastIndex(of: "."), !fileName[dot...].contains("/") else { return false }
+        return cameraRawExtensions.contains(fileName[fileName.index(after: dot)...].lowercased())
+    }
+
     /// Whether a file name's extension (any case) is an image's: one a source reads, or one listed as unreadable.
     package static func isImageExtension(_ ext: some StringProtocol) -> Bool {
         SourceFormat(fileExtension: ext) != nil || unreadableExtensions[ext.lowercased()] != nil
@@ -87,7 +97,7 @@ public enum SourceFormat: String, Sendable, CaseIterable {
     }
 
     /// The name of a format no source reads, from a file name's extension, or nil.
-    static func unreadableFormat(fileName: String) -> String? {
+    package static func unreadableFormat(fileName: String) -> String? {
         guard let dot = fileName.lastIndex(of: "."), !fileName[dot...].contains("/") else { return nil }
         return unreadableExtensions[fileName[fileName.index(after: dot)...].lowercased()]
     }

@@ -8,6 +8,19 @@ package enum MetadataReader {
         merge(try MetadataBlocks.read(path: path, files: files))
     }
 
+    /// What an XMP sidecar (`IMG_0005.xmp` beside `IMG_0005.JPG`, as Lightroom, darktable and Capture One write)
+    /// says, read whole (it is a bare packet, at most `MetadataBlocks.maxBlock` of it).
+    package static func readSidecar(path: String, files: ImageFiles) throws -> PhotoMetadata {
+        let file = try files.open(path)
+        return XMPPacket(try file.read(count: MetadataBlocks.maxBlock, at: 0)).read()
+    }
+
+    /// `embedded` with what its sidecar says put first: the sidecar is where an editor writes the photographer's
+    /// later changes (title, keywords, rating), so its fields win; the file's own fill the rest.
+    package static func overriding(_ embedded: PhotoMetadata, with sidecar: PhotoMetadata) -> PhotoMetadata {
+        sidecar.filled(from: embedded)
+    }
+
     static func merge(_ blocks: MetadataBlocks) -> PhotoMetadata {
         let exif = blocks.exif.map(EXIFFields.read) ?? PhotoMetadata()
         let iptc = blocks.photoshop.map { IPTCRecords.read(photoshop: $0) } ?? PhotoMetadata()

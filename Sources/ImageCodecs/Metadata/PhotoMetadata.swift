@@ -25,6 +25,8 @@ package struct PhotoMetadata: Sendable, Equatable {
     /// Focal length in millimetres.
     package var focalLength: Double?
     package var location: Location?
+    /// The photographer's rating, XMP `xmp:Rating`: 1 to 5 stars, 0 unrated, -1 rejected.
+    package var rating: Int?
 
     /// A place on the WGS 84 ellipsoid, as EXIF's GPS block gives it.
     package struct Location: Sendable, Equatable {
@@ -66,6 +68,7 @@ package struct PhotoMetadata: Sendable, Equatable {
         m.iso = m.iso ?? other.iso
         m.focalLength = m.focalLength ?? other.focalLength
         m.location = m.location ?? other.location
+        m.rating = m.rating ?? other.rating
         return m
     }
 }

@@ -22,6 +22,7 @@ struct XMPPacket {
         m.make = first("tiff:Make")
         m.model = first("tiff:Model")
         m.lens = first("exifEX:LensModel") ?? first("aux:Lens")
+        m.rating = first("xmp:Rating").flatMap { Double($0) }.map { Int($0.rounded()) }.flatMap { (-1 ... 5).contains($0) ? $0 : nil }
         return m
     }
 

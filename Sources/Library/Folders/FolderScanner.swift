@@ -25,6 +25,8 @@ package enum FolderScanner {
         package var files: [String: String] = [:]
         /// Sub-folders: id prefix → path.
         package var folders: [(id: String, path: String)] = []
+        /// Listed image path → its raw and sidecar paths (`CameraCard`), for every listed image (empty: none).
+        package var companions: [String: CameraCard.Companions] = [:]
     }
 
     /// Folders deeper than this are not entered (a guard against pathological trees, not a real limit).
@@ -42,7 +44,7 @@ package enum FolderScanner {
     package static func list(_ directory: String, prefix: String, skip: (String) -> Bool = { _ in false }) -> Listing? {
         guard let dir = opendir(directory) else { return nil }
         defer { closedir(dir) }
-        var files: [String] = [], folders: [String] = []
+        var files: [String] = [], folders: [String] = [], sidecars: [String] = []
         while let entry = readdir(dir) {
             let raw = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
             guard let name = String(validating: raw, as: UTF8.self), !name.hasPrefix(".") else { continue }
@@ -61,11 +63,19 @@ package enum FolderScanner {
                 folders.append(name)
             } else if type == DT_REG, ImageNaming.isImage(name), !skip(path) {
                 files.append(name)
+            } else if type == DT_REG, CameraCard.isSidecar(name), !skip(path) {
+                sidecars.append(name)
             }
         }
         var listing = Listing()
         let prefixed = { (id: String) in prefix.isEmpty ? id : prefix + "/" + id }
-        for (name, id) in ImageNaming.ids(forFiles: files) { listing.files[prefixed(id)] = join(directory, name) }
+        let (shown, companions) = CameraCard.group(images: files, sidecars: sidecars)
+        for (name, id) in ImageNaming.ids(forFiles: shown) {
+            let path = join(directory, name)
+            listing.files[prefixed(id)] = path
+            let with = companions[name]
+            listing.companions[path] = CameraCard.Companions(raw: with?.raw.map { join(directory, $0) }, sidecar: with?.sidecar.map { join(directory, $0) })
+        }
         listing.folders = ImageNaming.ids(forFolders: folders).map { (id: prefixed($0.value), path: join(directory, $0.key)) }
             .sorted { $0.id < $1.id }
         return listing
@@ -74,18 +84,21 @@ package enum FolderScanner {
     /// Every image below `directory` (id → path) and every folder entered, the top one included. Folders whose
     /// identity is in `visited` are not entered; those entered are added to it.
     package static func walk(_ directory: String, prefix: String, visited: inout Set<FolderIdentity>,
-                            skip: (String) -> Bool = { _ in false }) -> (files: [String: String], folders: [FolderEntry]) {
+                            skip: (String) -> Bool = { _ in false })
+        -> (files: [String: String], folders: [FolderEntry], companions: [String: CameraCard.Companions]) {
         var files: [(String, String)] = [], folders: [FolderEntry] = []
+        var companions: [String: CameraCard.Companions] = [:]
         var stack: [(id: String, path: String, depth: Int)] = [(prefix, directory, 0)]
         while let (id, path, depth) = stack.popLast() {
             guard depth <= maxDepth, let identity = identity(of: path), visited.insert(identity).inserted,
                   let listing = list(path, prefix: id, skip: skip) else { continue }
             folders.append(FolderEntry(id: id, path: path, identity: identity))
             files += listing.files.lazy.map { ($0.key, $0.value) }
+            companions.merge(listing.companions) { first, _ in first }
             // Reversed so the stack visits sub-folders in name order: the first path to a shared folder wins.
             stack += listing.folders.reversed().map { ($0.id, $0.path, depth + 1) }
         }
-        return (Dictionary(files, uniquingKeysWith: { first, _ in first }), folders)
+        return (Dictionary(files, uniquingKeysWith: { first, _ in first }), folders, companions)
     }
 
     static func join(_ directory: String, _ name: String) -> String {

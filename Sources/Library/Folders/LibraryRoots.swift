@@ -72,7 +72,8 @@ package struct LibraryRoots: Sendable {
                 library.apply(root: index, scope: .all, files: present ? [ImageNaming.stem(of: path): path] : [:])
             case let .folder(path):
                 var visited: Set<FolderScanner.FolderIdentity> = []
-                let (files, folders) = FolderScanner.walk(path, prefix: "", visited: &visited, skip: skip)
+                let (files, folders, companions) = FolderScanner.walk(path, prefix: "", visited: &visited, skip: skip)
+                library.record(companions: companions)
                 library.apply(root: index, scope: .all, files: files)
                 entered[index] = folders
             case let .objects(location):

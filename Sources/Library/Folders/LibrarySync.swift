@@ -118,6 +118,7 @@ package final class LibrarySync {
             forget(below: path, &step)
             return
         }
+        library.record(companions: listing.companions)
         let listed = library.apply(root: folder.root, scope: .folder(folder.id), files: listing.files)
         change.added += listed.added
         change.removed += listed.removed
@@ -129,7 +130,8 @@ package final class LibrarySync {
         }
         var visited = Set(folders.keys.compactMap(FolderScanner.identity(of:)))
         for (childPath, childID) in current where folders[childPath] == nil {
-            let (files, entered) = FolderScanner.walk(childPath, prefix: childID, visited: &visited, skip: skip)
+            let (files, entered, companions) = FolderScanner.walk(childPath, prefix: childID, visited: &visited, skip: skip)
+            library.record(companions: companions)
             change.added += library.apply(root: folder.root, scope: .subtree(childID), files: files).added
             for entry in entered {
                 folders[entry.path] = (folder.root, entry.id)

@@ -27,6 +27,34 @@ extension ImageLibrary {
         return shownName(entry)
     }
 
+    /// Records the raws and sidecars of listed images (`CameraCard`): an empty entry drops what was known.
+    package func record(companions: [String: CameraCard.Companions]) {
+        guard !companions.isEmpty else { return }
+        companionFiles.withLock { known in
+            for (path, with) in companions {
+                if with.isEmpty { known.removeValue(forKey: path) } else { known[path] = with }
+            }
+        }
+    }
+
+    /// The raw and sidecar of image `id` (by path), if it has either.
+    package func companions(of id: String) -> CameraCard.Companions? {
+        guard let path = stateMember(id)?.path else { return nil }
+        return companions(ofPath: path)
+    }
+
+    /// The raw and sidecar of the image file at `path`, if it has either.
+    package func companions(ofPath path: String) -> CameraCard.Companions? {
+        companionFiles.withLock { $0[path] }
+    }
+
+    /// What image `id`'s file says (`embedded`), with its XMP sidecar's fields first when it has one that reads.
+    package func metadata(of id: String, embedded: PhotoMetadata) -> PhotoMetadata {
+        guard let sidecar = companions(of: id)?.sidecar,
+              let read = try? MetadataReader.readSidecar(path: sidecar, files: options.files) else { return embedded }
+        return MetadataReader.overriding(embedded, with: read)
+    }
+
     /// The file name of image `id` with its extension, as written on disk (what the info panel shows).
     package func fileName(of id: String) -> String? {
         catalogue.withLock { state in state.members[id].map { PathText.lastComponent(of: $0.path) } }

@@ -76,6 +76,8 @@ public final class ImageLibrary: ImageDirectory {
     let rules = ImageRules()
     /// Which files could not be read or decoded.
     let failures = ImageFailures()
+    /// Listed image path → its raw and sidecar (`CameraCard`), as the folder was last listed.
+    let companionFiles = Locked<[String: CameraCard.Companions]>([:])
     /// What the files say, for finding and ordering them; indexed once `search.start(_:)` is called.
     package let search: SearchIndex
     /// Ids of the earlier naming rule to today's, and the library generation they were made at (`renamedID`, `renamedFolder`).

@@ -68,10 +68,16 @@ package final class SearchIndex: Sendable {
             kept.insert(member.path)
             if n % 256 == 255 { counts.withLock { $0.indexed = n } }
             guard let stamp = library.options.files.stamp(member.path) else { continue }
-            if records.withLock({ $0[member.path]?.stamp }) == stamp { continue }
-            let metadata = (try? MetadataReader.read(path: member.path, files: library.options.files)) ?? PhotoMetadata()
-            let record = SearchRecord(name: ImageLibrary.displayName(ofFile: member.path, id: member.id), metadata: metadata, stamp: stamp,
+            // A sidecar's edits count as the photo's: a change to either is read again.
+            let sidecar = library.companions(ofPath: member.path)?.sidecar
+            let sidecarStamp = sidecar.flatMap { library.options.files.stamp($0) }
+            if let known = records.withLock({ $0[member.path] }), known.stamp == stamp, known.sidecarStamp == sidecarStamp { continue }
+            let embedded = (try? MetadataReader.read(path: member.path, files: library.options.files)) ?? PhotoMetadata()
+            let metadata = sidecar.flatMap { try? MetadataReader.readSidecar(path: $0, files: library.options.files) }
+                .map { MetadataReader.overriding(embedded, with: $0) } ?? embedded
+            var record = SearchRecord(name: ImageLibrary.displayName(ofFile: member.path, id: member.id), metadata: metadata, stamp: stamp,
                                       titlesAsNames: titlesAsNames)
+            record.sidecarStamp = sidecarStamp
             records.withLock { $0[member.path] = record }
             version.add(1, ordering: .releasing)
         }

@@ -20,6 +20,8 @@ package struct SearchRecord: Sendable, Equatable {
     package let added: Int64
     /// The file's size and modification time when it was read: a record of another version is read again.
     let stamp: FileStamp
+    /// Its XMP sidecar's, when it has one (`CameraCard`): a changed sidecar is read again too.
+    var sidecarStamp: FileStamp?
 
     init(name: String, metadata: PhotoMetadata, stamp: FileStamp, titlesAsNames: Bool = false) {
         let written = [name, metadata.title, metadata.description].compactMap { $0 } + metadata.keywords + metadata.creators

@@ -1,5 +1,6 @@
 import HTTPTransport
 import ImageCodecs
+import Library
 import ObjectStorage
 import POSIXSupport
 import Pyramid
@@ -14,11 +15,13 @@ import Pyramid
 /// re-encoded); a file that may say it in a form that cannot be removed is not sent.
 struct DownloadHandler {
     let tiles: TileService
+    let library: ImageLibrary
     let publishLocation: Bool
     let objects: RemoteObjects?
 
     init(_ services: Services) {
         tiles = services.tiles
+        library = services.library
         publishLocation = services.options.publishLocation
         objects = services.objects
     }
@@ -30,21 +33,39 @@ struct DownloadHandler {
         guard !image.masterPath.isEmpty, snapshot.source.kind != "procedural" else {
             throw APIError.notFound("image '\(id)' is made by the server and has no original file")
         }
+        return try send(image.masterPath, etag: snapshot.version, id: id, context)
+    }
+
+    /// `/images/{id}/raw`: the shot's camera raw (`CameraCard`): the raw beside the photo, or the raw the image is
+    /// (listed "RAW without a preview"). The same rules as the original: all of the image, downloads allowed, and
+    /// the place the photo was taken removed while `--publish-location` is off.
+    func raw(_ context: RequestContext) throws -> HandlerOutcome {
+        let image = try context.admitted(), id = image.id
+        try image.requireOriginal()
+        guard let path = library.companions(of: id)?.raw ?? (CameraCard.isRaw(image.masterPath) ? image.masterPath : nil) else {
+            throw APIError.notFound("image '\(id)' has no camera raw beside it")
+        }
+        guard let stamp = tiles.options.files.stamp(path) else { throw APIError.notFound("the raw of '\(id)' is gone: it was moved or removed") }
+        return try send(path, etag: "\(stamp.size)-\(stamp.modified)", id: id, context)
+    }
+
+    /// The file at `path` as a download under its own name and type, tagged `etag`.
+    private func send(_ path: String, etag: String, id: String, _ context: RequestContext) throws -> HandlerOutcome {
         let file: FileDescriptor
-        if S3Location.isRemote(image.masterPath) {
-            file = try Self.spool(image.masterPath, from: objects, into: tiles.options.rasterDirectory)
+        if S3Location.isRemote(path) {
+            file = try Self.spool(path, from: objects, into: tiles.options.rasterDirectory)
         } else {
-            do { file = try FileDescriptor(readingAt: image.masterPath) } catch {
+            do { file = try FileDescriptor(readingAt: path) } catch {
                 throw APIError.notFound("the original of '\(id)' is gone: it was moved or removed")
             }
         }
         let (sent, size) = try publishLocation ? (file, file.status().size)
-            : Self.withoutLocation(file, remote: S3Location.isRemote(image.masterPath), scratch: tiles.options.rasterDirectory, id: id,
+            : Self.withoutLocation(file, remote: S3Location.isRemote(path), scratch: tiles.options.rasterDirectory, id: id,
                                    head: context.request.isHead)
-        let name = PathText.lastComponent(of: image.masterPath)
+        let name = PathText.lastComponent(of: path)
         var response = HTTPResponse(contentType: Self.mimeType(ofFile: name), body: [], headers: [
             HTTPHeader(name: "Content-Disposition", value: Self.disposition(name)),
-            HTTPHeader(name: "ETag", value: "\"\(snapshot.version)\""),
+            HTTPHeader(name: "ETag", value: "\"\(etag)\""),
             HTTPHeader(name: "Cache-Control", value: "no-cache"),
         ])
         response.file = FileBody(descriptor: sent, length: Int(size))

@@ -116,12 +116,24 @@ struct ImageAPIHandler: Sendable {
     /// `access`: who asks, for whether the original is offered (`download`).
     func listed(_ image: ImageLibrary.Entry, maxSize: Int? = nil, _ access: AccessView?) -> JSONValue {
         let downloads = maxSize == nil && (access?.mayDownload(image.id) ?? true)
+        // The shot's camera raw, offered as a second download ("Original RAW") to whoever may have the original.
+        let raw: [(String, JSONValue)] = downloads && (library.companions(of: image.id)?.raw != nil || CameraCard.isRaw(image.path))
+            ? [("raw", .string(URLPath.raw(image.id)))] : []
         do {
             return .object(entry(image.id, library.shownName(image), file: PathText.lastComponent(of: image.path), try library.summary(image.id),
-                                 downloads: downloads) + Self.access(maxSize: maxSize))
+                                 downloads: downloads) + raw + Self.access(maxSize: maxSize))
         } catch {
-            return .object([("id", .string(image.id)), ("folder", .string(LibraryKey.folder(of: image.id))),
-                            ("name", .string(image.name)), ("error", .string(APIError.message(for: error)))])
+            var fields: [(String, JSONValue)] = [("id", .string(image.id)), ("folder", .string(LibraryKey.folder(of: image.id))),
+                                                 ("name", .string(library.shownName(image))), ("file", .string(PathText.lastComponent(of: image.path)))]
+            // A raw alone is not a broken file: it is a shot with no picture to show, and says how to give it one.
+            if CameraCard.isRaw(image.path) {
+                let kind = SourceFormat.unreadableFormat(fileName: image.path) ?? "camera raw"
+                fields += [("rawOnly", true), ("error", .string("RAW without a preview: \(kind) files are not decoded here. "
+                    + "A JPEG or HEIC of the same name beside it is shown instead, with this file as its Original RAW."))] + raw
+            } else {
+                fields.append(("error", .string(APIError.message(for: error))))
+            }
+            return .object(fields)
         }
     }
 
@@ -162,7 +174,7 @@ struct ImageAPIHandler: Sendable {
     func one(_ context: RequestContext) throws -> HandlerOutcome {
         let image = try context.admitted(), id = image.id
         let snapshot = try image.snapshot(context)
-        let metadata = try image.metadata(for: snapshot).published(location: publishLocation)
+        let metadata = library.metadata(of: id, embedded: try image.metadata(for: snapshot)).published(location: publishLocation)
         let maxSize = image.limit.longSide
         return .response(.json(.object(entry(id, library.shownName(of: id) ?? id, file: library.fileName(of: id), ImageSummary(snapshot),
                                              downloads: image.mayDownload)

@@ -22,6 +22,7 @@ extension PhotoMetadata {
         add("exposureTime", exposureTime)
         add("fNumber", fNumber)
         if let iso { members.append(("iso", .int(iso))) }
+        if let rating { members.append(("rating", .int(rating))) }
         add("focalLength", focalLength)
         if let location {
             var place: [(String, JSONValue)] = [("latitude", .double(location.latitude)), ("longitude", .double(location.longitude))]

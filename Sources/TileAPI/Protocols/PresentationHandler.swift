@@ -30,7 +30,7 @@ struct PresentationHandler: Sendable {
         let thumb = g.levelSize(g.thumbnailLevel)
         let auth: [(String, JSONValue)] = context.access?.personal == true
             ? [("service", AuthHandler.services(origin: origin, id: image.id, external: context.access!.control.externalSignIn))] : []
-        let metadata = try image.metadata(for: snapshot).published(location: publishLocation)
+        let metadata = library.metadata(of: image.id, embedded: try image.metadata(for: snapshot)).published(location: publishLocation)
         let described = ManifestMetadata(metadata: metadata)
         let fileName = library.name(of: image.id) ?? ImageLibrary.displayName(ofFile: image.masterPath, id: image.id)
         let contexts: JSONValue = metadata.location == nil

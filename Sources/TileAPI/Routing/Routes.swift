@@ -38,6 +38,7 @@ enum Routes {
             Route(name: "tile", pattern: ["images", "*id", "tiles", ":z", ":x", ":y"], access: id, handler: tiles.anyImage),
             Route(name: "dzi", pattern: ["images", "*file"], access: .image(capture: "file", form: .descriptor), handler: deepZoom.descriptor),
             Route(name: "original", pattern: ["images", "*id", "original"], lane: .io, access: id, handler: download.original),
+            Route(name: "raw", pattern: ["images", "*id", "raw"], lane: .io, access: id, handler: download.raw),
             Route(name: "thumbnail", pattern: ["images", "*id", ":name"], access: id, handler: tiles.thumbnail),
             Route(name: "tile", pattern: ["images", "*files", ":z", ":xy"], access: .image(capture: "files", form: .deepZoomFiles), handler: deepZoom.tile),
             Route(name: "iiif_manifest", pattern: ["iiif", "manifest", "*id"], lane: .io, access: id, handler: presentation.manifest),

@@ -32,6 +32,9 @@ extension URLPath {
     /// Image `id`'s master file as a download, as a path.
     static func original(_ id: String) -> String { "/images/" + escape(id) + "/original" }
 
+    /// Image `id`'s camera raw (its shot's `.CR2`, `.NEF`…, or the raw it is), as a download.
+    static func raw(_ id: String) -> String { "/images/" + escape(id) + "/raw" }
+
     /// The IIIF Presentation collection of `folder` ("" is the top), as a path.
     static func collection(_ folder: String) -> String { folder.isEmpty ? "/iiif/collection" : "/iiif/collection/" + escape(folder) }
 }
