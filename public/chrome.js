@@ -6,6 +6,7 @@ import * as api from './api.js';
 import { state, set, on } from './state.js';
 
 const IDLE = 2000;                  // ms without activity before the controls fade
+const ZOOM_SHOWN = 1500;            // ms a phone shows the zoom pill after the zoom changed
 const TOGGLE = 'tileserver.doubleTap';   // the double-click and double-tap switch, remembered
 
 export function installChrome(viewer, { notice, info }) {
@@ -119,5 +120,14 @@ export function installChrome(viewer, { notice, info }) {
   window.addEventListener('pointerdown', (e) => { if (!menu.hidden && !menu.contains(e.target) && e.target !== downloadButton) toggleMenu(false); });
 
 
-  return { links, toggleFullscreen, share, toggleMenu, get menuOpen() { return !menu.hidden; } };
+  /** On a phone the zoom pill yields the top bar to the title: it shows below the bar while the zoom changes,
+   *  and for a moment after (style.css, `zoom-shown`). */
+  let zoomTimer = 0;
+  function showZoom() {
+    body.classList.add('zoom-shown');
+    clearTimeout(zoomTimer);
+    zoomTimer = setTimeout(() => body.classList.remove('zoom-shown'), ZOOM_SHOWN);
+  }
+
+  return { links, toggleFullscreen, share, toggleMenu, showZoom, get menuOpen() { return !menu.hidden; } };
 }

@@ -107,8 +107,9 @@ function onPageChange(page) {
   if (page !== viewer.current()) return;
   // Past a tiered image's public size, the pill says how much larger than those pixels the picture is drawn.
   const upscaled = page.upscale > 1.001;
-  bar.zoom.textContent = page.error ? '' : upscaled ? `${page.upscale.toFixed(1)}× upscaled${page.isFit ? ' · fit' : ''}`
+  const said = page.error ? '' : upscaled ? `${page.upscale.toFixed(1)}× upscaled${page.isFit ? ' · fit' : ''}`
     : `${percent(page.zoom)}${page.isFit ? ' · fit' : ''}`;
+  if (said !== bar.zoom.textContent) { bar.zoom.textContent = said; chrome?.showZoom(); }
   bar.zoom.title = upscaled ? `The public size (${page.public.width} × ${page.public.height} px) drawn ${page.upscale.toFixed(1)} times larger: sign in to see more`
     : `Level ${page.level} of ${page.image.maxLevel}, tiles for ${api.pixelRatio()} device pixels per pixel`;
   bar.busy.hidden = page.pending === 0;

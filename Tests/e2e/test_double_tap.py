@@ -73,3 +73,32 @@ def test_double_taps_step_in_then_return_to_fit_and_the_switch_is_remembered(ser
     page.wait_for_function(f"window.tileViewer.state.zoom === {start['maxZoom']}", timeout=5000)
     assert errors == []
     context.close()
+
+
+@pytest.mark.parametrize("device", DEVICES.values(), ids=DEVICES.keys())
+def test_max_zoom_is_honoured_and_100_percent_stays_100(tmp_path, browser, device):
+    """Issue 60, smaller things: with --max-zoom 4 the viewer zooms to 400 %; `1` and the switch still mean 100 %."""
+    shutil.copy(LARGE, tmp_path / "large.jpg")
+    server = Server([str(tmp_path), "--access-log", "off", "--max-zoom", "4"])
+    context = browser.new_context(**device)
+    page = context.new_page()
+    try:
+        page.goto(f"http://127.0.0.1:{server.port}/?image=large")
+        assert settled(page)["maxZoom"] == 4
+        page.focus("#viewer")
+        for _ in range(14):
+            page.keyboard.press("+")
+        page.wait_for_function("window.tileViewer.state.zoom === 4")
+        settled(page)
+        page.keyboard.press("1")
+        page.wait_for_function("window.tileViewer.state.zoom === 1")
+        settled(page)
+        page.keyboard.press("0")
+        page.wait_for_function("window.tileViewer.state.fit")
+        page.evaluate("document.getElementById('toggle-mode-panel').click()")
+        double(page, device)
+        page.wait_for_function("!window.tileViewer.state.fit")
+        assert settled(page)["zoom"] == 1, "the switch goes fit ↔ 100 %, not to the largest zoom"
+    finally:
+        context.close()
+        server.stop()
