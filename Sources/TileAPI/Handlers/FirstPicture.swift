@@ -12,6 +12,11 @@ import TileGeometry
 struct FirstPicture: Sendable {
     let tiles: TileService
     let library: ImageLibrary
+    /// Where a never-seen photo's first decodes are started as its page goes out (nil: they wait for the viewer).
+    var prefetcher: Prefetcher? = nil
+    /// The long side, in device pixels, of the screen a first view is guessed to fill: the level that covers it
+    /// is decoded as the page goes out.
+    static let likelyScreen = 2048
     /// Where the page's first script learns which image the server wrote in (it writes the id over `null`).
     static let idMarker = Array("/*first-picture*/null".utf8)
     /// Where the element goes: the start of the body, before any script there.
@@ -29,13 +34,15 @@ struct FirstPicture: Sendable {
     }
 
     /// The image the address shows at fit, if `wanted`, as admitted for the identity: a bare `/` shows the first
-    /// of the top folder's images whose thumbnail it may see. Walks the top folder: off the event loop.
+    /// of the top folder's images in the viewer's default order (by name) whose thumbnail it may see. Walks the top
+    /// folder: off the event loop.
     func image(_ context: RequestContext) -> AdmittedImage? {
         var query = context.path.query
         query["share"] = nil
         if query.isEmpty {
-            guard let page = library.page(folder: "", limit: context.access == nil ? 1 : 50) else { return nil }
-            return page.images.lazy.compactMap { shown($0.id, context) }.first
+            guard let order = try? SearchQuery(q: nil, sort: "name", order: nil),
+                  let images = library.search(order, folder: "", admits: { _ in .shown }) else { return nil }
+            return images.prefix(context.access == nil ? 1 : 50).lazy.compactMap { shown($0.id, context) }.first
         }
         guard Self.wanted(context), let named = query["image"], !named.isEmpty else { return nil }
         return shown(named, context)
@@ -60,6 +67,9 @@ struct FirstPicture: Sendable {
         case let .miss(miss): thumbnail = tiles.atHand(miss)
         case nil: thumbnail = nil
         }
+        // A never-seen photo: its thumbnail and the level a fitted view on a likely screen needs are decoded now, not
+        // one after the other once the page has asked for the thumbnail, then the viewer for its view.
+        if thumbnail == nil, let prefetcher { image.prefetch(Self.firstTiles(snapshot.geometry), format: tiles.options.format, with: prefetcher) }
         guard let thumbnail, thumbnail.bytes.count <= Self.byteLimit,
               let idAt = page.firstRange(of: Self.idMarker)?.lowerBound,
               let elementAt = page.firstRange(of: Self.elementMarker)?.lowerBound,
@@ -72,6 +82,14 @@ struct FirstPicture: Sendable {
         bytes += Array(element.utf8)
         bytes += page[(elementAt + Self.elementMarker.count)...]
         return (bytes, "\"\(etag.filter { $0 != "\"" })-\(thumbnail.etag.filter { $0 != "\"" })\"")
+    }
+
+    /// The thumbnail, and a tile of the smallest level covering `likelyScreen` (the whole image where it is
+    /// smaller): the decodes a first view waits for.
+    static func firstTiles(_ g: PyramidGeometry) -> [TileCoordinate] {
+        var level = g.thumbnailLevel
+        while level < g.maxLevel, max(g.levelSize(level).width, g.levelSize(level).height) < likelyScreen { level += 1 }
+        return [TileCoordinate(level: g.thumbnailLevel, x: 0, y: 0), TileCoordinate(level: level, x: 0, y: 0)]
     }
 
     /// `text` for an HTML attribute (either quote) or element text.

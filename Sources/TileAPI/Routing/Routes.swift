@@ -16,7 +16,8 @@ enum Routes {
         let presentation = PresentationHandler(services)
         let auth = AuthHandler(services)
         let download = DownloadHandler(services)
-        let files = StaticFileHandler(viewer: services.viewer, firstPicture: FirstPicture(tiles: services.tiles, library: services.library))
+        let files = StaticFileHandler(viewer: services.viewer, firstPicture: FirstPicture(tiles: services.tiles, library: services.library,
+                                                                                               prefetcher: Prefetcher(services)))
         let id = RouteAccess.image(capture: "id", form: .plain), iiifID = RouteAccess.image(capture: "id", form: .versioned)
         return Router(routes: [
             Route(name: "healthz", pattern: ["healthz"], access: .open, handler: operations.health),
