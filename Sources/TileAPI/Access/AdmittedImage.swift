@@ -80,14 +80,20 @@ struct AdmittedImage: Sendable {
         }
     }
 
-    /// `tiles` of this image made in the background (the viewer's next moves), none past `limit`.
-    func prefetch(_ wanted: [TileCoordinate], format: ImageFormat, with prefetcher: Prefetcher) {
+    /// `tiles` of this image made in the background (the viewer's next moves), none past `limit`; `inOrder`: one
+    /// after the other in one job (the first decode a page waits for is not slowed by the next one).
+    func prefetch(_ wanted: [TileCoordinate], format: ImageFormat, with prefetcher: Prefetcher, inOrder: Bool = false) {
         let (tiles, image, limit) = (tiles, image, limit)
-        prefetcher.submit(count: wanted.count) { index in
+        let make = { @Sendable (tile: TileCoordinate) in
             guard let snapshot = try? image.current(),
-                  case let .miss(miss)? = try? tiles.lookup(image, snapshot: snapshot, tile: wanted[index], format: format, limit: limit)
+                  case let .miss(miss)? = try? tiles.lookup(image, snapshot: snapshot, tile: tile, format: format, limit: limit)
             else { return }
             _ = try? tiles.render(miss)
+        }
+        if inOrder {
+            prefetcher.submit(count: 1) { _ in wanted.forEach(make) }
+        } else {
+            prefetcher.submit(count: wanted.count) { index in make(wanted[index]) }
         }
     }
 

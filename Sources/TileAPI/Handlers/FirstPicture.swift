@@ -67,9 +67,11 @@ struct FirstPicture: Sendable {
         case let .miss(miss): thumbnail = tiles.atHand(miss)
         case nil: thumbnail = nil
         }
-        // A never-seen photo: its thumbnail and the level a fitted view on a likely screen needs are decoded now, not
-        // one after the other once the page has asked for the thumbnail, then the viewer for its view.
-        if thumbnail == nil, let prefetcher { image.prefetch(Self.firstTiles(snapshot.geometry), format: tiles.options.format, with: prefetcher) }
+        // A never-seen photo: its thumbnail, then the level a fitted view on a likely screen needs, are decoded from
+        // now, not once the page has asked for the thumbnail and then the viewer for its view.
+        if thumbnail == nil, let prefetcher {
+            image.prefetch(Self.firstTiles(snapshot.geometry), format: tiles.options.format, with: prefetcher, inOrder: true)
+        }
         guard let thumbnail, thumbnail.bytes.count <= Self.byteLimit,
               let idAt = page.firstRange(of: Self.idMarker)?.lowerBound,
               let elementAt = page.firstRange(of: Self.elementMarker)?.lowerBound,
