@@ -15,6 +15,11 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = Path(os.environ.get("TILESERVER_FIXTURES", ROOT / ".build-fixtures")) / "formats"
+ARTIFACTS = ROOT / "artifacts"
+# The two screens the viewer's tests use: a desktop, and a phone at device-pixel ratio 3 with touch.
+DESKTOP = {"viewport": {"width": 1440, "height": 900}}
+PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 3, "has_touch": True, "is_mobile": True}
+DEVICES = {"desktop": DESKTOP, "phone": PHONE}
 
 
 def assert_iiif_validator_passes(port, image_id):

@@ -5,11 +5,10 @@ with a lock; the folder grid signs in and out, names who is signed in and locks 
 why; a share link opens its folder on a phone and nothing else."""
 import subprocess
 import urllib.parse
-from pathlib import Path
 
 import pytest
 
-from conftest import Server, binary
+from conftest import ARTIFACTS, DESKTOP, PHONE, Server, binary
 
 ACCESS = """\
 [folder."works"]
@@ -24,7 +23,6 @@ groups = ["staff"]
 view = "restricted"
 groups = ["board"]
 """
-PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 3, "is_mobile": True, "has_touch": True}
 
 
 @pytest.fixture(scope="module")
@@ -110,8 +108,6 @@ def test_a_restricted_image_shows_its_name_with_a_lock(browser, site):
     context.close()
 
 
-ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
-DESKTOP = {"viewport": {"width": 1440, "height": 900}}
 
 
 def locks(page):

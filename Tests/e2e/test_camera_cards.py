@@ -5,17 +5,13 @@ a second download ("Original RAW"); an XMP sidecar lends its title, keywords and
 import shutil
 import subprocess
 import time
-from pathlib import Path
 from urllib.parse import quote
 
 import pytest
 
-from conftest import FIXTURES, Server
+from conftest import ARTIFACTS, DESKTOP, FIXTURES, PHONE, Server
 
 PHOTO = FIXTURES / "baseline.jpg"
-ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
-DESKTOP = {"viewport": {"width": 1440, "height": 900}}
-PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 3, "has_touch": True, "is_mobile": True}
 
 
 def sidecar(title, keywords=(), rating=None):

@@ -5,12 +5,9 @@ import shutil
 
 import pytest
 
-from conftest import FIXTURES, Server
+from conftest import DESKTOP, DEVICES, FIXTURES, PHONE, Server
 
 LARGE = FIXTURES.parent / "gallery" / "large.jpg"         # 3996 × 2582
-DESKTOP = {"viewport": {"width": 1440, "height": 900}}
-PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 3, "has_touch": True, "is_mobile": True}
-DEVICES = {"desktop": DESKTOP, "phone": PHONE}
 
 
 @pytest.fixture(scope="module")

@@ -3,15 +3,12 @@ it with its centre kept, the gallery's dots hidden while it is open, and a swipe
 390 × 844 phone at device-pixel ratio 3 (and a desktop, whose side panel leaves the view alone), against the real
 server."""
 import shutil
-from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, Server, touch_swipe
+from conftest import ARTIFACTS, FIXTURES, PHONE, Server, touch_swipe
 
 LARGE = FIXTURES.parent / "gallery" / "large.jpg"         # 3996 × 2582
-ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
-PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 3, "has_touch": True, "is_mobile": True}
 
 
 @pytest.fixture(scope="module")

@@ -5,10 +5,9 @@ import shutil
 
 import pytest
 
-from conftest import FIXTURES, Server
+from conftest import FIXTURES, PHONE, Server
 
 LONG = "Harbour with sailing ships at dawn, seen from the old lighthouse"
-PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 3, "has_touch": True, "is_mobile": True}
 
 
 @pytest.fixture(scope="module")

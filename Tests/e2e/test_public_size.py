@@ -5,16 +5,12 @@ larger, the zoom pill saying how far and "Sign in to see more" offered once; III
 the real server with an access file, in Chromium on a 1440 × 900 desktop and a 390 × 844 phone at ratio 3."""
 import io
 import subprocess
-from pathlib import Path
 
 import pytest
 from PIL import Image
 
-from conftest import Server
+from conftest import ARTIFACTS, DESKTOP, PHONE, Server
 
-ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
-DESKTOP = {"viewport": {"width": 1440, "height": 900}}
-PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 3, "has_touch": True, "is_mobile": True}
 W, H, LIMIT = 4000, 3000, 1600          # public 1600 × 1200; the deepest level within it is 1000 × 750
 
 

@@ -3,19 +3,14 @@ screen in device pixels. In Chromium, on a 1440 × 900 desktop and a 390 × 844 
 against the real server; the saved file's pixels are compared with the screen's."""
 import io
 import shutil
-from pathlib import Path
 
 import numpy as np
 import pytest
 from PIL import Image
 
-from conftest import FIXTURES, Server
+from conftest import ARTIFACTS, DESKTOP, DEVICES, FIXTURES, PHONE, Server
 
 LARGE = FIXTURES.parent / "gallery" / "large.jpg"         # 3996 × 2582
-ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
-DESKTOP = {"viewport": {"width": 1440, "height": 900}}
-PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 3, "has_touch": True, "is_mobile": True}
-DEVICES = {"desktop": DESKTOP, "phone": PHONE}
 
 
 @pytest.fixture(scope="module")

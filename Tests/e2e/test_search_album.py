@@ -4,17 +4,12 @@ does not carry them; and the heading always says the words whose results are on 
 1440 × 900 desktop and a 390 × 844 phone at device-pixel ratio 3, against the real server on tagged files."""
 import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, Server, touch_swipe
+from conftest import ARTIFACTS, DESKTOP, DEVICES, FIXTURES, PHONE, Server, touch_swipe
 
 PHOTO = FIXTURES / "baseline.jpg"
-ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
-DESKTOP = {"viewport": {"width": 1440, "height": 900}}
-PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 3, "has_touch": True, "is_mobile": True}
-DEVICES = {"desktop": DESKTOP, "phone": PHONE}
 # In name order; north's own order puts b-field between its two results.
 RESULTS = ["north/a-harbour", "south/b-harbour", "north/c-harbour"]
 

@@ -5,16 +5,12 @@ title is never told to who may not see the photo. Against the real server on fil
 Chromium on a 1440 × 900 desktop and a 390 × 844 phone at device-pixel ratio 3."""
 import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, Server, binary
+from conftest import ARTIFACTS, DESKTOP, FIXTURES, PHONE, Server, binary
 
 PHOTO = FIXTURES / "baseline.jpg"
-ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
-DESKTOP = {"viewport": {"width": 1440, "height": 900}}
-PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 3, "has_touch": True, "is_mobile": True}
 SHOWN = ["Anchored boats", "gm_00010703", "Harbour with sailing ships", "IMG_2", "IMG_10"]
 FILES = ["gm_00010701", "gm_00010702", "gm_00010703", "IMG_2", "IMG_10"]
 

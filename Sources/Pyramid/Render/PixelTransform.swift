@@ -16,6 +16,20 @@ package struct PixelTransform: Sendable, Equatable {
 
     package static let none = PixelTransform()
 
+    /// The columns and rows of the unturned, unmirrored `width × height` picture that become output rows
+    /// `strips` once transformed: how an output made in bands asks for each band.
+    func unturned(_ strips: Range<Int>, width: Int, height: Int) -> (columns: Range<Int>, rows: Range<Int>) {
+        var columns = 0 ..< width, rows = 0 ..< height
+        switch quarterTurns {
+        case 0: rows = strips
+        case 2: rows = height - strips.upperBound ..< height - strips.lowerBound
+        case 1: columns = strips
+        default: columns = width - strips.upperBound ..< width - strips.lowerBound
+        }
+        if mirror { columns = width - columns.upperBound ..< width - columns.lowerBound }
+        return (columns, rows)
+    }
+
     package func apply(_ pixels: PixelBuffer) -> PixelBuffer {
         var out = mirror ? pixels.mirrored() : pixels
         out = out.rotated(quarterTurns: quarterTurns)

@@ -27,15 +27,7 @@ extension TileService {
                         profile: snapshot.source.keptProfile),
             whole: { try transform.apply(region(plan, columns: 0 ..< W, rows: 0 ..< H, of: image, in: snapshot)) },
             band: { strips in
-                // The strip of the mirrored, unturned output that becomes these output rows.
-                var columns = 0 ..< W, rows = 0 ..< H
-                switch transform.quarterTurns {
-                case 0: rows = strips
-                case 2: rows = H - strips.upperBound ..< H - strips.lowerBound
-                case 1: columns = strips
-                default: columns = W - strips.upperBound ..< W - strips.lowerBound
-                }
-                if transform.mirror { columns = W - columns.upperBound ..< W - columns.lowerBound }
+                let (columns, rows) = transform.unturned(strips, width: W, height: H)
                 return try transform.apply(region(plan, columns: columns, rows: rows, of: image, in: snapshot))
             })
     }
@@ -57,13 +49,7 @@ extension TileService {
                         stripBytes: { n in (turned ? height : width) * n * 3 * 2 + tiles }, profile: snapshot.source.keptProfile),
             whole: { transform.apply(try view(layout, of: image, in: snapshot, width: width, height: height, background: background)) },
             band: { strips in
-                var columns = 0 ..< width, rows = 0 ..< height
-                switch transform.quarterTurns {
-                case 0: rows = strips
-                case 2: rows = height - strips.upperBound ..< height - strips.lowerBound
-                case 1: columns = strips
-                default: columns = width - strips.upperBound ..< width - strips.lowerBound
-                }
+                let (columns, rows) = transform.unturned(strips, width: width, height: height)
                 return transform.apply(try view(layout, of: image, in: snapshot, width: width, height: height, background: background,
                                                 columns: columns, rows: rows))
             })
