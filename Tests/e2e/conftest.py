@@ -33,6 +33,23 @@ def assert_iiif_validator_passes(port, image_id):
     assert "(33 tests, 0 failures)" in output and " FAIL" not in output
 
 
+def settled(page, rest=250):
+    """The viewer's state once its view is in and no tile is loading (looked at again `rest` ms later)."""
+    page.wait_for_function("window.tileViewer?.state.ready && window.tileViewer.state.pending === 0", timeout=60_000)
+    page.wait_for_timeout(rest)
+    page.wait_for_function("window.tileViewer.state.pending === 0", timeout=60_000)
+    return page.evaluate("window.tileViewer.state")
+
+
+def viewer_page(browser, device):
+    """A new browser context on `device` and a page in it, whose script errors gather in `page.errors`."""
+    context = browser.new_context(**device)
+    page = context.new_page()
+    page.errors = []
+    page.on("pageerror", lambda e: page.errors.append(str(e)))
+    return context, page
+
+
 def touch_swipe(context, page, x0, x1, y):
     """A one-finger touch swipe through the DevTools protocol (real touch events, as a phone sends them): down at
     (x0, y), eight moves to (x1, y), up."""

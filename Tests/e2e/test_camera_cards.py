@@ -9,7 +9,7 @@ from urllib.parse import quote
 
 import pytest
 
-from conftest import ARTIFACTS, DESKTOP, FIXTURES, PHONE, Server
+from conftest import ARTIFACTS, DESKTOP, FIXTURES, PHONE, Server, viewer_page
 
 PHOTO = FIXTURES / "baseline.jpg"
 
@@ -86,10 +86,8 @@ def test_a_changed_sidecar_is_read_again(served, tmp_path):
 @pytest.mark.parametrize("device", [DESKTOP, PHONE], ids=["desktop", "phone"])
 def test_the_grid_shows_one_cell_per_shot_and_offers_the_raw(served, browser, device):
     label = "phone" if device is PHONE else "desktop"
-    context = browser.new_context(**device)
-    page = context.new_page()
-    errors = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
+    context, page = viewer_page(browser, device)
+    errors = page.errors
     page.goto(f"http://127.0.0.1:{served.port}/?folder=card")
     page.wait_for_function("document.querySelectorAll('#grid .cell').length === 3")
     assert page.locator("#grid .cell.broken-file").count() == 0

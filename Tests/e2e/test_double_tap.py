@@ -5,7 +5,7 @@ import shutil
 
 import pytest
 
-from conftest import DESKTOP, DEVICES, FIXTURES, PHONE, Server
+from conftest import DESKTOP, DEVICES, FIXTURES, PHONE, Server, settled, viewer_page
 
 LARGE = FIXTURES.parent / "gallery" / "large.jpg"         # 3996 × 2582
 
@@ -31,17 +31,10 @@ def double(page, device):
         page.mouse.dblclick(x, y)
 
 
-def settled(page):
-    page.wait_for_function("window.tileViewer?.state.ready && window.tileViewer.state.pending === 0")
-    return page.evaluate("window.tileViewer.state")
-
-
 @pytest.mark.parametrize("device", DEVICES.values(), ids=DEVICES.keys())
 def test_double_taps_step_in_then_return_to_fit_and_the_switch_is_remembered(served, browser, device):
-    context = browser.new_context(**device)
-    page = context.new_page()
-    errors = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
+    context, page = viewer_page(browser, device)
+    errors = page.errors
     page.goto(f"http://127.0.0.1:{served.port}/?image=large")
     start = settled(page)
     assert start["fit"]

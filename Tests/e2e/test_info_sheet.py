@@ -6,7 +6,7 @@ import shutil
 
 import pytest
 
-from conftest import ARTIFACTS, FIXTURES, PHONE, Server, touch_swipe
+from conftest import ARTIFACTS, FIXTURES, PHONE, Server, settled, touch_swipe, viewer_page
 
 LARGE = FIXTURES.parent / "gallery" / "large.jpg"         # 3996 × 2582
 
@@ -21,12 +21,6 @@ def served(tmp_path_factory):
     server.stop()
 
 
-def settled(page):
-    page.wait_for_function("window.tileViewer?.state.ready && window.tileViewer.state.pending === 0")
-    page.wait_for_timeout(200)
-    return page.evaluate("window.tileViewer.state")
-
-
 def box(page, selector):
     return page.evaluate(f"(() => {{ const r = document.querySelector({selector!r}).getBoundingClientRect(); return {{top: r.top, bottom: r.bottom, height: r.height}}; }})()")
 
@@ -39,10 +33,8 @@ def picture(page):
 
 
 def test_the_phone_sheet_takes_half_the_screen_refits_the_photo_above_and_swipes_away(served, browser):
-    context = browser.new_context(**PHONE)
-    page = context.new_page()
-    errors = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
+    context, page = viewer_page(browser, PHONE)
+    errors = page.errors
     page.goto(f"http://127.0.0.1:{served.port}/?image=one")
     before = settled(page)
     assert before["fit"] and page.locator("#gallery").is_visible()

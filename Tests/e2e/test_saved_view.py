@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from conftest import ARTIFACTS, DESKTOP, DEVICES, FIXTURES, PHONE, Server
+from conftest import ARTIFACTS, DESKTOP, DEVICES, FIXTURES, PHONE, Server, settled, viewer_page
 
 LARGE = FIXTURES.parent / "gallery" / "large.jpg"         # 3996 × 2582
 
@@ -20,12 +20,6 @@ def served(tmp_path_factory):
     server = Server([str(root), "--access-log", "off"])
     yield server
     server.stop()
-
-
-def settled(page):
-    page.wait_for_function("window.tileViewer?.state.ready && window.tileViewer.state.pending === 0")
-    page.wait_for_timeout(300)
-    return page.evaluate("window.tileViewer.state")
 
 
 def saved(served, page):
@@ -40,10 +34,8 @@ def saved(served, page):
 
 @pytest.mark.parametrize("device", DEVICES.values(), ids=DEVICES.keys())
 def test_a_turned_view_is_saved_turned_at_the_screens_device_pixels(served, browser, device):
-    context = browser.new_context(**device)
-    page = context.new_page()
-    errors = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
+    context, page = viewer_page(browser, device)
+    errors = page.errors
     label = next(k for k, d in DEVICES.items() if d is device)
     ratio = device.get("device_scale_factor", 1)
     page.goto(f"http://127.0.0.1:{served.port}/?image=large&rotate=90")

@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from conftest import ARTIFACTS, DESKTOP, DEVICES, FIXTURES, PHONE, Server, touch_swipe
+from conftest import ARTIFACTS, DESKTOP, DEVICES, FIXTURES, PHONE, Server, touch_swipe, viewer_page
 
 PHOTO = FIXTURES / "baseline.jpg"
 # In name order; north's own order puts b-field between its two results.
@@ -48,10 +48,8 @@ def heading(page):
 
 @pytest.mark.parametrize("device", DEVICES.values(), ids=DEVICES.keys())
 def test_results_page_as_an_album_and_the_heading_says_the_words(served, browser, device):
-    context = browser.new_context(**device)
-    page = context.new_page()
-    errors = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
+    context, page = viewer_page(browser, device)
+    errors = page.errors
     label = next(k for k, d in DEVICES.items() if d is device)
     page.goto(f"http://127.0.0.1:{served.port}/?folder=north")
     page.wait_for_function("document.querySelectorAll('#grid .cell').length === 3")

@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from conftest import ARTIFACTS, DESKTOP, FIXTURES, PHONE, Server, binary
+from conftest import ARTIFACTS, DESKTOP, FIXTURES, PHONE, Server, binary, viewer_page
 
 PHOTO = FIXTURES / "baseline.jpg"
 SHOWN = ["Anchored boats", "gm_00010703", "Harbour with sailing ships", "IMG_2", "IMG_10"]
@@ -83,10 +83,8 @@ def test_names_file_keeps_file_names(tmp_path):
 @pytest.mark.parametrize("device", [DESKTOP, PHONE], ids=["desktop", "phone"])
 def test_the_viewer_shows_titles_and_the_info_panel_the_file(served, browser, device):
     label = "phone" if device is PHONE else "desktop"
-    context = browser.new_context(**device)
-    page = context.new_page()
-    errors = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
+    context, page = viewer_page(browser, device)
+    errors = page.errors
     page.goto(f"http://127.0.0.1:{served.port}/?folder=harbour")
     page.wait_for_function("document.querySelectorAll('#grid .cell').length === 5")
     assert page.eval_on_selector_all("#grid .cell .name", "c => c.map(x => x.textContent)") == SHOWN
