@@ -438,6 +438,9 @@ def test_rotate_the_view(browser, served, device):
         press(tab, "#show-info")
         press(tab, "#rotate")
         press(tab, "#info .close")
+        # The sheet gave the photo the space above it while open (issue 60, item 5): closed, the turned view
+        # fits the whole screen again once the view's new size is seen.
+        tab.wait(f"window.tileViewer.state.width === {before['height']}", timeout=5_000)
     else:
         tab.page.keyboard.press("r")
     tab.settle()
