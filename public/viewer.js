@@ -168,6 +168,9 @@ async function goTo(i, view = null, animate = true, rotation = null) {
   for (const [id, page] of pages) if (!near.has(id)) dropPage(id, page);
   const page = viewer.current();
   if (rotation !== null) page.rotation = rotation;
+  // The address names the image at once (a reload or Back right after a step must not find the one before).
+  const early = state.mode === 'zoom' && imageAddress(page.image.id, view ?? (page.ready && !page.isFit ? page : null), page.rotation, state.album);
+  if (early && !showing(early)) history.replaceState(null, '', early);
   viewer.neighbours();                // made now, so the strip lays them out beside the page
   layoutStrip(animate);
   nav.mark(state.index, images.length);
