@@ -117,7 +117,7 @@ struct ImageAPIHandler: Sendable {
     func listed(_ image: ImageLibrary.Entry, maxSize: Int? = nil, _ access: AccessView?) -> JSONValue {
         let downloads = maxSize == nil && (access?.mayDownload(image.id) ?? true)
         // The shot's camera raw, offered as a second download ("Original RAW") to whoever may have the original.
-        let raw: [(String, JSONValue)] = downloads && (library.companions(of: image.id)?.raw != nil || CameraCard.isRaw(image.path))
+        let raw: [(String, JSONValue)] = downloads && (library.companions(ofPath: image.path)?.raw != nil || CameraCard.isRaw(image.path))
             ? [("raw", .string(URLPath.raw(image.id)))] : []
         do {
             return .object(entry(image.id, library.shownName(image), file: PathText.lastComponent(of: image.path), try library.summary(image.id),
