@@ -1,5 +1,6 @@
 // The controls around the photo: they fade after a while without pointer, touch or key and come back on any
-// (never while a panel or menu is open); full screen (the Fullscreen API, else the controls hidden until
+// (never while a panel or menu is open, nor when the person chose to keep them); faded, they give their space
+// to the photo, which re-fits around the same centre (style.css `idle`, screen-watch.js); full screen (the Fullscreen API, else the controls hidden until
 // wanted); share (the system share sheet where there is one, else the address copied); download (the original
 // file, or this view at screen size through the view-image API); the double-click and double-tap switch.
 import * as api from './api.js';
@@ -8,21 +9,35 @@ import { state, set, on } from './state.js';
 const IDLE = 2000;                  // ms without activity before the controls fade
 const ZOOM_SHOWN = 1500;            // ms a phone shows the zoom pill after the zoom changed
 const TOGGLE = 'tileserver.doubleTap';   // the double-click and double-tap switch, remembered
+const CONTROLS = 'tileserver.controls';  // 'stay': the controls never fade (the Keys panel's setting), remembered
 
 export function installChrome(viewer, { notice, info }) {
   const body = document.body;
   const el = (id) => document.getElementById(id);
   const fullscreenButtons = [el('fullscreen'), el('info-fullscreen')];
   const menu = el('download-menu'), downloadButton = el('download');
+  const keep = el('keep-controls');
   let timer = 0;
+  try { keep.checked = localStorage.getItem(CONTROLS) === 'stay'; } catch { /* storage off: they fade */ }
+  keep.addEventListener('change', () => {
+    try { localStorage.setItem(CONTROLS, keep.checked ? 'stay' : 'fade'); } catch { /* not remembered */ }
+    wake();
+  });
 
-  /** Whether something is open that the person is reading or using: then nothing fades. */
-  const busy = () => state.mode !== 'zoom' || info.open || !el('help').hidden || !menu.hidden;
+  /** Whether something is open that the person is reading or using, or they keep the controls: nothing fades. */
+  const busy = () => keep.checked || state.mode !== 'zoom' || info.open || !el('help').hidden || !menu.hidden;
 
+  /** Fades the controls or brings them back; the area the photo fits in changes with them, so the zoom view
+   *  re-fits in the same frame (a `bars` event, screen-watch.js) rather than jumping first. */
+  function fade(faded) {
+    if (body.classList.contains('idle') === faded) return;
+    body.classList.toggle('idle', faded);
+    window.dispatchEvent(new Event('bars'));
+  }
   function wake() {
-    body.classList.remove('idle');
+    fade(false);
     clearTimeout(timer);
-    timer = setTimeout(() => { if (!busy()) body.classList.add('idle'); else wake(); }, IDLE);
+    timer = setTimeout(() => { if (!busy()) fade(true); else wake(); }, IDLE);
   }
   for (const type of ['pointermove', 'pointerdown', 'wheel', 'keydown', 'touchstart', 'focusin']) {
     window.addEventListener(type, wake, { capture: true, passive: true });

@@ -117,9 +117,12 @@ export class PageView {
   async show(vw, vh, zoom = 'fit', cx, cy) {
     const screen = [vw, vh];
     [vw, vh] = this.local(vw, vh);
+    const resized = vw !== this.vw || vh !== this.vh;
     this.vw = vw; this.vh = vh;
     if (this.error) { this.onChange?.(this); return null; }
     this.preview(...screen, zoom, cx, cy);
+    // Drawn for another screen size: drawn for this one at once (the bars faded), the server's answer refines it.
+    if (this.ready && resized) this.viewLocally(zoom, cx, cy);
     const ticket = ++this.request;
     let v;
     try {
@@ -277,13 +280,8 @@ export class PageView {
     const box = document.createElement('div');
     box.className = 'broken';
     box.setAttribute('role', 'alert');
-    const title = document.createElement('p');
-    title.className = 'title';
-    title.textContent = 'This file cannot be shown';
-    const why = document.createElement('p');
-    why.className = 'why';
-    why.textContent = message;
-    box.append(title, why);
+    const line = (className, textContent) => Object.assign(document.createElement('p'), { className, textContent });
+    box.append(line('title', 'This file cannot be shown'), line('why', message));
     this.el.replaceChildren(box);
     if (notify) this.onChange?.(this);
   }

@@ -41,9 +41,9 @@ def settled(page, rest=250):
     return page.evaluate("window.tileViewer.state")
 
 
-def viewer_page(browser, device):
+def viewer_page(browser, device, fading=False):
     """A new browser context on `device` and a page in it, whose script errors gather in `page.errors`."""
-    context = browser.new_context(**device)
+    context = browser.new_context(fading=fading, **device)
     page = context.new_page()
     page.errors = []
     page.on("pageerror", lambda e: page.errors.append(str(e)))
@@ -150,11 +150,39 @@ def server():
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 
 
+# The Keys panel's "keep the controls shown", set before the viewer's scripts run: faded controls give the photo
+# their space, so a test that measures the view after a pause would otherwise measure another area.
+KEEP_CONTROLS = "try { localStorage.setItem('tileserver.controls', 'stay') } catch {}"
+
+
+class Browser:
+    """Chromium whose new contexts and pages keep the viewer's controls shown, unless asked with `fading=True`
+    (the tests of the fading itself)."""
+
+    def __init__(self, browser):
+        self._browser = browser
+
+    def __getattr__(self, name):
+        return getattr(self._browser, name)
+
+    def new_context(self, fading=False, **options):
+        context = self._browser.new_context(**options)
+        if not fading:
+            context.add_init_script(KEEP_CONTROLS)
+        return context
+
+    def new_page(self, fading=False, **options):
+        page = self._browser.new_page(**options)
+        if not fading:
+            page.add_init_script(KEEP_CONTROLS)
+        return page
+
+
 @pytest.fixture(scope="module")
 def browser():
     """Debian's Chromium, driven by Playwright (no browser download), one per test module."""
     import playwright.sync_api as playwright_api
     with playwright_api.sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
-        yield b
+        yield Browser(b)
         b.close()

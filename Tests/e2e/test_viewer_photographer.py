@@ -216,7 +216,7 @@ def test_a_new_photo_is_sharp_at_jpeg_speed(browser, tmp_path, device):
 
 @BOTH
 def test_controls_never_cover_the_photo_at_fit_fade_and_come_back(browser, served, device):
-    tab = Tab(browser, served, f"/?image={quote(PARIS_ID, safe='')}", device)
+    tab = Tab(browser, served, f"/?image={quote(PARIS_ID, safe='')}", device, fading=True)
     photo = photo_box(tab)
     controls = tab.page.evaluate("""[...document.querySelectorAll('#top > *, #gallery')].filter(e => e.offsetParent !== null || e.id === 'gallery')
         .map(e => { const r = e.getBoundingClientRect(); return [e.id, r.left, r.top, r.right, r.bottom]; }).filter(b => b[3] > b[1])""")
@@ -242,6 +242,64 @@ def test_controls_never_cover_the_photo_at_fit_fade_and_come_back(browser, serve
     tab.page.keyboard.press("0")
     tab.page.wait_for_timeout(200)
     assert not tab.page.evaluate("document.body.classList.contains('idle')"), "a key brings them back"
+    tab.close()
+
+
+SIDEWAYS_PHONE = {**PHONE, "viewport": {"width": 844, "height": 390}}
+
+
+@pytest.mark.parametrize("device", [DESKTOP, PHONE, SIDEWAYS_PHONE], ids=["desktop", "phone", "sideways-phone"])
+def test_faded_bars_give_their_space_to_the_photo(browser, served, device):
+    """Faded, the top bar and the gallery bar give their space to the photo (30 % of a sideways phone's height):
+    at fit it grows to the whole screen around the same centre; zoomed in, the same image point stays in the
+    middle at the same zoom; the bars back, the photo fits the area between them again."""
+    tab = Tab(browser, served, f"/?image={quote(PARIS_ID, safe='')}", device, fading=True)
+    width, height = device["viewport"]["width"], device["viewport"]["height"]
+    drawn = """(() => { const r = document.querySelector('.page[data-image="' + window.tileViewer.state.image + '"] img.base')
+        .getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; })()"""
+    idle = "document.body.classList.contains('idle')"
+    shown = tab.state()
+    box = tab.box("#viewer")
+    assert box[1] >= 50 and height - box[3] >= 50, box
+    assert shown["fit"] and abs(shown["height"] - (box[3] - box[1])) < 1, (shown, box)
+    before = tab.page.evaluate(drawn)
+    assert before[1] >= box[1] - 1 and before[3] <= box[3] + 1, (before, box)
+    tab.wait(idle, 10_000)
+    tab.settle()
+    faded = tab.state()
+    assert tab.box("#viewer") == [0, 0, width, height]
+    entry = served.json(f"/api/images/{quote(PARIS_ID, safe='')}")
+    fit = min(width / entry["width"], height / entry["height"])
+    assert faded["fit"] and faded["height"] == height and abs(faded["zoom"] - fit) < 1e-5, (shown, faded, fit)
+    photo = tab.page.evaluate(drawn)
+    assert abs((photo[3] - photo[1]) - entry["height"] * fit) <= 1, (photo, fit)
+    if device is not PHONE:           # a landscape photo on a portrait phone fits its width either way
+        assert faded["zoom"] > shown["zoom"] * 1.05 and photo[3] - photo[1] > (before[3] - before[1]) * 1.05, (before, photo)
+    assert abs((photo[0] + photo[2]) / 2 - width / 2) <= 1 and abs((photo[1] + photo[3]) / 2 - height / 2) <= 1, photo
+    assert min(photo[0], photo[1]) >= -1 and photo[2] <= width + 1 and photo[3] <= height + 1, photo
+    tab.page.wait_for_timeout(400)                      # the fade itself takes 0.3 s
+    tab.shot(f"bars-faded-{width}x{height}")
+    if device.get("has_touch"):
+        tab.page.tap("#viewer")
+    else:
+        tab.page.mouse.move(300, 300)
+        tab.page.mouse.move(320, 310)
+    tab.wait(f"!{idle}")
+    tab.settle()
+    back = tab.state()
+    assert tab.box("#viewer") == box and back["fit"] and abs(back["zoom"] - shown["zoom"]) < 1e-6, (back, shown)
+    tab.page.keyboard.press("+")
+    tab.settle()
+    zoomed = tab.state()
+    assert not zoomed["fit"], zoomed
+    tab.wait(idle, 10_000)
+    tab.settle()
+    still = tab.state()
+    assert still["height"] == height and not still["fit"], still
+    assert abs(still["zoom"] - zoomed["zoom"]) < 1e-6, (zoomed, still)     # the server answers 6 digits
+    assert abs(still["cx"] - zoomed["cx"]) < 0.5 and abs(still["cy"] - zoomed["cy"]) < 0.5, (zoomed, still)
+    middle = tab.page.evaluate(f"window.tileViewer.toImage({width / 2}, {height / 2})")
+    assert abs(middle["x"] - zoomed["cx"]) < 1 and abs(middle["y"] - zoomed["cy"]) < 1, (middle, zoomed)
     tab.close()
 
 
