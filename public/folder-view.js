@@ -182,7 +182,11 @@ export class FolderView {
       const img = thumbnail(sharpThumbnail(image) ?? image.thumbnail, image.width <= 16 && image.height <= 16);
       img.onerror = () => broken('The file could not be decoded.');
       picture.append(img);
-      cell.setAttribute('aria-label', `${shown}, ${image.width} × ${image.height}`);
+      cell.setAttribute('aria-label', `${shown}, ${image.width} × ${image.height}${image.warning ? `. ${image.warning}` : ''}`);
+      if (image.warning) {          // a file cut short: its picture is the part that could be read
+        cell.classList.add('partial-file');
+        cell.title = image.warning;
+      }
     }
     cell.addEventListener('click', () => this.open(index));
     return cell;

@@ -152,9 +152,10 @@ export class InfoPanel {
     const dt = document.createElement('dt'); dt.textContent = 'Size';
     const dd = document.createElement('dd'); dd.textContent = `${entry.width.toLocaleString()} × ${entry.height.toLocaleString()} px`;
     list.append(dt, dd);
-    if (entry.error) {
+    for (const problem of [entry.warning, entry.error]) {      // a file cut short, shown in part; a broken file
+      if (!problem) continue;
       const dt = document.createElement('dt'); dt.textContent = 'Problem';
-      const dd = document.createElement('dd'); dd.textContent = entry.error;
+      const dd = document.createElement('dd'); dd.textContent = problem;
       list.append(dt, dd);
     }
     parts.push(list);

@@ -184,6 +184,7 @@ async function goTo(i, view = null, animate = true, rotation = null) {
   root.setAttribute('aria-label', `${name}, image ${state.index + 1} of ${images.length}. Drag to pan, scroll or pinch to zoom, double-click to zoom in, arrows at fit for the next image, Escape for the folder, question mark for all keys.`);
   notice.announce(`${name}, image ${state.index + 1} of ${images.length}`);
   notice.clear('missing');
+  if (page.image.warning) notice.say(page.image.warning, 'partial'); else notice.clear('partial');   // a file cut short
   info.follow(page.image.id);
   chrome.links();
   retireFirstPicture(page);

@@ -22,6 +22,8 @@ public struct ImageInfo: Hashable, Sendable {
     /// For an object in object storage, a hash of its ETag (0 for a local file): with `fileSize` and `modified`,
     /// what tells that it was replaced.
     package var tag: UInt64 = 0
+    /// Set when the file's data ends early and the image is the rows above the cut (`CutShort`).
+    public var cutShort: CutShort?
 
     package init(format: SourceFormat, width: Int, height: Int, channels: Int, progressive: Bool, orientation: Orientation,
                 colorSpace: String, bitDepth: Int, restartInterval: Int, fileSize: Int64, modified: Int64, tag: UInt64 = 0) {
@@ -37,6 +39,12 @@ public struct ImageInfo: Hashable, Sendable {
         self.fileSize = fileSize
         self.modified = modified
         self.tag = tag
+    }
+
+    /// The image as the rows of `cut` alone: they are its stored height.
+    mutating func cut(to cut: CutShort) {
+        if orientation.swapsAxes { width = cut.rows } else { height = cut.rows }
+        cutShort = cut
     }
 
     /// Size as stored in the file, before orientation.

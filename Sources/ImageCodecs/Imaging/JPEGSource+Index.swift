@@ -7,10 +7,10 @@ extension JPEGSource {
     /// and its decode; a larger region decodes the usual way.
     static let largestExtract = 64 << 20
 
-    /// A baseline file large enough to be worth an entry index: any region of it costs about its own size once
-    /// the index reaches its rows.
+    /// A baseline file large enough to be worth an entry index, and whole (the index is read to the end of the
+    /// data): any region of it costs about its own size once the index reaches its rows.
     var entersAnywhere: Bool {
-        !info.progressive && info.width * info.height >= limits.entryIndexPixels
+        !info.progressive && info.cutShort == nil && info.width * info.height >= limits.entryIndexPixels
     }
 
     /// Regions (up to the largest extract) are cheap once the file's index reaches its foot: the scan that made

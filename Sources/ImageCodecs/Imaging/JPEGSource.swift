@@ -24,7 +24,9 @@ struct JPEGSource: StoredImageSource {
         self.path = path
         files = input.files
         self.limits = limits
-        self.info = try ImageInfo(raw: header, format: .jpeg, path: path, fileSize: stamp.size, modified: stamp.modified, tag: stamp.tag, limits: limits)
+        var info = try ImageInfo(raw: header, format: .jpeg, path: path, fileSize: stamp.size, modified: stamp.modified, tag: stamp.tag, limits: limits)
+        if let cut = try CutShort.scan(path, input: input, info: info, limits: limits) { info.cut(to: cut) }
+        self.info = info
         let space = Int(header.color_space)
         scanYCC = space == TSIO_COLOR_RGB || space == TSIO_COLOR_GRAY ? header.ycbcr != 0 : nil
         // No profile, but EXIF says Adobe RGB (a camera in Adobe RGB mode): the standard's own profile.
@@ -43,20 +45,22 @@ struct JPEGSource: StoredImageSource {
         if let warnings = try decodeThroughIndex(rect, shrink: shrink, bandRows: bandRows, into: body) { return warnings }
         let reader = try JPEGRowReader(path: path, input: files.open(path), limits: limits)
         reader.convert(colour)
-        try Self.stream(rect, shrink: shrink, storedWidth: info.storedWidth, from: reader, bandRows: bandRows, into: body)
+        try Self.stream(rect, shrink: shrink, storedWidth: info.storedWidth, storedHeight: info.storedHeight, from: reader,
+                        bandRows: bandRows, into: body)
         return reader.warnings
     }
 
     /// Streams `rect` at `shrink` from a decoder over an image `storedWidth` wide: DCT scaling up to 8, a box
-    /// filter beyond.
-    static func stream(_ rect: PixelRect, shrink: Int, storedWidth: Int, from reader: JPEGRowReader, bandRows: Int,
-                       into body: (PixelBand) throws -> Void) throws {
+    /// filter beyond. `storedHeight`, when less than the decoder's, is where the image ends (a file cut short).
+    static func stream(_ rect: PixelRect, shrink: Int, storedWidth: Int, storedHeight: Int = .max, from reader: JPEGRowReader,
+                       bandRows: Int, into body: (PixelBand) throws -> Void) throws {
         let dct = min(shrink, 8)
         let factor = shrink / dct
         // libjpeg's scaled width is ceil(width / dct): clip the wanted columns to it.
         let scaledWidth = (storedWidth + dct - 1) / dct
         let (outW, outH) = try reader.start(scale: dct, columns: rect.x * factor ..< min(rect.maxX * factor, scaledWidth))
-        try RowStreamer(inputWidth: outW, inputHeight: outH, factor: factor).stream(rect, from: reader, bandRows: bandRows, into: body)
+        let rows = storedHeight == .max ? outH : min(outH, (storedHeight + dct - 1) / dct)
+        try RowStreamer(inputWidth: outW, inputHeight: rows, factor: factor).stream(rect, from: reader, bandRows: bandRows, into: body)
     }
 }
 

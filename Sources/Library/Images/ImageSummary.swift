@@ -15,6 +15,8 @@ package struct ImageSummary: Sendable, Equatable {
     package let hasAlpha: Bool
     /// The file's size and modification time when the header was read.
     let stamp: FileStamp
+    /// What is shown of a file cut short, when it is (`CutShort.warning`).
+    package let warning: String?
 
     package init(_ snapshot: PyramidImage.Snapshot) {
         width = snapshot.geometry.width
@@ -23,6 +25,7 @@ package struct ImageSummary: Sendable, Equatable {
         kind = snapshot.source.kind
         hasAlpha = snapshot.source.info.hasAlpha
         stamp = snapshot.source.info.stamp
+        warning = snapshot.source.info.cutShort?.warning
     }
 
     /// Reads the header and version of the file at `path`.
@@ -33,6 +36,7 @@ package struct ImageSummary: Sendable, Equatable {
         kind = source.kind
         hasAlpha = source.info.hasAlpha
         stamp = source.info.stamp
+        warning = source.info.cutShort?.warning
         version = try SourceVersion.of(path: path, stamp: stamp, keepsColourProfiles: limits.keepsColourProfiles)
     }
 }

@@ -183,7 +183,8 @@ struct ImageAPIHandler: Sendable {
     }
 
     /// An image's entry: its name (`shownName`), its file's name, size, version and every URL it is served at
-    /// (relative, versioned where they can be), and `error` while its file is known to be broken.
+    /// (relative, versioned where they can be), `warning` when only part of its file can be shown, and `error`
+    /// while its file is known to be broken.
     private func entry(_ id: String, _ name: String, file: String?, _ summary: ImageSummary, downloads: Bool) -> [(String, JSONValue)] {
         let g = PyramidGeometry(width: summary.width, height: summary.height, tileSize: tileSize)
         let version = summary.version
@@ -209,6 +210,7 @@ struct ImageAPIHandler: Sendable {
             ("manifest", .string(URLPath.manifest(id))),
         ] + (summary.kind == "procedural" || !downloads ? [] : [("download", .string(URLPath.original(id)))]) + [
             ("collection", .string(URLPath.collection(LibraryKey.folder(of: id)))),
-        ] + (library.failure(of: id).map { [("error", .string($0.publicDescription))] } ?? [])
+        ] + (summary.warning.map { [("warning", .string($0))] } ?? [])
+          + (library.failure(of: id).map { [("error", .string($0.publicDescription))] } ?? [])
     }
 }

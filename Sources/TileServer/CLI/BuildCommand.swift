@@ -61,6 +61,11 @@ struct BuildCommand: ParsableCommand {
         let started = MonotonicClock.seconds()
         try reportingFailure {
             let source = try ImageOpener.open(image, limits: ImageLimits(keepsColourProfiles: colour == .keep), files: files)
+            // The server shows the rows of a file cut short; a pyramid built to keep is refused instead.
+            if let cut = source.info.cutShort {
+                let size = source.info.fileSize
+                throw ImageSourceError.truncated(path: image, format: .jpeg, atByte: size, fileSize: size, row: cut.rows, rows: cut.of)
+            }
             let options = BuildOptions(layout: layout, tileSize: tileSize, overlap: overlap, format: format,
                                        quality: quality, threads: threads)
             let builder = PyramidBuilder(source: source, options: options)

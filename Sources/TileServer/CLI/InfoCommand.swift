@@ -50,7 +50,7 @@ struct InfoCommand: ParsableCommand {
             ("maxLevel", .int(maxLevel)),
             ("levels", .int(maxLevel + 1)),
             ("structure", structure(source.structure)),
-        ])
+        ] + (info.cutShort.map { [("warning", .string($0.warning))] } ?? []))
     }
 
     /// The file's own layout: what a request at each shrink reads.

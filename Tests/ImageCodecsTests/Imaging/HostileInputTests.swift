@@ -39,6 +39,11 @@ final class HostileInputTests: XCTestCase {
                 let cut = 10 + (bytes.count * 9 / 10 - 10) * k / 9
                 let path = try Fixtures.temporary(Array(bytes.prefix(cut)), name: "cut-\(k)-\(name)")
                 let error = attempt(path)
+                // A baseline JPEG cut after its first rows is the image of those rows (`CutShort`), told so.
+                if error == nil, name == "baseline.jpg" {
+                    XCTAssertNotNil(try ImageOpener.open(path).info.cutShort, "\(name) cut at \(cut)")
+                    continue
+                }
                 guard case let .truncated(_, _, atByte, fileSize, _, _) = error else {
                     XCTFail("\(name) cut at \(cut): expected a truncation error, got \(String(describing: error))")
                     continue
