@@ -70,6 +70,9 @@ def free_port() -> int:
 
 
 def binary() -> str:
+    """TILESERVER_BIN when set (the benches' release builds), else the debug build, else the release build."""
+    if os.environ.get("TILESERVER_BIN"):
+        return os.environ["TILESERVER_BIN"]
     for candidate in (ROOT / ".build/debug/tileserver", ROOT / ".build/release/tileserver"):
         if candidate.exists():
             return str(candidate)

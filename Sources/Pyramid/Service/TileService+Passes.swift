@@ -36,6 +36,21 @@ extension TileService {
         return stored(miss)
     }
 
+    /// A missed tile made in the background that no one may ask for (the level above a view): one a decode pass
+    /// will cut is left to that pass, started now if it is not, rather than decoded on its own beside it (a
+    /// never-seen photo's fitted view once had each of the 240 tiles of the level above it decoded alone while its
+    /// full pass ran, on the cores the 60 visible tiles waited for); any other is made as a request would make it.
+    /// Reads a file: not on an event loop.
+    package func warm(_ miss: TileMiss) {
+        let snapshot = miss.snapshot, tile = miss.key.tile
+        if !snapshot.readsDirectly(tile.level) {
+            let plan = PassPlan.covering(tile.level, in: snapshot.geometry)
+            let finished = store?.has(StoredPass.doneMarker(folder: folder(miss.image.id, snapshot), shrink: plan.shrink)) ?? false
+            if !finished, let pass = try? pass(plan, of: miss.image, snapshot), pass.state != .finished, pass.state != .failed { return }
+        }
+        _ = try? render(miss)
+    }
+
     /// The format a pass stores tiles in: the tile format setting, PNG instead of JPEG for images with alpha
     /// (regions of those read PNG or WebP tiles, which keep it).
     package func passFormat(_ snapshot: PyramidImage.Snapshot) -> ImageFormat {

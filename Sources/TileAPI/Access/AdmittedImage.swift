@@ -80,15 +80,18 @@ struct AdmittedImage: Sendable {
         }
     }
 
-    /// `tiles` of this image made in the background (the viewer's next moves), none past `limit`; `inOrder`: one
-    /// after the other in one job (the first decode a page waits for is not slowed by the next one).
-    func prefetch(_ wanted: [TileCoordinate], format: ImageFormat, with prefetcher: Prefetcher, inOrder: Bool = false) {
+    /// `tiles` of this image made in the background (the viewer's next moves), none past `limit`. Tiles of levels
+    /// finer than `viewLevel` (the view one level up, which a viewer may never ask for) are left to their decode
+    /// pass where one will cut them (`TileService.warm`); the ring at the view's own level is made at once.
+    /// `inOrder`: one after the other in one job (the first decode a page waits for is not slowed by the next).
+    func prefetch(_ wanted: [TileCoordinate], format: ImageFormat, with prefetcher: Prefetcher, viewLevel: Int = .max,
+                  inOrder: Bool = false) {
         let (tiles, image, limit) = (tiles, image, limit)
         let make = { @Sendable (tile: TileCoordinate) in
             guard let snapshot = try? image.current(),
                   case let .miss(miss)? = try? tiles.lookup(image, snapshot: snapshot, tile: tile, format: format, limit: limit)
             else { return }
-            _ = try? tiles.render(miss)
+            if tile.level > viewLevel { tiles.warm(miss) } else { _ = try? tiles.render(miss) }
         }
         if inOrder {
             prefetcher.submit(count: 1) { _ in wanted.forEach(make) }

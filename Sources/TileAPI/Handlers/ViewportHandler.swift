@@ -105,7 +105,7 @@ struct ViewportHandler: Sendable {
         let layout = Self.allowed(model.layout(zoom: try Self.zoomRequest(context, required: false),
                                                centerX: try context.number("cx"), centerY: try context.number("cy")), image.limit, model.geometry)
         let format = try format(context)
-        image.prefetch(layout.prefetch, format: format, with: prefetch)
+        image.prefetch(layout.prefetch, format: format, with: prefetch, viewLevel: layout.level)
         return .response(.json(Self.encode(layout, image: image.id, version: view.version, view: model, format: format, limited: view.limited)))
     }
 
@@ -132,7 +132,7 @@ struct ViewportHandler: Sendable {
             result = model.doubleTap(zoom: zoom, x: x, y: y, mode: mode, factor: factor)
         }
         result.layout = Self.allowed(result.layout, image.limit, model.geometry)
-        image.prefetch(result.layout.prefetch, format: format, with: prefetch)
+        image.prefetch(result.layout.prefetch, format: format, with: prefetch, viewLevel: result.layout.level)
         var members: [(String, JSONValue)] = [("mode", .string(result.mode.rawValue))]
         if let from = result.fromZoom { members.append(("fromZoom", .double(from))) }
         members += [("zoom", .double(result.zoom)), ("rect", Self.rect(result.rect)),
