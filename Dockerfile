@@ -11,7 +11,7 @@ FROM swift:6.3-bookworm AS build
 # hadolint ignore=DL3008
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
-      libjpeg-dev libpng-dev liblcms2-dev libtiff-dev libwebp-dev libopenjp2-7-dev libargon2-dev libssl-dev libcurl4-openssl-dev libheif-dev \
+      libjpeg-dev libpng-dev liblcms2-dev libtiff-dev libwebp-dev libopenjp2-7-dev libargon2-dev libssl-dev libcurl4-openssl-dev libheif-dev libopenslide-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 # Dependencies in their own layer: resolved again only when the manifest changes.
@@ -29,7 +29,7 @@ FROM debian:bookworm-slim
 # hadolint ignore=DL3008
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
-      libjpeg62-turbo libpng16-16 liblcms2-2 libtiff6 libwebp7 libwebpmux3 libopenjp2-7 libargon2-1 libssl3 libcurl4 libheif1 \
+      libjpeg62-turbo libpng16-16 liblcms2-2 libtiff6 libwebp7 libwebpmux3 libopenjp2-7 libargon2-1 libssl3 libcurl4 libheif1 libopenslide0 \
  && rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin /var/cache/debconf/*-old /var/log/apt /var/log/dpkg.log \
  && useradd --system --uid 10001 --user-group --home-dir /nonexistent --shell /usr/sbin/nologin tileserver \
  && mkdir -p /images /cache \

@@ -77,10 +77,17 @@ let package = Package(
             pkgConfig: "libheif",
             providers: [.apt(["libheif-dev"])]
         ),
+        // Whole-slide images (Aperio SVS, Hamamatsu NDPI, MIRAX, Leica SCN, Philips TIFF, Ventana BIF) through
+        // OpenSlide: levels, regions, properties and associated images.
+        .systemLibrary(
+            name: "COpenSlide",
+            pkgConfig: "openslide",
+            providers: [.apt(["libopenslide-dev"])]
+        ),
         .systemLibrary(name: "CEpoll"),
         .target(
             name: "CImageIO",
-            dependencies: ["CJPEG", "CPNG", "CLCMS", "CTIFF", "CWebP", "COpenJPEG", "CHeif"]
+            dependencies: ["CJPEG", "CPNG", "CLCMS", "CTIFF", "CWebP", "COpenJPEG", "CHeif", "COpenSlide"]
         ),
         // HTTP for object storage: libcurl behind a few `tsio_http_` calls, apart from the codecs.
         .target(name: "CHTTPClient", dependencies: ["CCurl"]),

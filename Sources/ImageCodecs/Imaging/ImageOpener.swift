@@ -8,14 +8,29 @@ public enum ImageOpener {
         let input = try files.open(path)
         let head = try input.read(count: 12, at: 0)
         if SourceFormat.isCameraRaw(fileName: path), !head.isEmpty { throw ImageSourceError.unknownFormat(path: path, firstBytes: head) }
-        switch SourceFormat.detect(head) {
+        // A slide of a vendor OpenSlide knows (most are TIFF inside; some are not TIFF at all); asked only of TIFF
+        // files and slide names, so other photos pay nothing.
+        let detected = SourceFormat.detect(head)
+        let slideName = SourceFormat(fileExtension: path.split(separator: ".").last ?? "") == .slide
+        if slideName, ImageFiles.isObject(path) {
+            throw ImageSourceError.unsupported(path: path, message: "a whole-slide image is read through OpenSlide, which reads local files only: copy it to a local folder")
+        }
+        if detected == .tiff || slideName, let vendor = SlideSource.recognises(path) {
+            return try SlideSource(path: path, vendor: vendor, input: input, limits: limits)
+        }
+        // Named as a slide but not one OpenSlide reads: never shown as the plain TIFF some slides hold inside.
+        if slideName {
+            throw ImageSourceError.unsupported(path: path, message: "OpenSlide 3.4 does not read this file as a whole-slide image "
+                + "(the file is damaged or cut short, or its format needs a later OpenSlide)")
+        }
+        switch detected {
         case .jpeg: return try JPEGSource(path: path, input: input, limits: limits)
         case .png: return try PNGSource(path: path, input: input, limits: limits)
         case .tiff: return try TIFFSource(path: path, input: input, limits: limits)
         case .jp2: return try JP2Source(path: path, input: input, limits: limits)
         case .webp: return try WebPSource(path: path, input: input, limits: limits)
         case .heic, .avif: return try HEIFSource(path: path, input: input, format: SourceFormat.detect(head) ?? .heic, limits: limits)
-        case nil: throw ImageSourceError.unknownFormat(path: path, firstBytes: head)
+        case .slide, nil: throw ImageSourceError.unknownFormat(path: path, firstBytes: head)
         }
     }
 }

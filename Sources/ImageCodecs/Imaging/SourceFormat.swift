@@ -13,6 +13,9 @@ public enum SourceFormat: String, Sendable, CaseIterable {
     case heic
     /// AVIF photos (AV1 in HEIF) through libheif: decoded whole, once a pass.
     case avif
+    /// Whole-slide images (Aperio SVS, Hamamatsu NDPI and VMS, MIRAX, Leica SCN, Philips TIFF, Ventana BIF, Sakura)
+    /// through OpenSlide: local files only, read by level and region (`SlideSource`).
+    case slide
 
     /// The format whose signature starts `bytes`, or nil: JPEG, PNG and WebP as `ImageFormat` knows them, TIFF,
     /// JPEG 2000.
@@ -51,6 +54,7 @@ public enum SourceFormat: String, Sendable, CaseIterable {
         case "webp": self = .webp
         case "heic", "heif", "hif": self = .heic
         case "avif": self = .avif
+        case "svs", "ndpi", "vms", "vmu", "scn", "mrxs", "svslide", "bif": self = .slide
         default: return nil
         }
     }
@@ -62,6 +66,7 @@ public enum SourceFormat: String, Sendable, CaseIterable {
         "exr": "OpenEXR", "hdr": "Radiance HDR", "tga": "TGA", "jpx": "JPEG 2000 Part 2", "cr2": "Canon raw",
         "cr3": "Canon raw", "nef": "Nikon raw", "arw": "Sony raw", "raf": "Fujifilm raw", "orf": "Olympus raw",
         "rw2": "Panasonic raw", "pef": "Pentax raw", "srw": "Samsung raw", "dng": "DNG raw", "avifs": "AVIF sequence",
+        "dcm": "DICOM (a whole-slide image in DICOM needs OpenSlide 4; this server has OpenSlide 3.4)",
     ]
 
     /// Camera raw formats, by extension: never decoded. Most are TIFF inside, whose first directory is a small or
@@ -112,6 +117,7 @@ public enum SourceFormat: String, Sendable, CaseIterable {
         case .webp: "WebP"
         case .heic: "HEIF"
         case .avif: "AVIF"
+        case .slide: "whole-slide"
         }
     }
 }

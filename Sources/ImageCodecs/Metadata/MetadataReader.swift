@@ -5,7 +5,13 @@ import POSIXSupport
 /// camera recorded (date, camera, exposure, place). PNG's own text chunks fill what is still missing.
 package enum MetadataReader {
     package static func read(path: String, files: ImageFiles) throws -> PhotoMetadata {
-        merge(try MetadataBlocks.read(path: path, files: files))
+        // A whole-slide image's header text is the scanner's and may name a patient (a user, a file name, a
+        // barcode): none of it is read; what a slide publishes is `SlideFacts`, from an allow-list.
+        let named = SourceFormat(fileExtension: path.split(separator: ".").last ?? "")
+        if named == .slide || named == .tiff && SlideSource.recognises(path) != nil {
+            return PhotoMetadata()
+        }
+        return merge(try MetadataBlocks.read(path: path, files: files))
     }
 
     /// What an XMP sidecar (`IMG_0005.xmp` beside `IMG_0005.JPG`, as Lightroom, darktable and Capture One write)

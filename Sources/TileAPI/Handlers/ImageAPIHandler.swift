@@ -179,6 +179,7 @@ struct ImageAPIHandler: Sendable {
         return .response(.json(.object(entry(id, library.shownName(of: id) ?? id, file: library.fileName(of: id), ImageSummary(snapshot),
                                              downloads: image.mayDownload)
                 + Self.access(maxSize: maxSize)
+                + (snapshot.source.slide.map { [("slide", $0.json)] } ?? [])
                 + [("metadata", metadata.json)])))
     }
 

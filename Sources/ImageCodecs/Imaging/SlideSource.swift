@@ -1,0 +1,109 @@
+import CImageIO
+import POSIXSupport
+
+/// A whole-slide image read through OpenSlide. A region at a shrink is read from the slide's nearest level at or
+/// finer than it (slide downsamples are 1, 4, 16… or the scanner's own, not powers of two) and reduced with our
+/// area filter, so a thumbnail or a first view never reads level 0. Every shrink is random access: tiles are made
+/// directly, never through passes over the whole slide. Where the slide gives bounds, the image is the scanned
+/// area (the offset is kept in `SlideFacts`); outside the scanned area is the slide's background colour.
+struct SlideSource: StoredImageSource {
+    let path: String
+    let files: ImageFiles
+    let info: ImageInfo
+    let handle: SlideHandle
+    let facts: SlideFacts
+    /// The slide's levels: size and downsample (level 0 first).
+    let levels: [(width: Int, height: Int, downsample: Double)]
+    var kind: String { "slide" }
+
+    /// Rows of a level read at a time (about 64 MB of RGB at the widest region a tile pass asks).
+    static let bandPixels = 16 << 20
+
+    /// Whether OpenSlide takes the local file at `path` for a slide of a vendor it knows; plain TIFFs
+    /// ("generic-tiff") stay with our own tiled-TIFF reader, and objects in object storage are not looked at
+    /// (OpenSlide reads local files only).
+    static func recognises(_ path: String) -> String? {
+        guard !ImageFiles.isObject(path), let vendor = tsio_slide_vendor(path).map({ String(cString: $0) }),
+              vendor != "generic-tiff" else { return nil }
+        return vendor
+    }
+
+    init(path: String, vendor: String, input: ImageInput, limits: ImageLimits) throws {
+        let handle = try SlideHandle(path: path)
+        var levels: [(width: Int, height: Int, downsample: Double)] = []
+        for level in 0 ..< Int(tsio_slide_level_count(handle.raw)) {
+            var w: Int64 = 0, h: Int64 = 0, downsample = 0.0
+            guard tsio_slide_level(handle.raw, Int32(level), &w, &h, &downsample) == 0 else {
+                throw ImageSourceError.corrupt(path: path, format: .slide, atByte: 0, message: "level \(level) of the slide cannot be read")
+            }
+            levels.append((Int(w), Int(h), downsample))
+        }
+        guard let base = levels.first else {
+            throw ImageSourceError.corrupt(path: path, format: .slide, atByte: 0, message: "the slide has no levels")
+        }
+        let facts = SlideFacts(vendor: vendor, handle: handle, levelWidth: base.width, levelHeight: base.height)
+        try limits.check(width: facts.width, height: facts.height, path: path, format: .slide, pyramid: true)
+        let stamp = try input.stamp()
+        self.path = path
+        files = input.files
+        self.handle = handle
+        self.facts = facts
+        self.levels = levels
+        info = ImageInfo(format: .slide, width: facts.width, height: facts.height, channels: 3, progressive: false,
+                         orientation: .up, colorSpace: "rgb", bitDepth: 8, restartInterval: 0,
+                         fileSize: stamp.size, modified: stamp.modified, tag: stamp.tag)
+    }
+
+    func isRandomAccess(atShrink shrink: Int) -> Bool { true }
+    var regionsAreCheap: Bool { true }
+
+    package var structure: SourceStructure {
+        SourceStructure(levels: levels.map { .init(width: $0.width, height: $0.height, factor: Int($0.downsample.rounded()),
+                                                   tileWidth: nil, tileHeight: nil, compression: facts.vendor) },
+                        samples: 3, bitsPerSample: 8, profile: nil, notes: ["read through OpenSlide (\(facts.vendor))"])
+    }
+
+    /// The coarsest level whose downsample, rounded, divides `shrink`: read there, then reduced by the rest.
+    func level(for shrink: Int) -> (index: Int, factor: Int) {
+        var best = (index: 0, factor: shrink)
+        for (i, level) in levels.enumerated() {
+            let d = Int(level.downsample.rounded())
+            guard d >= 1, d <= shrink, shrink % d == 0, abs(level.downsample - Double(d)) < 0.02 * Double(d) else { continue }
+            if shrink / d < best.factor { best = (i, shrink / d) }
+        }
+        return best
+    }
+
+    func decodeStored(_ rect: PixelRect, shrink: Int, bandRows: Int,
+                      into body: (PixelBand) throws -> Void) throws -> DecodeWarnings {
+        let (index, factor) = level(for: shrink)
+        let step = shrink / factor                               // level pixels are `step` level-0 pixels
+        let levelWidth = (info.width + step - 1) / step, levelHeight = (info.height + step - 1) / step
+        let x0 = rect.x * factor, width = min(rect.width * factor, levelWidth - x0)
+        // Output rows per band: whole blocks of `factor` level rows, within the band size asked and the memory bound.
+        let rowsPerBand = max(1, min(bandRows, Self.bandPixels / max(1, width * factor * factor)))
+        var y = 0
+        while y < rect.height {
+            let rows = min(rowsPerBand, rect.height - y)
+            let ly = (rect.y + y) * factor, lh = min(rows * factor, levelHeight - ly)
+            var pixels = PixelBuffer(width: width, height: lh, channels: 3)
+            var st = tsio_status()
+            let stride = pixels.rowBytes
+            let read = pixels.bytes.withUnsafeMutableBufferPointer {
+                tsio_slide_read(handle.raw, Int32(index), Int64(facts.originX + x0 * step), Int64(facts.originY + ly * step),
+                                Double(step), Int64(width), Int64(lh), $0.baseAddress, stride, facts.background, &st)
+            }
+            guard read == 0 else { throw st.error(path: path, format: .slide, rows: 0) }
+            pixels = pixels.boxShrunk(by: factor)
+            guard pixels.width == rect.width, pixels.height == rows else {
+                throw ImageSourceError.corrupt(path: path, format: .slide, atByte: 0,
+                                               message: "level \(index) gave \(pixels.width)×\(pixels.height) pixels for a \(rect.width)×\(rows) region")
+            }
+            try pixels.bytes.withUnsafeBufferPointer {
+                try body(PixelBand(y: y, rows: rows, width: rect.width, channels: 3, bytes: $0))
+            }
+            y += rows
+        }
+        return DecodeWarnings()
+    }
+}

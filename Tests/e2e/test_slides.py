@@ -1,0 +1,112 @@
+"""Whole-slide images (issue 61): a slide OpenSlide knows is read through it, tile by tile from its nearest level,
+with its pixels within two levels of OpenSlide's own at full size and at three reduced levels; its published facts
+come from an allow-list, so nothing the scanner wrote of a patient reaches any answer; a plain tiled TIFF stays
+with our own reader; a damaged slide, a DICOM file and hostile slides are refused with a reason, in bounded memory.
+Slides are made here with tifffile; OpenSlide's pixels come through libvips' openslideload."""
+import io
+import json
+import subprocess
+from urllib.parse import quote
+
+import numpy as np
+import pytest
+from PIL import Image
+
+import slides
+from conftest import Server
+
+WIDTH, HEIGHT = 3000, 2000          # DeepZoom levels 0..12; slide levels at 1, 4, 16 (DeepZoom 12, 10, 8)
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    root = tmp_path_factory.mktemp("slides") / "slides"
+    root.mkdir()
+    slides.aperio(root / "section.svs", WIDTH, HEIGHT)
+    slides.generic_tiff(root / "plain.tif", 1200, 800)
+    data = (root / "section.svs").read_bytes()
+    (root / "cut.svs").write_bytes(data[: len(data) * 2 // 5])
+    slides.tile_offset_past_the_end(root / "section.svs", root / "offset.svs")
+    slides.absurd_level(root / "section.svs", root / "absurd.svs")
+    (root / "scan.dcm").write_bytes(bytes(128) + b"DICM" + bytes(200))
+    return root
+
+
+@pytest.fixture(scope="module")
+def served(folder):
+    server = Server([str(folder), "--access-log", "off", "--render-memory-mb", "256"])
+    server.wait_for_index()
+    yield server
+    server.stop()
+
+
+def reference(folder, level):
+    """OpenSlide's own pixels of slide level `level`, whole, through libvips."""
+    out = folder.parent / f"reference-{level}.png"
+    if not out.exists():
+        subprocess.run(["vips", "openslideload", str(folder / "section.svs"), str(out), "--level", str(level)],
+                       check=True, capture_output=True)
+    return Image.open(out).convert("RGB")
+
+
+def tile(server, level, x, y):
+    response, body = server.get(f"/images/section/tiles/{level}/{x}/{y}.png")
+    assert response.status == 200, (level, x, y, response.status, body[:200])
+    return np.asarray(Image.open(io.BytesIO(body)).convert("RGB"), dtype=np.int16)
+
+
+def test_a_slide_is_read_through_openslide_with_its_facts_and_nothing_private(served):
+    entry = served.json("/api/images/section")
+    assert entry["source"] == "slide" and (entry["width"], entry["height"]) == (WIDTH, HEIGHT), entry
+    facts = entry["slide"]
+    assert facts["vendor"] == "aperio" and facts["objectivePower"] == 20, facts
+    assert facts["micronsPerPixel"] == {"x": slides.MPP, "y": slides.MPP} and facts["scanDate"] == "12/29/09 09:59:15", facts
+    assert served.json("/api/images/plain")["source"] == "tiff", "a plain tiled TIFF stays with our reader"
+    answers = [json.dumps(entry)]
+    for path in ("/api/images", "/api/images?folder=&sort=name", "/iiif/3/section/info.json", "/iiif/manifest/section",
+                 "/iiif/collection", "/images/section.dzi", "/api/images?q=PATIENT", "/api/images?q=MRN-5555"):
+        response, body = served.get(path)
+        assert response.status == 200, (path, response.status)
+        answers.append(body.decode())
+    for answer in answers:
+        for secret in slides.PRIVATE:
+            assert secret not in answer, (secret, answer[:300])
+    assert served.json("/api/images?q=PATIENT")["images"] == []
+
+
+@pytest.mark.parametrize("level, x, y, slide_level, factor", [
+    (12, 3, 2, 0, 1),     # full size: slide level 0
+    (11, 2, 1, 0, 2),     # 1/2: level 0 reduced
+    (10, 1, 0, 1, 1),     # 1/4: slide level 1 as it is
+    (9, 0, 0, 1, 2),      # 1/8: slide level 1 reduced
+], ids=["full", "half", "quarter", "eighth"])
+def test_tiles_are_openslides_pixels(served, folder, level, x, y, slide_level, factor):
+    got = tile(served, level, x, y)
+    whole = reference(folder, slide_level)
+    if factor > 1:
+        whole = whole.reduce(factor)
+    want = np.asarray(whole, dtype=np.int16)[y * 256:(y + 1) * 256, x * 256:(x + 1) * 256]
+    assert got.shape == want.shape, (got.shape, want.shape)
+    difference = np.abs(got - want).mean()
+    print(f"level {level}: mean difference {difference:.2f}")
+    assert difference <= 2.0, difference
+
+
+def test_broken_and_unreadable_slides_are_refused_with_a_reason(served):
+    listed = {i["id"]: i for i in served.json("/api/images?limit=100")["images"]}
+    assert "DICOM" in listed["scan"]["error"] and "OpenSlide 4" in listed["scan"]["error"], listed["scan"]
+    for path in ("/images/cut/tiles/12/5/3.png", "/images/cut/tiles/8/0/0.png", "/api/images/cut"):
+        response, body = served.get(path)
+        if path.endswith("/cut") and response.status == 200:
+            continue                                        # its header may read: its tiles say what is wrong
+        assert response.status == 422, (path, response.status, body[:200])
+        assert "cut.svs" in json.loads(body)["error"]
+    # A tile past the end of the file, a level larger than the one above it: 422 naming the file, in bounded memory.
+    for path in ("/images/offset/tiles/12/7/0.png", "/images/absurd/tiles/10/0/0.png", "/images/absurd/tiles/8/0/0.png"):
+        response, body = served.get(path)
+        assert response.status == 422, (path, response.status, body[:200])
+        assert ".svs" in json.loads(body)["error"], body
+    assert served.get("/images/section/tiles/12/0/0.png")[0].status == 200, "the good slide still works"
+    with open(f"/proc/{served.process.pid}/status") as status:
+        peak = next(int(line.split()[1]) // 1024 for line in status if line.startswith("VmHWM"))
+    assert peak < 256 + 300, peak
