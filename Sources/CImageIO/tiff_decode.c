@@ -100,6 +100,9 @@ static void describe(tsio_tiff *t, tsio_tiff_dir *d) {
     TIFFGetFieldDefaulted(tif, TIFFTAG_PLANARCONFIG, &v16); d->planar = v16;
     TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLEFORMAT, &v16); d->sample_format = v16;
     TIFFGetFieldDefaulted(tif, TIFFTAG_ORIENTATION, &v16); d->orientation = v16 >= 1 && v16 <= 8 ? v16 : 1;
+    if (TIFFGetField(tif, TIFFTAG_RESOLUTIONUNIT, &v16)) d->resolution_unit = v16;
+    float resolution = 0;
+    if (TIFFGetField(tif, TIFFTAG_XRESOLUTION, &resolution) && resolution > 0) d->x_resolution = resolution;
     uint32_t subfile = 0;
     TIFFGetFieldDefaulted(tif, TIFFTAG_SUBFILETYPE, &subfile); d->subfile_type = (int)subfile;
     if (!TIFFGetField(tif, TIFFTAG_PHOTOMETRIC, &v16)) v16 = d->samples >= 3 ? PHOTOMETRIC_RGB : PHOTOMETRIC_MINISBLACK;

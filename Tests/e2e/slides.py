@@ -43,10 +43,10 @@ def aperio(path, width, height, appmag=20, mpp=MPP):
         label = np.full((200, 300, 3), 240, np.uint8)
         label[60:140, 40:260] = 10                           # a barcode's black bars, as a label shows one
         tif.write(label, photometric="rgb", compression="lzw", metadata=None,
-                  description=f"Aperio Image Library v10.0.50\r\nlabel 300x200", subfiletype=1)
+                  description="Aperio Image Library v10.0.50\nlabel 300x200", subfiletype=1)
         macro = np.full((300, 800, 3), 128, np.uint8)
         tif.write(macro, photometric="rgb", compression="jpeg", metadata=None,
-                  description=f"Aperio Image Library v10.0.50\r\nmacro 800x300", subfiletype=9)
+                  description="Aperio Image Library v10.0.50\nmacro 800x300", subfiletype=9)
     return base
 
 

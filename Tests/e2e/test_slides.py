@@ -13,7 +13,7 @@ import pytest
 from PIL import Image
 
 import slides
-from conftest import Server
+from conftest import Server, binary
 
 WIDTH, HEIGHT = 3000, 2000          # DeepZoom levels 0..12; slide levels at 1, 4, 16 (DeepZoom 12, 10, 8)
 
@@ -110,3 +110,57 @@ def test_broken_and_unreadable_slides_are_refused_with_a_reason(served):
     with open(f"/proc/{served.process.pid}/status") as status:
         peak = next(int(line.split()[1]) // 1024 for line in status if line.startswith("VmHWM"))
     assert peak < 256 + 300, peak
+
+
+def jpeg(server, path, headers=None):
+    response, body = server.get(path, headers=headers)
+    return response.status, (Image.open(io.BytesIO(body)).convert("RGB") if response.status == 200 else json.loads(body))
+
+
+def test_associated_images_are_listed_and_labels_withheld_by_default(served):
+    listed = {a["name"]: a for a in served.json("/api/images/section")["slide"]["associated"]}
+    assert set(listed) == {"thumbnail"}, listed
+    status, thumbnail = jpeg(served, listed["thumbnail"]["url"])
+    assert status == 200 and thumbnail.size == (listed["thumbnail"]["width"], listed["thumbnail"]["height"])
+    for name in ("label", "macro"):
+        status, answer = jpeg(served, f"/images/section/associated/{name}.jpg")
+        assert status == 403 and "patient" in answer["error"] and "slide_labels" in answer["error"], (name, answer)
+    assert jpeg(served, "/images/section/associated/barcode.jpg")[0] == 404
+    assert jpeg(served, "/images/plain/associated/label.jpg")[0] == 404
+
+
+def test_slide_labels_on_without_an_access_file_serves_the_label(folder):
+    server = Server([str(folder), "--access-log", "off", "--slide-labels", "on"])
+    try:
+        server.wait_for_index()
+        names = {a["name"] for a in server.json("/api/images/section")["slide"]["associated"]}
+        assert names == {"thumbnail", "label", "macro"}, names
+        status, label = jpeg(server, "/images/section/associated/label.jpg")
+        assert status == 200 and label.size == (300, 200)
+        pixels = np.asarray(label, dtype=np.int16)
+        assert pixels[100, 150].max() < 40 and pixels[10, 10].min() > 220, "the label's bars, on white"
+    finally:
+        server.stop()
+
+
+def test_the_access_file_decides_labels_per_folder_and_associated_images_follow_the_image(folder, tmp_path):
+    root = tmp_path / "library"
+    for name in ("teaching", "clinic", "private"):
+        (root / name).mkdir(parents=True)
+        (root / name / "section.svs").symlink_to(folder / "section.svs")
+    access = tmp_path / "access.toml"
+    access.write_text('[folder."teaching"]\nslide_labels = true\n\n[folder."private"]\nview = "restricted"\ngroups = ["staff"]\n'
+                      'slide_labels = true\n')
+    refused = subprocess.run([binary(), "serve", str(root), "--access", str(access),
+                              "--slide-labels", "on"], capture_output=True, text=True, timeout=30)
+    assert refused.returncode != 0 and "slide_labels = true" in refused.stderr, refused.stderr
+    server = Server([str(root), "--access-log", "off", "--access", str(access)])
+    try:
+        server.wait_for_index()
+        assert jpeg(server, "/images/teaching%2Fsection/associated/label.jpg")[0] == 200
+        assert jpeg(server, "/images/clinic%2Fsection/associated/label.jpg")[0] == 403
+        assert jpeg(server, "/images/clinic%2Fsection/associated/thumbnail.jpg")[0] == 200
+        for name in ("label", "thumbnail"):
+            assert jpeg(server, f"/images/private%2Fsection/associated/{name}.jpg")[0] == 401, "the image's own rule first"
+    finally:
+        server.stop()

@@ -431,6 +431,8 @@ typedef struct tsio_tiff_dir {
     int sample_format;        /* 1 unsigned, 2 signed, 3 float */
     int subfile_type;         /* bit 0: a reduced-resolution image; bit 2: a mask */
     int orientation;          /* 1..8, as EXIF */
+    int resolution_unit;      /* ResolutionUnit: 2 inch, 3 centimetre; 0 when absent */
+    double x_resolution;      /* XResolution: pixels per unit; 0 when absent */
     int has_profile;          /* an ICC profile is embedded */
     int subifd;               /* found in the first page's SubIFDs rather than the main chain */
     int alpha;                /* 0 none, 1 unassociated, 2 associated (premultiplied) */

@@ -24,6 +24,10 @@ public struct ImageInfo: Hashable, Sendable {
     package var tag: UInt64 = 0
     /// Set when the file's data ends early and the image is the rows above the cut (`CutShort`).
     public var cutShort: CutShort?
+    /// What one pixel measures on the thing imaged, in millimetres, where the header says so: a slide's microns per
+    /// pixel, a TIFF's resolution in real units (`ImageInfo.millimetresPerPixel(unit:resolution:)`). JPEGs say it
+    /// in their EXIF (`PhotoMetadata.millimetresPerPixel`).
+    public var millimetresPerPixel: Double?
 
     package init(format: SourceFormat, width: Int, height: Int, channels: Int, progressive: Bool, orientation: Orientation,
                 colorSpace: String, bitDepth: Int, restartInterval: Int, fileSize: Int64, modified: Int64, tag: UInt64 = 0) {
@@ -39,6 +43,18 @@ public struct ImageInfo: Hashable, Sendable {
         self.fileSize = fileSize
         self.modified = modified
         self.tag = tag
+    }
+
+    /// A TIFF's ResolutionUnit and XResolution as millimetres per pixel, unless they are what software writes when
+    /// it knows nothing: 72 or 96 dpi, or libvips' one pixel per millimetre (10 per centimetre, 25.4 per inch). A
+    /// TIFF is a scan, a microscope's or a scientific image far more often than a camera's.
+    static func millimetresPerPixel(unit: Int, resolution: Double) -> Double? {
+        guard resolution.isFinite, resolution > 0, resolution < 10_000_000 else { return nil }
+        switch unit {
+        case 3 where resolution != 10: return 10 / resolution
+        case 2 where ![72, 96, 25.4].contains(resolution): return 25.4 / resolution
+        default: return nil
+        }
     }
 
     /// The image as the rows of `cut` alone: they are its stored height.

@@ -49,9 +49,11 @@ struct SlideSource: StoredImageSource {
         self.handle = handle
         self.facts = facts
         self.levels = levels
-        info = ImageInfo(format: .slide, width: facts.width, height: facts.height, channels: 3, progressive: false,
-                         orientation: .up, colorSpace: "rgb", bitDepth: 8, restartInterval: 0,
-                         fileSize: stamp.size, modified: stamp.modified, tag: stamp.tag)
+        var info = ImageInfo(format: .slide, width: facts.width, height: facts.height, channels: 3, progressive: false,
+                             orientation: .up, colorSpace: "rgb", bitDepth: 8, restartInterval: 0,
+                             fileSize: stamp.size, modified: stamp.modified, tag: stamp.tag)
+        info.millimetresPerPixel = facts.micronsPerPixelX.map { $0 / 1000 }
+        self.info = info
     }
 
     func isRandomAccess(atShrink shrink: Int) -> Bool { true }
@@ -72,6 +74,23 @@ struct SlideSource: StoredImageSource {
             if shrink / d < best.factor { best = (i, shrink / d) }
         }
         return best
+    }
+
+    /// Largest associated image decoded (a macro is a photo of the slide, some megapixels at most).
+    static let largestAssociated = 64 << 20
+
+    /// An associated image as RGB over the slide's background.
+    func associatedImage(_ entry: SlideFacts.Associated) throws -> PixelBuffer {
+        guard entry.width * entry.height <= Self.largestAssociated else {
+            throw ImageSourceError.tooLarge(path: path, width: entry.width, height: entry.height, limit: Self.largestAssociated)
+        }
+        var pixels = PixelBuffer(width: entry.width, height: entry.height, channels: 3)
+        var st = tsio_status()
+        let read = pixels.bytes.withUnsafeMutableBufferPointer {
+            tsio_slide_read_associated(handle.raw, entry.name, $0.baseAddress, Int64(entry.width), Int64(entry.height), facts.background, &st)
+        }
+        guard read == 0 else { throw st.error(path: path, format: .slide, rows: 0) }
+        return pixels
     }
 
     func decodeStored(_ rect: PixelRect, shrink: Int, bandRows: Int,

@@ -44,10 +44,12 @@ struct TIFFSource: StoredImageSource {
         self.levels = levels
         let orientation = Orientation(exif: Int(main.orientation))
         let w = Int(main.width), h = Int(main.height)
-        info = ImageInfo(format: .tiff, width: orientation.swapsAxes ? h : w, height: orientation.swapsAxes ? w : h,
-                         channels: Int(main.channels), progressive: false, orientation: orientation,
-                         colorSpace: TIFFLevel.colourSpace(main), bitDepth: Int(main.bits), restartInterval: 0,
-                         fileSize: stamp.size, modified: stamp.modified, tag: stamp.tag)
+        var info = ImageInfo(format: .tiff, width: orientation.swapsAxes ? h : w, height: orientation.swapsAxes ? w : h,
+                             channels: Int(main.channels), progressive: false, orientation: orientation,
+                             colorSpace: TIFFLevel.colourSpace(main), bitDepth: Int(main.bits), restartInterval: 0,
+                             fileSize: stamp.size, modified: stamp.modified, tag: stamp.tag)
+        info.millimetresPerPixel = ImageInfo.millimetresPerPixel(unit: Int(main.resolution_unit), resolution: main.x_resolution)
+        self.info = info
         try first.select(main.offset, path: path)
         let gray = main.photometric <= 1
         cmyk = main.photometric == 5 && main.direct != 0

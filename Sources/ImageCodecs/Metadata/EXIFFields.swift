@@ -19,7 +19,21 @@ enum EXIFFields {
         }
         if m.dateTaken == nil { m.dateTaken = ifd0.text(0x0132).flatMap { date($0, offset: nil) } }
         m.location = ifd0.subdirectory(0x8825).flatMap(location)
+        m.millimetresPerPixel = millimetresPerPixel(ifd0, camera: m.exposureTime != nil || m.fNumber != nil)
         return m
+    }
+
+    /// IFD0's XResolution in real units as millimetres per pixel: in centimetres (ResolutionUnit 3); in
+    /// inches (2) only for a file that is not a camera's photo (no exposure or aperture: a scan, a microscope's
+    /// image); never the values software writes when it knows nothing (72 or 96 dpi, libvips' one pixel per
+    /// millimetre). A camera's 300 dpi is a print size, not what a pixel of a landscape measures. No unit: nothing.
+    static func millimetresPerPixel(_ ifd0: TIFFDirectory, camera: Bool) -> Double? {
+        guard let unit = ifd0.integer(0x0128), let dpu = ifd0.number(0x011A), dpu.isFinite, dpu > 0, dpu < 10_000_000 else { return nil }
+        switch unit {
+        case 3 where dpu != 10: return 10 / dpu
+        case 2 where !camera && ![72, 96, 25.4].contains(dpu): return 25.4 / dpu
+        default: return nil
+        }
     }
 
     private static func positive(_ value: Double) -> Double? { value > 0 && value.isFinite ? value : nil }

@@ -13,6 +13,13 @@ struct MetadataBlocks: Sendable, Equatable {
     var photoshop: [UInt8]?
     /// PNG `tEXt` and uncompressed `iTXt` entries by keyword (`Title`, `Author`, `Description`, `Copyright`…).
     var text: [String: String] = [:]
+    /// A JPEG's JFIF density (`APP0`): its unit (1 per inch, 2 per centimetre) and horizontal pixels per unit.
+    var density: (unit: Int, x: Int)?
+
+    static func == (a: MetadataBlocks, b: MetadataBlocks) -> Bool {
+        a.exif == b.exif && a.xmp == b.xmp && a.photoshop == b.photoshop && a.text == b.text
+            && a.density?.unit == b.density?.unit && a.density?.x == b.density?.x
+    }
 
     static let maxBlock = 1 << 20
     static let maxOffset: Int64 = 64 << 20
@@ -54,6 +61,12 @@ struct MetadataBlocks: Sendable, Equatable {
             if marker == 0xDA || marker == 0xD9 { break } /* the image data: no metadata after here is read */
             let length = Int(head[2]) << 8 | Int(head[3])
             guard length >= 2 else { break }
+            if marker == 0xE0, length >= 14, blocks.density == nil {
+                let data = try file.read(count: 12, at: offset + 4)
+                if data.count == 12, data.starts(with: Array("JFIF\0".utf8)), (1 ... 2).contains(data[7]) {
+                    blocks.density = (Int(data[7]), Int(data[8]) << 8 | Int(data[9]))
+                }
+            }
             if marker == 0xE1 || marker == 0xED {
                 let data = try file.read(count: length - 2, at: offset + 4)
                 guard data.count == length - 2 else { break }

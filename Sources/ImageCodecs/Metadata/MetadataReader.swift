@@ -36,6 +36,10 @@ package enum MetadataReader {
         m.make = exif.make ?? m.make
         m.model = exif.model ?? m.model
         m.lens = exif.lens ?? m.lens
+        // A scan's JFIF density where EXIF says nothing of it (`EXIFFields.millimetresPerPixel`'s rules).
+        if m.millimetresPerPixel == nil, let density = blocks.density, exif.exposureTime == nil, exif.fNumber == nil {
+            m.millimetresPerPixel = ImageInfo.millimetresPerPixel(unit: density.unit == 2 ? 3 : 2, resolution: Double(density.x))
+        }
         return m
     }
 

@@ -27,6 +27,9 @@ package struct PhotoMetadata: Sendable, Equatable {
     package var location: Location?
     /// The photographer's rating, XMP `xmp:Rating`: 1 to 5 stars, 0 unrated, -1 rejected.
     package var rating: Int?
+    /// What one pixel measures on the thing imaged, in millimetres, where the file says so in real units and it is
+    /// not a camera's nominal print size (`EXIFFields.millimetresPerPixel`): a scan, a microscope's TIFF.
+    package var millimetresPerPixel: Double?
 
     /// A place on the WGS 84 ellipsoid, as EXIF's GPS block gives it.
     package struct Location: Sendable, Equatable {
@@ -69,6 +72,7 @@ package struct PhotoMetadata: Sendable, Equatable {
         m.focalLength = m.focalLength ?? other.focalLength
         m.location = m.location ?? other.location
         m.rating = m.rating ?? other.rating
+        m.millimetresPerPixel = m.millimetresPerPixel ?? other.millimetresPerPixel
         return m
     }
 }

@@ -84,12 +84,14 @@ package struct AccessPolicy: Equatable, Sendable {
                 sizeAt[path] = (entry.line, entry.column)
             case let ("download", .boolean(allowed)):
                 rule.downloads = allowed
-            case ("view", _), ("groups", _), ("max_public_size", _), ("download", _):
+            case let ("slide_labels", .boolean(allowed)):
+                rule.slideLabels = allowed
+            case ("view", _), ("groups", _), ("max_public_size", _), ("download", _), ("slide_labels", _):
                 let wanted = entry.key == "view" ? "a string" : entry.key == "groups" ? "an array of strings"
-                    : entry.key == "download" ? "true or false" : "an integer"
+                    : entry.key == "download" || entry.key == "slide_labels" ? "true or false" : "an integer"
                 throw fail("\(entry.key) must be \(wanted), not \(entry.value.kind)")
             default:
-                throw fail("unknown key '\(entry.key)': a folder's keys are view, groups, max_public_size and download")
+                throw fail("unknown key '\(entry.key)': a folder's keys are view, groups, max_public_size, download and slide_labels")
             }
             found[path] = (rule, known.line, known.column, hasGroups)
         }

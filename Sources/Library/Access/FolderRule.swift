@@ -23,6 +23,9 @@ package struct FolderRule: Equatable, Sendable {
     package var shareable = true
     /// Whether originals (`/images/{id}/original`) are sent at all (`download = false`: to no one).
     package var downloads = true
+    /// Whether a whole-slide image's label and macro (which shows the label) are served (`slide_labels = true`):
+    /// they often carry a patient's name or number, so not unless the folder says so.
+    package var slideLabels = false
 
     package init(view: View = .public, groups: [[String]] = [], maxPublicSize: Int? = nil) {
         self.view = view
@@ -49,6 +52,7 @@ package struct FolderRule: Equatable, Sendable {
         var combined = FolderRule(view: max(view, other.view), groups: lists, maxPublicSize: max(view, other.view) == .public ? size : nil)
         combined.shareable = shareable && other.shareable
         combined.downloads = downloads && other.downloads
+        combined.slideLabels = slideLabels && other.slideLabels
         return combined
     }
 

@@ -21,6 +21,12 @@ extension ImageLibrary {
         search.title(ofPath: entry.path) ?? entry.name
     }
 
+    /// What one pixel of image `id` measures, in millimetres, as its EXIF says, once the index has read the file.
+    package func millimetresPerPixel(of id: String) -> Double? {
+        guard let path = catalogue.withLock({ state in state.members[id]?.path }) else { return nil }
+        return search.millimetresPerPixel(ofPath: path)
+    }
+
     /// `shownName` of image `id`, or nil when there is no such image.
     package func shownName(of id: String) -> String? {
         guard let entry = catalogue.withLock({ state in state.members[id].map { state.entry($0) } }) else { return nil }

@@ -17,6 +17,8 @@ package struct ImageSummary: Sendable, Equatable {
     let stamp: FileStamp
     /// What is shown of a file cut short, when it is (`CutShort.warning`).
     package let warning: String?
+    /// What one pixel measures, in millimetres, where the header says so (`ImageInfo.millimetresPerPixel`).
+    package let millimetresPerPixel: Double?
 
     package init(_ snapshot: PyramidImage.Snapshot) {
         width = snapshot.geometry.width
@@ -26,6 +28,7 @@ package struct ImageSummary: Sendable, Equatable {
         hasAlpha = snapshot.source.info.hasAlpha
         stamp = snapshot.source.info.stamp
         warning = snapshot.source.info.cutShort?.warning
+        millimetresPerPixel = snapshot.source.info.millimetresPerPixel
     }
 
     /// Reads the header and version of the file at `path`.
@@ -37,6 +40,7 @@ package struct ImageSummary: Sendable, Equatable {
         hasAlpha = source.info.hasAlpha
         stamp = source.info.stamp
         warning = source.info.cutShort?.warning
+        millimetresPerPixel = source.info.millimetresPerPixel
         version = try SourceVersion.of(path: path, stamp: stamp, keepsColourProfiles: limits.keepsColourProfiles)
     }
 }

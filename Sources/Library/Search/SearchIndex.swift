@@ -27,6 +27,11 @@ package final class SearchIndex: Sendable {
         self.titlesAsNames = titlesAsNames
     }
 
+    /// What one pixel of file `path` measures, in millimetres, as its EXIF says (as last indexed).
+    func millimetresPerPixel(ofPath path: String) -> Double? {
+        records.withLock { $0[path]?.millimetresPerPixel }
+    }
+
     /// The title image file `path` is shown by, where titles are names and it has one (as last indexed).
     func title(ofPath path: String) -> String? {
         titlesAsNames ? records.withLock { $0[path]?.title } : nil

@@ -22,6 +22,8 @@ package struct SearchRecord: Sendable, Equatable {
     let stamp: FileStamp
     /// Its XMP sidecar's, when it has one (`CameraCard`): a changed sidecar is read again too.
     var sidecarStamp: FileStamp?
+    /// What one pixel measures, in millimetres, as its EXIF says (`PhotoMetadata.millimetresPerPixel`).
+    package let millimetresPerPixel: Double?
 
     init(name: String, metadata: PhotoMetadata, stamp: FileStamp, titlesAsNames: Bool = false) {
         let written = [name, metadata.title, metadata.description].compactMap { $0 } + metadata.keywords + metadata.creators
@@ -32,6 +34,7 @@ package struct SearchRecord: Sendable, Equatable {
         taken = metadata.dateTaken.map { String($0.prefix(19)) }
         added = stamp.modified
         self.stamp = stamp
+        millimetresPerPixel = metadata.millimetresPerPixel
     }
 
     /// Longest title shown as a name, in characters; a longer one is cut there with an ellipsis.

@@ -51,6 +51,8 @@ struct AccessView: Sendable {
     var decision: AccessDecision = .full
     /// Whether the image's original may be sent (its folder's `download`).
     var originals = true
+    /// Whether a slide's label and macro may be sent (its folder's `slide_labels`).
+    var slideLabels = false
     /// The answer depends on who asks: it goes out `Cache-Control: private` with `Vary: Cookie, Authorization`.
     var personal = false
     /// Why a `?share=` token in the query grants nothing, when it does not.
@@ -154,6 +156,7 @@ extension AccessControl {
             guard let rule = try rule(of: id, onLoop: context.onLoop) else { throw Admission.missing(context, access) }
             view.personal = !rule.isOpen
             view.originals = rule.downloads
+            view.slideLabels = rule.slideLabels
             view.decision = identity.decision(for: id, rule: rule)
             switch view.decision {
             case .full, .limited: break

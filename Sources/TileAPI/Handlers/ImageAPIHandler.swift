@@ -16,6 +16,8 @@ struct ImageAPIHandler: Sendable {
     /// The tile format setting: what `tiles` and `thumbnail` URLs name.
     let format: ImageFormat
     let publishLocation: Bool
+    /// `--slide-labels`, for a server without an access file.
+    let slideLabels: Bool
 
     init(_ services: Services) {
         tiles = services.tiles
@@ -23,6 +25,7 @@ struct ImageAPIHandler: Sendable {
         tileSize = services.tiles.options.tileSize
         format = services.tiles.options.format
         publishLocation = services.options.publishLocation
+        slideLabels = services.options.slideLabels
     }
 
     /// A page of the whole library in path order (`?limit=`, `?after=` from a `next` URL), or with `?folder=`
@@ -177,16 +180,17 @@ struct ImageAPIHandler: Sendable {
         let metadata = library.metadata(of: id, embedded: try image.metadata(for: snapshot)).published(location: publishLocation)
         let maxSize = image.limit.longSide
         return .response(.json(.object(entry(id, library.shownName(of: id) ?? id, file: library.fileName(of: id), ImageSummary(snapshot),
-                                             downloads: image.mayDownload)
+                                             downloads: image.mayDownload, physical: metadata.millimetresPerPixel)
                 + Self.access(maxSize: maxSize)
-                + (snapshot.source.slide.map { [("slide", $0.json)] } ?? [])
+                + (snapshot.source.slide.map { [("slide", $0.json(id: id, labels: AssociatedHandler.showsLabels(context, slideLabels)))] } ?? [])
                 + [("metadata", metadata.json)])))
     }
 
     /// An image's entry: its name (`shownName`), its file's name, size, version and every URL it is served at
     /// (relative, versioned where they can be), `warning` when only part of its file can be shown, and `error`
     /// while its file is known to be broken.
-    private func entry(_ id: String, _ name: String, file: String?, _ summary: ImageSummary, downloads: Bool) -> [(String, JSONValue)] {
+    private func entry(_ id: String, _ name: String, file: String?, _ summary: ImageSummary, downloads: Bool,
+                       physical: Double? = nil) -> [(String, JSONValue)] {
         let g = PyramidGeometry(width: summary.width, height: summary.height, tileSize: tileSize)
         let version = summary.version
         let path = URLPath.escape(id)
@@ -211,7 +215,8 @@ struct ImageAPIHandler: Sendable {
             ("manifest", .string(URLPath.manifest(id))),
         ] + (summary.kind == "procedural" || !downloads ? [] : [("download", .string(URLPath.original(id)))]) + [
             ("collection", .string(URLPath.collection(LibraryKey.folder(of: id)))),
-        ] + (summary.warning.map { [("warning", .string($0))] } ?? [])
+        ] + PhysicalScale.entry(physical ?? summary.millimetresPerPixel ?? library.millimetresPerPixel(of: id))
+          + (summary.warning.map { [("warning", .string($0))] } ?? [])
           + (library.failure(of: id).map { [("error", .string($0.publicDescription))] } ?? [])
     }
 }

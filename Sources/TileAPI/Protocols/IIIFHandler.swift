@@ -1,4 +1,5 @@
 import HTTPTransport
+import Library
 import Pyramid
 import TileGeometry
 
@@ -9,10 +10,12 @@ struct IIIFHandler: Sendable {
 
     let tiles: TileHandler
     let maxZoom: Double
+    let library: ImageLibrary
 
     init(_ services: Services, tiles: TileHandler) {
         self.tiles = tiles
         maxZoom = services.options.maxZoom
+        library = services.library
     }
 
     /// `{scheme}://{host}/iiif/3/{id}` (or `{id}@{version}`) as the client addressed it (X-Forwarded-Proto/Host win
@@ -95,7 +98,7 @@ struct IIIFHandler: Sendable {
             ("extraFormats", .array([.string("webp"), .string("avif")])),
             ("extraQualities", .array(["color", "gray", "bitonal"])),
             ("extraFeatures", .array(features)),
-        ] + authServices(context, id: identifier.id))
+        ] + services(context, identifier))
         var response = HTTPResponse.json(document)
         if identifier.version != nil { response.headers.append(VersionCheck.immutable) }
         return .response(response.linkedData(profile: Self.context, for: context.request))
@@ -119,6 +122,17 @@ struct IIIFHandler: Sendable {
     func authServices(_ context: RequestContext, id: String) -> [(String, JSONValue)] {
         guard let access = context.access, access.personal else { return [] }
         return [("service", AuthHandler.services(origin: context.origin, id: id, external: access.control.externalSignIn))]
+    }
+
+    /// `service` of `info.json`: sign-in where the answer depends on who asks, and the physical dimensions service
+    /// where the image's pixel size is known.
+    private func services(_ context: RequestContext, _ identifier: Identifier) -> [(String, JSONValue)] {
+        var items: [JSONValue] = []
+        if case let .array(auth)? = authServices(context, id: identifier.id).first?.1 { items += auth }
+        if let scale = PhysicalScale.of(identifier.id, identifier.snapshot, library: library) {
+            items.append(PhysicalScale.service(scale, serviceID: Self.serviceID(context, id: identifier.id, version: identifier.version)))
+        }
+        return items.isEmpty ? [] : [("service", .array(items))]
     }
 
     static let profileLink = HTTPHeader(name: "Link", value: "<http://iiif.io/api/image/3/level2.json>;rel=\"profile\"")

@@ -32,6 +32,9 @@ struct PresentationHandler: Sendable {
             ? [("service", AuthHandler.services(origin: origin, id: image.id, external: context.access!.control.externalSignIn))] : []
         let metadata = library.metadata(of: image.id, embedded: try image.metadata(for: snapshot)).published(location: publishLocation)
         let described = ManifestMetadata(metadata: metadata)
+        // What a pixel measures, where the file says so: the canvas carries the physical dimensions service.
+        let scale = snapshot.source.info.millimetresPerPixel ?? metadata.millimetresPerPixel
+        let physical: [(String, JSONValue)] = scale.map { [("service", .array([PhysicalScale.service($0, serviceID: service)]))] } ?? []
         let fileName = library.name(of: image.id) ?? ImageLibrary.displayName(ofFile: image.masterPath, id: image.id)
         let contexts: JSONValue = metadata.location == nil
             ? .string(Self.context) : .array([.string(ManifestMetadata.navPlaceContext), .string(Self.context)])
@@ -51,6 +54,7 @@ struct PresentationHandler: Sendable {
                 ("label", label(fileName)),
                 ("width", .int(g.width)),
                 ("height", .int(g.height)),
+            ] + physical + [
                 ("items", .array([.object([
                     ("id", .string(canvas + "/page/1")),
                     ("type", "AnnotationPage"),

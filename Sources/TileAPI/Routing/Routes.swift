@@ -16,6 +16,7 @@ enum Routes {
         let presentation = PresentationHandler(services)
         let auth = AuthHandler(services)
         let download = DownloadHandler(services)
+        let associated = AssociatedHandler(services)
         let files = StaticFileHandler(viewer: services.viewer, firstPicture: FirstPicture(tiles: services.tiles, library: services.library,
                                                                                                prefetcher: Prefetcher(services)))
         let id = RouteAccess.image(capture: "id", form: .plain), iiifID = RouteAccess.image(capture: "id", form: .versioned)
@@ -40,6 +41,7 @@ enum Routes {
             Route(name: "dzi", pattern: ["images", "*file"], access: .image(capture: "file", form: .descriptor), handler: deepZoom.descriptor),
             Route(name: "original", pattern: ["images", "*id", "original"], lane: .io, access: id, handler: download.original),
             Route(name: "raw", pattern: ["images", "*id", "raw"], lane: .io, access: id, handler: download.raw),
+            Route(name: "associated", pattern: ["images", "*id", "associated", ":name"], lane: .io, access: id, handler: associated.image),
             Route(name: "thumbnail", pattern: ["images", "*id", ":name"], access: id, handler: tiles.thumbnail),
             Route(name: "tile", pattern: ["images", "*files", ":z", ":xy"], access: .image(capture: "files", form: .deepZoomFiles), handler: deepZoom.tile),
             Route(name: "iiif_manifest", pattern: ["iiif", "manifest", "*id"], lane: .io, access: id, handler: presentation.manifest),

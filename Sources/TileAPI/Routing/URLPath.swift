@@ -35,6 +35,9 @@ extension URLPath {
     /// Image `id`'s camera raw (its shot's `.CR2`, `.NEF`…, or the raw it is), as a download.
     static func raw(_ id: String) -> String { "/images/" + escape(id) + "/raw" }
 
+    /// A whole-slide image's associated image `name` ("label", "macro", "thumbnail"), as a JPEG.
+    static func associated(_ id: String, _ name: String) -> String { "/images/" + escape(id) + "/associated/" + escape(name) + ".jpg" }
+
     /// The IIIF Presentation collection of `folder` ("" is the top), as a path.
     static func collection(_ folder: String) -> String { folder.isEmpty ? "/iiif/collection" : "/iiif/collection/" + escape(folder) }
 }

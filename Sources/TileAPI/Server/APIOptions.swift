@@ -19,6 +19,9 @@ package struct APIOptions: Sendable {
     /// documents. Nil: as each request addresses the server (its `Host`, or a proxy's `X-Forwarded-Host`), which
     /// behind a shared cache lets one request's `Host` reach every later client.
     package var publicURL: String?
+    /// Serve whole-slide images' labels and macros, which often carry a patient's name or number, when there is
+    /// no access file (with one, its folders' `slide_labels` decide). Off by default.
+    package var slideLabels = false
     /// Prefetch jobs waiting beyond this many are dropped.
     package var prefetchQueue = 256
 

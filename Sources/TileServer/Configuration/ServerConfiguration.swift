@@ -70,6 +70,8 @@ struct ServerConfiguration: Sendable {
         .integer("store-mb", \.storeMB, 1 ... 1 << 30, "Tile store budget in MiB; least recently used tiles go first."),
         .switch("publish-location", \.api.publishLocation,
                 "Publish where photos were taken (their EXIF GPS position) in the API, IIIF manifests (navPlace) and the viewer's info panel: on or off."),
+        .switch("slide-labels", \.api.slideLabels,
+                "Serve whole-slide images' label and macro (they often carry a patient's name or number) when there is no access file: on or off. With --access, a folder's slide_labels = true decides."),
         .number("max-zoom", \.api.maxZoom, 0.01 ... 64, "Largest zoom, in screen pixels per image pixel (1: native)."),
         .integer("workers", \.api.workers, 1 ... 256, "Render threads, and decode passes of different images that run at once.",
                  shownDefault: "the CPU count, \(ServerConfiguration().api.workers) here"),
@@ -162,6 +164,9 @@ struct ServerConfiguration: Sendable {
                 throw ConfigurationError(message: "unknown option --\(name); see tileserver serve --help")
             }
             try setting.apply(&config, value, "--" + name)
+        }
+        if config.api.slideLabels, config.access.accessFile != nil {
+            throw ConfigurationError(message: "--slide-labels is for a server without an access file; with --access, write slide_labels = true in the table of each folder whose slide labels may be shown")
         }
         return config
     }

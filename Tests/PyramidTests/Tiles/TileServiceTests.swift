@@ -181,14 +181,26 @@ final class TileServiceTests: XCTestCase {
         }
     }
 
-    func testTruncatedSourceFailsEveryWaiterAndRecovers() throws {
+    func testASourceCutInItsFirstRowsFailsEveryTileAsTruncated() throws {
+        let bytes = try Fixtures.bytes("baseline.jpg")
+        let scan = try XCTUnwrap(bytes.indices.first { bytes[$0] == 0xFF && bytes[$0 + 1] == 0xDA })
+        let s = try service(["h": try Fixtures.temporary(Array(bytes.prefix(scan + 200)), name: "cut.jpg")])
+        for tile in [TileCoordinate(level: 10, x: 0, y: 1), TileCoordinate(level: 10, x: 0, y: 0), TileCoordinate(level: 3, x: 0, y: 0)] {
+            XCTAssertThrowsError(try s.tile(image: "h", tile: tile, format: .jpeg)) { error in
+                XCTAssertTrue("\(error)".contains("truncated file"), "\(error)")
+            }
+        }
+    }
+
+    func testACutShortSourceServesTheRowsAboveTheCut() throws {
         let bytes = try Fixtures.bytes("baseline.jpg")
         let path = try Fixtures.temporary(Array(bytes.prefix(bytes.count * 3 / 4)), name: "half.jpg")
         let s = try service(["h": path])
-        let bottom = TileCoordinate(level: 10, x: 0, y: 1)
-        XCTAssertThrowsError(try s.tile(image: "h", tile: bottom, format: .jpeg)) { error in
-            XCTAssertTrue("\(error)".contains("truncated file"), "\(error)")
-        }
-        XCTAssertNoThrow(try s.tile(image: "h", tile: TileCoordinate(level: 10, x: 0, y: 0), format: .jpeg), "rows above the cut still serve")
+        let rows = try XCTUnwrap(ImageOpener.open(path).info.cutShort).rows
+        XCTAssertTrue((257 ..< 453).contains(rows), "\(rows)")
+        let bottom = try ImageDecoder.decode(try s.tile(image: "h", tile: TileCoordinate(level: 10, x: 0, y: 1), format: .png).tile.bytes)
+        XCTAssertEqual(bottom.height, rows - 256, "the last tile ends where the rows do")
+        XCTAssertNoThrow(try s.tile(image: "h", tile: TileCoordinate(level: 10, x: 0, y: 0), format: .jpeg))
     }
+
 }

@@ -20,7 +20,9 @@ final class LibraryStateTests: XCTestCase {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let baseline = try Data(contentsOf: TestPaths.fixtures.appendingPathComponent("baseline.jpg"))
         try baseline.write(to: URL(fileURLWithPath: folder + "/Café de Flore (1).jpg"))
-        try baseline.prefix(baseline.count * 2 / 3).write(to: URL(fileURLWithPath: root + "/broken.jpg"))
+        // Cut in its first rows: nothing above the cut to show (a later cut shows its rows, `CutShort`).
+        let scan = try XCTUnwrap(baseline.indices.first { baseline[$0] == 0xFF && baseline[$0 + 1] == 0xDA })
+        try baseline.prefix(scan + 200).write(to: URL(fileURLWithPath: root + "/broken.jpg"))
         try Data("not a photo\n".utf8).write(to: URL(fileURLWithPath: root + "/garbage.jpg"))
         try FileManager.default.createSymbolicLink(atPath: root + "/gone.jpg", withDestinationPath: root + "/moved-away.jpg")
         var visited = Set<FolderScanner.FolderIdentity>()
