@@ -2,6 +2,7 @@
 // /api/images/{id}'s `metadata`. Opened and closed with its button or the `i` key; follows the page on screen.
 // On a phone it is a sheet at the bottom, at most half the screen: the photo re-fits into the space above it
 // (the zoom view's bottom moves up to the sheet's top), the gallery's dots hide, and a swipe down closes it.
+import { length } from './measure.js';
 import * as api from './api.js';
 
 const PHONE = '(max-width: 480px)';
@@ -152,6 +153,17 @@ export class InfoPanel {
     const dt = document.createElement('dt'); dt.textContent = 'Size';
     const dd = document.createElement('dd'); dd.textContent = `${entry.width.toLocaleString()} × ${entry.height.toLocaleString()} px`;
     list.append(dt, dd);
+    // A slide's published facts (an allow-list, server-side), or what a pixel measures where the file says.
+    const slide = entry.slide, mpp = slide?.micronsPerPixel;
+    for (const [label, value] of [['Scanner', slide?.vendor], ['Objective', slide?.objectivePower && `${slide.objectivePower}×`],
+      ['Pixel size', mpp ? `${length(mpp.x / 1000)} × ${length(mpp.y / 1000)}` : entry.physical && length(entry.physical.scale)],
+      ['Real size', entry.physical && `${length(entry.width * entry.physical.scale)} × ${length(entry.height * entry.physical.scale)}`],
+      ['Scanned', slide?.scanDate]]) {
+      if (!value) continue;
+      const term = document.createElement('dt'); term.textContent = label;
+      const detail = document.createElement('dd'); detail.textContent = value;
+      list.append(term, detail);
+    }
     for (const problem of [entry.warning, entry.error]) {      // a file cut short, shown in part; a broken file
       if (!problem) continue;
       const dt = document.createElement('dt'); dt.textContent = 'Problem';

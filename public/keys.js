@@ -14,6 +14,7 @@ export const GESTURES = [
   ['i', 'About this photo: details, download, rotate, full screen'],
   ['↗', 'Share a link to this view'],
   ['▶', 'Slideshow'],
+  ['Ruler button, then two taps', 'Measure a length (on images that say what a pixel measures)'],
 ];
 
 const MODIFIERS = ['Shift', 'Control', 'Alt', 'Meta'];
@@ -31,7 +32,7 @@ const WHEN = {
 
 /** `viewer`: the zoom view's calls; `panels`: the info panel, the chrome's (full screen, share, download
  *  menu), the slideshow's and the grid's. */
-export function installKeys(viewer, { info, chrome, slideshow, folderView }) {
+export function installKeys(viewer, { info, chrome, slideshow, folderView, measure }) {
   const { root } = viewer;
   const help = document.getElementById('help');
   const helpButton = document.getElementById('show-help');
@@ -70,10 +71,13 @@ export function installKeys(viewer, { info, chrome, slideshow, folderView }) {
     { label: 's', what: 'Share: copy a link to this view', when: 'plain', keys: { s: () => chrome.share() } },
     { label: 'd', what: 'Download the original or this view', when: 'plain', keys: { d: () => chrome.toggleMenu() } },
     { label: 'i', what: 'About this photo', when: 'plain', keys: { i: () => info.toggle() } },
+    { label: 'm', what: 'Ruler, on images that say what a pixel measures: drag across what to measure (Escape ends it)',
+      when: 'plain', keys: { m: () => measure.toggle() } },
     { label: 'Escape', what: 'Close a panel, else back to the folder or the results', when: 'escape', keys: { Escape: (e, p) => {
       if (!help.hidden) showHelp(false);
       else if (chrome.menuOpen) chrome.toggleMenu(false);
       else if (info.open) { info.toggle(false); root.focus(); }
+      else if (measure.active) measure.toggle(false);
       else if (p) viewer.toGrid(p.image.id);
     } } },
     { label: '?', what: 'This list', when: 'help', keys: { '?': () => showHelp() } },

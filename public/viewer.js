@@ -22,10 +22,10 @@ import { installFind } from './find.js';
 import { installBrowse } from './browse.js';
 import { installInStep } from './in-step.js';
 import { installTestHook } from './test-hook.js';
+import { installMeasure } from './measure.js';
 import { state, set } from './state.js';
 
 const GAP = 24;                     // pixels between pages
-
 const root = document.getElementById('viewer');
 const strip = document.getElementById('strip');
 const bar = {
@@ -35,6 +35,7 @@ const bar = {
 const nav = new GalleryNav((i) => goTo(i));
 const notice = new Notice();
 const minimap = new Minimap(document.getElementById('minimap'), document.getElementById('minimap-img'), document.getElementById('minimap-box'));
+const measure = installMeasure({ root }, { notice });
 const info = new InfoPanel(document.getElementById('info'), document.getElementById('show-info'));
 const folderView = new FolderView(document.getElementById('folder'), {
   open: (i) => (browse.found ? browse.openFound(browse.found.images[i].id) : openImage(i)),
@@ -115,7 +116,7 @@ function onPageChange(page) {
   bar.busy.hidden = page.pending === 0;
   root.setAttribute('aria-busy', page.pending > 0 ? 'true' : 'false');
   info.showing(page);
-  minimap.update(page, state.mode === 'zoom');
+  for (const overlay of [minimap, measure]) overlay.update(page, state.mode === 'zoom');
   scheduleAddress();
 }
 
@@ -290,7 +291,7 @@ installFind({
   reorder: () => (browse.found ? browse.showSearch(browse.found.search, false) : showFolder(state.folderPath)),
 });
 const slideshow = installSlideshow(viewer, notice);
-installKeys(viewer, { info, chrome, slideshow, folderView });
+installKeys(viewer, { info, chrome, slideshow, folderView, measure });
 const ratioChanged = installScreenWatch(viewer);
 
 installTestHook({ pages, slideshow, goTo, showFolder, opened: () => opened });

@@ -26,8 +26,11 @@ def picture(width, height):
     return np.clip(np.dstack([r, g, b]), 0, 255).astype(np.uint8)
 
 
-def aperio(path, width, height, appmag=20, mpp=MPP):
+def aperio(path, width, height, appmag=20, mpp=MPP, marks=()):
+    """`marks`: image points where a black 24-pixel square is drawn (what a ruler is laid across in the tests)."""
     base = picture(width, height)
+    for x, y in marks:
+        base[y - 12:y + 12, x - 12:x + 12] = 0
     head = f"Aperio Image Library v10.0.50\r\n{width}x{height} [0,0 {width}x{height}] (256x256) JPEG/RGB Q=90"
     private = f"|ScanScope ID = {PRIVATE[3]}|Filename = {PRIVATE[0]}|User = {PRIVATE[1]}|Barcode = {PRIVATE[2]}"
     with tifffile.TiffWriter(path) as tif:
