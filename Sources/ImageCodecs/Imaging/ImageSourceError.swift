@@ -62,7 +62,7 @@ public enum ImageSourceError: Swift.Error, Sendable, Equatable, CustomStringConv
             let end = at == size ? (place.isEmpty ? ", the end of the file" : ", the end of the file,") : " of \(size.grouped)"
             return "\(path): \(format.name) data ends at byte \(at.grouped)\(end)\(place) (truncated file)"
         case let .corrupt(path, .slide, _, message):
-            return "\(path): damaged whole-slide image (OpenSlide: \(message)); once OpenSlide meets damage it reads nothing more of the slide"
+            return "\(path): damaged whole-slide image (OpenSlide: \(message))"
         case let .corrupt(path, format, at, message):
             return "\(path): corrupt \(format.name) data near byte \(at.grouped): \(message)"
         case let .tooLarge(path, w, h, limit, pyramid):

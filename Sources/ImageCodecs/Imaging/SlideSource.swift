@@ -10,7 +10,6 @@ struct SlideSource: StoredImageSource {
     let path: String
     let files: ImageFiles
     let info: ImageInfo
-    let handle: SlideHandle
     let facts: SlideFacts
     /// The slide's levels: size and downsample (level 0 first).
     let levels: [(width: Int, height: Int, downsample: Double)]
@@ -29,24 +28,24 @@ struct SlideSource: StoredImageSource {
     }
 
     init(path: String, vendor: String, input: ImageInput, limits: ImageLimits) throws {
-        let handle = try SlideHandle(path: path)
-        var levels: [(width: Int, height: Int, downsample: Double)] = []
-        for level in 0 ..< Int(tsio_slide_level_count(handle.raw)) {
-            var w: Int64 = 0, h: Int64 = 0, downsample = 0.0
-            guard tsio_slide_level(handle.raw, Int32(level), &w, &h, &downsample) == 0 else {
-                throw ImageSourceError.corrupt(path: path, format: .slide, atByte: 0, message: "level \(level) of the slide cannot be read")
-            }
-            levels.append((Int(w), Int(h), downsample))
-        }
-        guard let base = levels.first else {
-            throw ImageSourceError.corrupt(path: path, format: .slide, atByte: 0, message: "the slide has no levels")
-        }
-        let facts = SlideFacts(vendor: vendor, handle: handle, levelWidth: base.width, levelHeight: base.height)
-        try limits.check(width: facts.width, height: facts.height, path: path, format: .slide, pyramid: true)
         let stamp = try input.stamp()
+        let (levels, facts) = try SlideHandles.shared.with(path, stamp: stamp) { handle in
+            var levels: [(width: Int, height: Int, downsample: Double)] = []
+            for level in 0 ..< Int(tsio_slide_level_count(handle.raw)) {
+                var w: Int64 = 0, h: Int64 = 0, downsample = 0.0
+                guard tsio_slide_level(handle.raw, Int32(level), &w, &h, &downsample) == 0 else {
+                    throw ImageSourceError.corrupt(path: path, format: .slide, atByte: 0, message: "level \(level) of the slide cannot be read")
+                }
+                levels.append((Int(w), Int(h), downsample))
+            }
+            guard let base = levels.first else {
+                throw ImageSourceError.corrupt(path: path, format: .slide, atByte: 0, message: "the slide has no levels")
+            }
+            return (levels, SlideFacts(vendor: vendor, handle: handle, levelWidth: base.width, levelHeight: base.height))
+        }
+        try limits.check(width: facts.width, height: facts.height, path: path, format: .slide, pyramid: true)
         self.path = path
         files = input.files
-        self.handle = handle
         self.facts = facts
         self.levels = levels
         var info = ImageInfo(format: .slide, width: facts.width, height: facts.height, channels: 3, progressive: false,
@@ -85,11 +84,13 @@ struct SlideSource: StoredImageSource {
             throw ImageSourceError.tooLarge(path: path, width: entry.width, height: entry.height, limit: Self.largestAssociated)
         }
         var pixels = PixelBuffer(width: entry.width, height: entry.height, channels: 3)
-        var st = tsio_status()
-        let read = pixels.bytes.withUnsafeMutableBufferPointer {
-            tsio_slide_read_associated(handle.raw, entry.name, $0.baseAddress, Int64(entry.width), Int64(entry.height), facts.background, &st)
+        try SlideHandles.shared.with(path, stamp: info.stamp) { handle in
+            var st = tsio_status()
+            let read = pixels.bytes.withUnsafeMutableBufferPointer {
+                tsio_slide_read_associated(handle.raw, entry.name, $0.baseAddress, Int64(entry.width), Int64(entry.height), facts.background, &st)
+            }
+            guard read == 0 else { throw st.error(path: path, format: .slide, rows: 0) }
         }
-        guard read == 0 else { throw st.error(path: path, format: .slide, rows: 0) }
         return pixels
     }
 
@@ -106,13 +107,15 @@ struct SlideSource: StoredImageSource {
             let rows = min(rowsPerBand, rect.height - y)
             let ly = (rect.y + y) * factor, lh = min(rows * factor, levelHeight - ly)
             var pixels = PixelBuffer(width: width, height: lh, channels: 3)
-            var st = tsio_status()
             let stride = pixels.rowBytes
-            let read = pixels.bytes.withUnsafeMutableBufferPointer {
-                tsio_slide_read(handle.raw, Int32(index), Int64(facts.originX + x0 * step), Int64(facts.originY + ly * step),
-                                Double(step), Int64(width), Int64(lh), $0.baseAddress, stride, facts.background, &st)
+            try SlideHandles.shared.with(path, stamp: info.stamp) { handle in
+                var st = tsio_status()
+                let read = pixels.bytes.withUnsafeMutableBufferPointer {
+                    tsio_slide_read(handle.raw, Int32(index), Int64(facts.originX + x0 * step), Int64(facts.originY + ly * step),
+                                    Double(step), Int64(width), Int64(lh), $0.baseAddress, stride, facts.background, &st)
+                }
+                guard read == 0 else { throw st.error(path: path, format: .slide, rows: 0) }
             }
-            guard read == 0 else { throw st.error(path: path, format: .slide, rows: 0) }
             pixels = pixels.boxShrunk(by: factor)
             guard pixels.width == rect.width, pixels.height == rows else {
                 throw ImageSourceError.corrupt(path: path, format: .slide, atByte: 0,
