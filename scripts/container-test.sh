@@ -3,8 +3,9 @@
 # a pyramidal TIFF, a JPEG 2000 and a ProPhoto-tagged JPEG, each served as a tile whose pixels match libvips' sRGB
 # decode (so the codecs and the colour conversion work inside the image), and a WebP tile; /api/images, /healthz and
 # the image's own health check; the disk cache surviving a restart (no tile rendered again); SIGTERM during a slow
-# request (it completes, the container exits 0 within 10 s). Prints the image size (fails above 150 MB) and the
-# time from `run` to the first served tile.
+# request (it completes, the container exits 0 within 10 s); a whole-slide image (an Aperio SVS made with tifffile)
+# read through OpenSlide, its tile the same pixels as libvips' openslideload gives. Prints the image size (fails above
+# 175 MB) and the time from `run` to the first served tile.
 # Uses `docker` when an engine answers, else podman (set up by ../shared/tools/container-env.sh where no
 # registry is reachable). Several minutes: the image build compiles the server in release mode.
 #   scripts/container-test.sh          knobs: IMAGE=tileserver:test PORT=18480 KEEP_IMAGE=0
@@ -13,7 +14,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 IMAGE=${IMAGE:-tileserver:test}; PORT=${PORT:-18480}; NAME=tileserver-test-$$
-MAX_MB=150
+MAX_MB=175
 BASES=(docker.io/library/swift:6.3-bookworm docker.io/library/debian:bookworm-slim)
 
 # Picks the engine: ENGINE and BUILD set, or a reason in WHY_NOT.
@@ -79,6 +80,8 @@ drift=$(( size / 1000000 - said )); [ "${drift#-}" -le 5 ] \
 
 mkdir -p "$WORK/photos"; cp .build-fixtures/gallery/large.jpg "$WORK/photos/large.jpg"
 for f in baseline.jpg pyramid-jpeg.tif tiled-lossy.jp2 prophoto.jpg; do cp ".build-fixtures/formats/$f" "$WORK/photos/"; done
+.build-venv/bin/python -c "import sys; sys.path.insert(0, 'Tests/e2e'); import slides; slides.aperio('$WORK/photos/slide.svs', 1200, 900)" \
+  || fail "making the test slide (tifffile in .build-venv: scripts/test.sh installs it)"
 chmod -R a+rX "$WORK"
 $ENGINE volume create "$NAME-cache" >/dev/null
 run() {
@@ -131,6 +134,15 @@ for case in baseline:jpg pyramid-jpeg:jpg tiled-lossy:jpg prophoto:jpg baseline:
   [ "$(echo "$d < 5" | bc -l)" = 1 ] || fail "the .$ext tile of $id is $d levels off libvips' sRGB decode"
 done
 echo "JPEG, pyramidal TIFF, JPEG 2000, ProPhoto JPEG (colour converted) and a WebP tile: ok"
+# The slide: level 11 is full size for 1200 x 900; tile 1/1 is the rectangle 256,256 256 x 256 of OpenSlide's level 0.
+curl -sf -o "$WORK/slide.json" "http://127.0.0.1:$PORT/api/images/slide" && grep -q '"source":"slide"' "$WORK/slide.json" \
+  || fail "the slide is not read through OpenSlide"
+curl -sf -o "$WORK/s.png" "http://127.0.0.1:$PORT/images/slide/tiles/11/1/1.png" || fail "a tile of the slide"
+vips openslideload "$WORK/photos/slide.svs" "$WORK/slide.v" && vips extract_band "$WORK/slide.v" "$WORK/slide3.v" 0 --n 3
+vips crop "$WORK/slide3.v" "$WORK/scrop.v" 256 256 256 256
+d=$(vips subtract "$WORK/s.png" "$WORK/scrop.v" "$WORK/sdiff.v" && vips abs "$WORK/sdiff.v" "$WORK/sabs.v" && vips avg "$WORK/sabs.v")
+echo "tile of the slide: mean difference from libvips' openslideload $d"
+[ "$(echo "$d < 1" | bc -l)" = 1 ] || fail "the slide's tile is $d levels off OpenSlide's pixels"
 
 echo "== restart: tiles come back from the disk cache in /cache"
 engine_do stop -t 10 "$NAME" >/dev/null; engine_do rm "$NAME" >/dev/null

@@ -5,16 +5,16 @@ public enum ImageOpener {
     /// Reads only the header: cheap even for a 177 MB photo or a hostile 1,000,000 × 1,000,000 PNG. `files` says
     /// where an object path is read from; the source reads its file from there again for each decode.
     public static func open(_ path: String, limits: ImageLimits = ImageLimits(), files: ImageFiles = .local) throws -> any ImageSource {
+        let slideName = SourceFormat(fileExtension: path.split(separator: ".").last ?? "") == .slide
+        if slideName, ImageFiles.isObject(path) {
+            throw ImageSourceError.unsupported(path: path, message: "a whole-slide image is read through OpenSlide, which reads local files only: copy it to a local folder")
+        }
         let input = try files.open(path)
         let head = try input.read(count: 12, at: 0)
         if SourceFormat.isCameraRaw(fileName: path), !head.isEmpty { throw ImageSourceError.unknownFormat(path: path, firstBytes: head) }
         // A slide of a vendor OpenSlide knows (most are TIFF inside; some are not TIFF at all); asked only of TIFF
         // files and slide names, so other photos pay nothing.
         let detected = SourceFormat.detect(head)
-        let slideName = SourceFormat(fileExtension: path.split(separator: ".").last ?? "") == .slide
-        if slideName, ImageFiles.isObject(path) {
-            throw ImageSourceError.unsupported(path: path, message: "a whole-slide image is read through OpenSlide, which reads local files only: copy it to a local folder")
-        }
         if detected == .tiff || slideName, let vendor = SlideSource.recognises(path) {
             return try SlideSource(path: path, vendor: vendor, input: input, limits: limits)
         }
