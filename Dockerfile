@@ -26,11 +26,15 @@ RUN swift build -c release --static-swift-stdlib --product tileserver \
  && install -D -s .build/release/tileserver /out/tileserver
 
 FROM debian:bookworm-slim
+# Removed after the install: what OpenSlide's dependencies bring that a server never uses, the MIME database
+# (gdk-pixbuf is given its types), translations, fonts and X11's locale data (cairo draws no text, nothing opens a
+# display).
 # hadolint ignore=DL3008
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
       libjpeg62-turbo libpng16-16 liblcms2-2 libtiff6 libwebp7 libwebpmux3 libopenjp2-7 libargon2-1 libssl3 libcurl4 libheif1 libopenslide0 \
  && rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin /var/cache/debconf/*-old /var/log/apt /var/log/dpkg.log \
+      /usr/share/mime /usr/share/locale /usr/share/fonts /usr/share/X11 /var/cache/fontconfig \
  && useradd --system --uid 10001 --user-group --home-dir /nonexistent --shell /usr/sbin/nologin tileserver \
  && mkdir -p /images /cache \
  && chown tileserver:tileserver /cache
