@@ -92,6 +92,27 @@ def test_tiles_are_openslides_pixels(served, folder, level, x, y, slide_level, f
     assert difference <= 2.0, difference
 
 
+def metric(server, name):
+    _, body = server.get("/metrics")
+    return int(next(line.split()[1] for line in body.decode().splitlines() if line.startswith(name + " ")))
+
+
+def test_jpeg_tiles_on_the_slides_own_tiles_are_sent_as_the_scanner_wrote_them(served, folder):
+    """Full size and 1/4 are levels of the slide with its 256-pixel JPEG tiles: those tiles go out as they are
+    (counted as stored JPEGs), the same pixels as OpenSlide decodes; 1/2 is made and kept in the tile store."""
+    before = metric(served, "tileserver_stored_jpeg_tiles_total")
+    for level, x, y, slide_level in ((12, 4, 3, 0), (10, 1, 0, 1)):
+        response, body = served.get(f"/images/section/tiles/{level}/{x}/{y}.jpg")
+        assert response.status == 200
+        got = np.asarray(Image.open(io.BytesIO(body)).convert("RGB"), dtype=np.int16)
+        want = np.asarray(reference(folder, slide_level), dtype=np.int16)[y * 256:(y + 1) * 256, x * 256:(x + 1) * 256]
+        assert got.shape == want.shape and np.abs(got - want).mean() <= 1.0, np.abs(got - want).mean()
+    assert metric(served, "tileserver_stored_jpeg_tiles_total") == before + 2
+    stored_before = metric(served, "tileserver_tiles_rendered_total")
+    assert served.get("/images/section/tiles/11/2/2.jpg")[0].status == 200
+    assert metric(served, "tileserver_tiles_rendered_total") == stored_before + 1
+
+
 def test_broken_and_unreadable_slides_are_refused_with_a_reason(served):
     listed = {i["id"]: i for i in served.json("/api/images?limit=100")["images"]}
     assert "DICOM" in listed["scan"]["error"] and "OpenSlide 4" in listed["scan"]["error"], listed["scan"]

@@ -47,6 +47,10 @@ public protocol ImageSource: Sendable {
     var regionsAreCheap: Bool { get }
     /// What the pixels come from: "jpeg", "png", or another word for synthetic sources.
     var kind: String { get }
+    /// True when a tile read straight from the file costs about what reading it back from the tile store would (a
+    /// tiled TIFF's, a JPEG 2000's): such tiles are not stored. False where each costs a decode and an encode
+    /// (a slide's, through OpenSlide): they are stored like a pass's.
+    var isOwnTileStore: Bool { get }
     /// The ICC profile every output made from these pixels embeds: set when the file's colours are kept
     /// (`--colour keep`) rather than converted to sRGB; nil when outputs are sRGB.
     var keptProfile: [UInt8]? { get }
@@ -76,6 +80,7 @@ extension ImageSource {
     package func isRandomAccess(atShrink shrink: Int) -> Bool { false }
     package var regionsAreCheap: Bool { false }
     package var keptProfile: [UInt8]? { nil }
+    package var isOwnTileStore: Bool { true }
     package var structure: SourceStructure {
         SourceStructure(levels: [.init(width: info.width, height: info.height, factor: 1, tileWidth: nil, tileHeight: nil,
                                        compression: kind)], samples: info.channels, bitsPerSample: info.bitDepth, profile: nil)

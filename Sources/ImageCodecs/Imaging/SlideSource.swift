@@ -13,6 +13,9 @@ struct SlideSource: StoredImageSource {
     let facts: SlideFacts
     /// The slide's levels: size and downsample (level 0 first).
     let levels: [(width: Int, height: Int, downsample: Double)]
+    /// An Aperio slide read as the tiled TIFF it is, for its JPEG tiles as stored (`storedJPEG`): where a tile of
+    /// ours is exactly one of the slide's, it is sent as the scanner wrote it, neither decoded nor encoded again.
+    let tiff: TIFFSource?
     var kind: String { "slide" }
 
     /// Rows of a level read at a time (about 64 MB of RGB at the widest region a tile pass asks).
@@ -48,6 +51,9 @@ struct SlideSource: StoredImageSource {
         files = input.files
         self.facts = facts
         self.levels = levels
+        tiff = vendor == "aperio" && facts.originX == 0 && facts.originY == 0
+            ? (try? TIFFSource(path: path, input: input, limits: limits)).flatMap { $0.info.width == facts.width && $0.info.height == facts.height ? $0 : nil }
+            : nil
         var info = ImageInfo(format: .slide, width: facts.width, height: facts.height, channels: 3, progressive: false,
                              orientation: .up, colorSpace: "rgb", bitDepth: 8, restartInterval: 0,
                              fileSize: stamp.size, modified: stamp.modified, tag: stamp.tag)
@@ -56,7 +62,14 @@ struct SlideSource: StoredImageSource {
     }
 
     func isRandomAccess(atShrink shrink: Int) -> Bool { true }
+
+    /// The slide's own JPEG tile where one of ours is exactly one of its tiles (Aperio, 256-pixel tiles, a level at
+    /// this shrink, no colour profile); nil otherwise, and the tile is read through OpenSlide.
+    func storedJPEG(_ rect: PixelRect, shrink: Int) throws -> [UInt8]? {
+        try tiff?.storedJPEG(rect, shrink: shrink)
+    }
     var regionsAreCheap: Bool { true }
+    var isOwnTileStore: Bool { false }
 
     package var structure: SourceStructure {
         SourceStructure(levels: levels.map { .init(width: $0.width, height: $0.height, factor: Int($0.downsample.rounded()),

@@ -18,7 +18,7 @@ extension TileService {
     /// kept once found): a tile nobody is cutting costs no GET that would find nothing.
     func stored(_ miss: TileMiss) -> EncodedTile? {
         guard let store else { return cache.value(for: miss.key, countingMiss: false, countingHit: false) }
-        if store.isShared {
+        if store.isShared, !miss.snapshot.readsDirectly(miss.key.tile.level) {   // tiles made one by one (a slide's) carry no marker
             let shrink = PassPlan.covering(miss.key.tile.level, in: miss.snapshot.geometry).shrink
             let folder = folder(miss.image.id, miss.snapshot)
             guard store.has(StoredPass.startedMarker(folder: folder, shrink: shrink))

@@ -158,10 +158,10 @@ public final class TileService: ImageChanges {
         }
         // A tile read straight from a tiled file costs about what reading it back from the store would: such tiles
         // are not stored (the file is their store), which saves a look and a write per tile.
-        let fromFile = miss.snapshot.readsDirectly(key.tile.level)
+        let fromFile = miss.snapshot.fileIsStore(key.tile.level)
         let result = Result { () throws -> Produced in
             if !fromFile, let stored = stored(miss) { return Produced(tile: stored, origin: .disk, pixels: nil) }
-            if fromFile, key.format == .jpeg, let jpeg = try storedJPEG(miss) {
+            if miss.snapshot.readsDirectly(key.tile.level), key.format == .jpeg, let jpeg = try storedJPEG(miss) {
                 return Produced(tile: EncodedTile(bytes: jpeg, format: .jpeg, version: miss.snapshot.version),
                                 origin: .rendered, pixels: nil)
             }

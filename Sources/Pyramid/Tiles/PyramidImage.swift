@@ -25,6 +25,9 @@ public final class PyramidImage: @unchecked Sendable {
         func readsDirectly(_ level: Int) -> Bool {
             source.isRandomAccess(atShrink: geometry.shrink(ofLevel: level))
         }
+
+        /// Whether `level`'s tiles are read from the file every time rather than kept in the tile store.
+        func fileIsStore(_ level: Int) -> Bool { readsDirectly(level) && source.isOwnTileStore }
     }
 
     public let id: String
