@@ -54,7 +54,11 @@ struct SlideSource: StoredImageSource {
         self.facts = facts
         self.levels = levels
         tiff = vendor == "aperio" && facts.originX == 0 && facts.originY == 0
-            ? (try? TIFFSource(path: path, input: input, limits: limits)).flatMap { $0.info.width == facts.width && $0.info.height == facts.height ? $0 : nil }
+            ? (try? TIFFSource(path: path, input: input, limits: limits)).flatMap {
+                // Only where its pixels are OpenSlide's: the same size, and no ICC profile (which our reader would
+                // apply and OpenSlide 3.4 does not), so levels read either way match.
+                $0.info.width == facts.width && $0.info.height == facts.height && $0.structure.profile == nil ? $0 : nil
+            }
             : nil
         var info = ImageInfo(format: .slide, width: facts.width, height: facts.height, channels: 3, progressive: false,
                              orientation: .up, colorSpace: "rgb", bitDepth: 8, restartInterval: 0,
