@@ -53,4 +53,12 @@ package enum Fixtures {
         try Data(bytes).write(to: url)
         return url.path
     }
+
+    /// `temporary`, last written a minute ago: a file that is no longer being written (a JPEG cut short is
+    /// taken for one only then, `CutShort.settled`).
+    package static func settled(_ bytes: [UInt8], name: String) throws -> String {
+        let path = try temporary(bytes, name: name)
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -60)], ofItemAtPath: path)
+        return path
+    }
 }

@@ -3,7 +3,9 @@ above the cut, its tiles are the file's own pixels there (nothing made up below)
 say it is cut short, and `build` refuses it. Against the real server, and in Chromium on a 1440 × 900 desktop
 and a 390 × 844 phone at device-pixel ratio 3."""
 import io
+import os
 import subprocess
+import time
 
 import numpy as np
 import pytest
@@ -31,6 +33,9 @@ def files(tmp_path_factory):
     whole = photo()
     (root / "a-whole.jpg").write_bytes(whole)
     (root / "cut-short.jpg").write_bytes(whole[: len(whole) * 3 // 5])
+    # A copy that stopped a minute ago (one written in the last seconds may still be being written).
+    past = time.time() - 60
+    os.utime(root / "cut-short.jpg", (past, past))
     return root, Image.open(io.BytesIO(whole)).convert("RGB")
 
 

@@ -1,4 +1,7 @@
 import POSIXSupport
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A baseline JPEG whose data ends before its last row (a copy or an upload that stopped): the rows above the
 /// cut decode, and the image is those rows alone, so no pixel is ever made up; the rest is not shown. The
@@ -21,6 +24,11 @@ public struct CutShort: Hashable, Sendable {
     /// as a phone's motion clip, is not a cut), and when not even the first rows decode. Remembered per
     /// version of the file, so a listing pays it once.
     static func scan(_ path: String, input: ImageInput, info: ImageInfo, limits: ImageLimits) throws -> CutShort? {
+        // A file written in the last few seconds may be being written still (`cp` over it): not cut short but
+        // unfinished, and its decode's failure is the change it is (503, ask again), as before.
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        guard Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec) - info.modified >= settled else { return nil }
         guard !info.progressive, !ImageFiles.isObject(path), info.fileSize >= 2,
               try input.read(count: 2, at: info.fileSize - 2) != [0xFF, 0xD9] else { return nil }
         let key = "\(info.fileSize) \(info.modified) \(path)"
@@ -52,6 +60,10 @@ public struct CutShort: Hashable, Sendable {
         }
         return found
     }
+
+    /// Nanoseconds since its last write before a file is taken as it is (the library's quiet time for files being
+    /// written, `LibrarySync.writeQuiet`).
+    static let settled: Int64 = 3_000_000_000
 
     /// Scans already made: file size, modification time and path → what was found.
     private static let known = Locked<[String: CutShort?]>([:])

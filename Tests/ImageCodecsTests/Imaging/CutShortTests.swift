@@ -11,7 +11,7 @@ final class CutShortTests: XCTestCase {
         let whole = try ImageOpener.open(Fixtures.path("baseline.jpg"))
         XCTAssertNil(whole.info.cutShort)
         for share in [3, 5, 7] {
-            let path = try Fixtures.temporary(Array(bytes.prefix(bytes.count * share / 10)), name: "cut-\(share).jpg")
+            let path = try Fixtures.settled(Array(bytes.prefix(bytes.count * share / 10)), name: "cut-\(share).jpg")
             let cut = try ImageOpener.open(path)
             let found = try XCTUnwrap(cut.info.cutShort, "cut at \(share)0 %")
             XCTAssertEqual(found.of, whole.info.height)
@@ -37,7 +37,7 @@ final class CutShortTests: XCTestCase {
     func testDataAfterAWholeImageIsNoCut() throws {
         let bytes = try Fixtures.bytes("baseline.jpg")
         let clip = Array("....ftypmp42".utf8) + [UInt8](repeating: 7, count: 5000)
-        let source = try ImageOpener.open(Fixtures.temporary(bytes + clip, name: "motion-photo.jpg"))
+        let source = try ImageOpener.open(Fixtures.settled(bytes + clip, name: "motion-photo.jpg"))
         XCTAssertNil(source.info.cutShort)
         XCTAssertEqual(source.info.height, 453)
         XCTAssertNoThrow(try source.decodeAll(shrink: 4))
@@ -46,7 +46,7 @@ final class CutShortTests: XCTestCase {
     func testACutInTheFirstRowsIsStillATruncation() throws {
         let bytes = try Fixtures.bytes("baseline.jpg")
         let scan = try XCTUnwrap((0 ..< bytes.count - 1).first { bytes[$0] == 0xFF && bytes[$0 + 1] == 0xDA })
-        let path = try Fixtures.temporary(Array(bytes.prefix(scan + 200)), name: "cut-at-once.jpg")
+        let path = try Fixtures.settled(Array(bytes.prefix(scan + 200)), name: "cut-at-once.jpg")
         let source = try ImageOpener.open(path)
         XCTAssertNil(source.info.cutShort)
         XCTAssertEqual(source.info.height, 453)
@@ -55,9 +55,18 @@ final class CutShortTests: XCTestCase {
         }
     }
 
+    func testAFileWrittenMomentsAgoIsUnfinishedNotCutShort() throws {
+        let bytes = try Fixtures.bytes("baseline.jpg")
+        let path = try Fixtures.temporary(Array(bytes.prefix(bytes.count / 2)), name: "being-written.jpg")
+        let source = try ImageOpener.open(path)
+        XCTAssertNil(source.info.cutShort, "it may be being written still")
+        XCTAssertEqual(source.info.height, 453)
+        XCTAssertThrowsError(try source.decodeAll(shrink: 2))
+    }
+
     func testAProgressiveFileCutShortIsATruncationAsBefore() throws {
         let bytes = try Fixtures.bytes("progressive.jpg")
-        let path = try Fixtures.temporary(Array(bytes.prefix(bytes.count / 2)), name: "cut-progressive.jpg")
+        let path = try Fixtures.settled(Array(bytes.prefix(bytes.count / 2)), name: "cut-progressive.jpg")
         let source = try? ImageOpener.open(path)
         XCTAssertNil(source?.info.cutShort)
         XCTAssertThrowsError(try ImageOpener.open(path).decodeAll(shrink: 2))

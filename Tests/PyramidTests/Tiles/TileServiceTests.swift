@@ -194,7 +194,7 @@ final class TileServiceTests: XCTestCase {
 
     func testACutShortSourceServesTheRowsAboveTheCut() throws {
         let bytes = try Fixtures.bytes("baseline.jpg")
-        let path = try Fixtures.temporary(Array(bytes.prefix(bytes.count * 3 / 4)), name: "half.jpg")
+        let path = try Fixtures.settled(Array(bytes.prefix(bytes.count * 3 / 4)), name: "half.jpg")
         let s = try service(["h": path])
         let rows = try XCTUnwrap(ImageOpener.open(path).info.cutShort).rows
         XCTAssertTrue((257 ..< 453).contains(rows), "\(rows)")
