@@ -49,7 +49,7 @@ export function installMeasure(viewer, { notice }) {
     line.setAttribute('x1', ruler.a.x); line.setAttribute('y1', ruler.a.y);
     line.setAttribute('x2', b.x); line.setAttribute('y2', b.y);
     for (const [dot, p] of [[start, ruler.a], [end, b]]) { dot.setAttribute('cx', p.x); dot.setAttribute('cy', p.y); dot.setAttribute('r', r); }
-    end.hidden = !ruler.b;
+    end.toggleAttribute('hidden', !ruler.b);   // an SVG element has no `hidden` property
     if (!ruler.b) return;
     const mm = Math.hypot(ruler.b.x - ruler.a.x, ruler.b.y - ruler.a.y) * scale(page);
     text.textContent = length(mm);
@@ -119,7 +119,6 @@ export function installMeasure(viewer, { notice }) {
     const perCSSPixel = mmPerPixel / page.zoom, mm = roundLength(perCSSPixel * BAR);
     bar.style.width = `${mm / perCSSPixel}px`;
     said.textContent = length(mm);
-    scaleBar.dataset.mm = String(mm);
     place(page);
   }
 

@@ -60,10 +60,6 @@ const char *tsio_slide_property(tsio_slide *slide, const char *name) {
     return openslide_get_property_value(slide->osr, name);
 }
 
-const char *const *tsio_slide_property_names(tsio_slide *slide) {
-    return openslide_get_property_names(slide->osr);
-}
-
 const char *const *tsio_slide_associated_names(tsio_slide *slide) {
     return openslide_get_associated_image_names(slide->osr);
 }

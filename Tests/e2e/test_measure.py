@@ -83,6 +83,8 @@ def test_a_ruler_across_a_known_distance_reads_it_within_one_percent(browser, se
     if device is PHONE:
         page.tap("#measure")
         page.touchscreen.tap(x0, y0)
+        assert page.locator("svg.ruler circle").nth(1).get_attribute("hidden") is not None, "one tap: one end"
+        assert page.is_hidden("#ruler-label")
         page.touchscreen.tap(x1, y1)
     else:
         page.keyboard.press("m")

@@ -493,7 +493,6 @@ void tsio_slide_close(tsio_slide *slide);
 int32_t tsio_slide_level_count(tsio_slide *slide);
 int tsio_slide_level(tsio_slide *slide, int32_t level, int64_t *width, int64_t *height, double *downsample);
 const char *tsio_slide_property(tsio_slide *slide, const char *name);
-const char *const *tsio_slide_property_names(tsio_slide *slide);
 const char *const *tsio_slide_associated_names(tsio_slide *slide);
 int tsio_slide_associated_size(tsio_slide *slide, const char *name, int64_t *width, int64_t *height);
 int tsio_slide_read(tsio_slide *slide, int32_t level, int64_t x, int64_t y, double downsample, int64_t width,

@@ -19,7 +19,7 @@ public struct CutShort: Hashable, Sendable {
             + "and only they are shown. Copy the file again from its source."
     }
 
-    /// Finds where a baseline JPEG's data stops, by a scan at 1/8 (about a sixtieth of a full decode), when its
+    /// Finds where a baseline JPEG's data stops, by a scan at 1/8 (libjpeg's DCT scaling), when its
     /// last bytes are not the end-of-image marker. Nil when the whole image decodes (data after the image, such
     /// as a phone's motion clip, is not a cut), and when not even the first rows decode. Remembered per
     /// version of the file, so a listing pays it once.

@@ -5,7 +5,7 @@ public enum ImageOpener {
     /// Reads only the header: cheap even for a 177 MB photo or a hostile 1,000,000 × 1,000,000 PNG. `files` says
     /// where an object path is read from; the source reads its file from there again for each decode.
     public static func open(_ path: String, limits: ImageLimits = ImageLimits(), files: ImageFiles = .local) throws -> any ImageSource {
-        let slideName = SourceFormat(fileExtension: path.split(separator: ".").last ?? "") == .slide
+        let slideName = SourceFormat.isSlide(fileName: path)
         if slideName, ImageFiles.isObject(path) {
             throw ImageSourceError.unsupported(path: path, message: "a whole-slide image is read through OpenSlide, which reads local files only: copy it to a local folder")
         }

@@ -1,7 +1,7 @@
 import CImageIO
 
 /// An open OpenSlide handle (`tsio_slide_*`), closed when released. OpenSlide reads one handle from many threads
-/// at once, so a source shares one for all its decodes.
+/// at once; `SlideHandles` keeps a few open for every decode to share.
 final class SlideHandle: @unchecked Sendable {
     let raw: OpaquePointer
 
@@ -17,9 +17,6 @@ final class SlideHandle: @unchecked Sendable {
     func property(_ name: String) -> String? {
         tsio_slide_property(raw, name).map { String(cString: $0) }
     }
-
-    /// Every property name the slide has.
-    var propertyNames: [String] { Self.strings(tsio_slide_property_names(raw)) }
 
     /// The associated images' names ("label", "macro", "thumbnail").
     var associatedNames: [String] { Self.strings(tsio_slide_associated_names(raw)) }

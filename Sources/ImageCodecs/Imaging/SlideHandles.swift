@@ -23,11 +23,14 @@ final class SlideHandles: @unchecked Sendable {
             list.append(entry)
             return entry.handle
         }
-        let handle = try kept ?? SlideHandle(path: path)
+        var handle = try kept ?? SlideHandle(path: path)
         if kept == nil {
-            lock.withLock { list in
+            handle = lock.withLock { list in
+                // Another thread may have opened it meanwhile: one handle per slide is kept.
+                if let other = list.first(where: { $0.key == key }) { return other.handle }
                 list.append((key, handle))
                 if list.count > capacity { list.removeFirst(list.count - capacity) }
+                return handle
             }
         }
         do {

@@ -20,7 +20,8 @@ struct SlideSource: StoredImageSource {
     let tiff: TIFFSource?
     var kind: String { "slide" }
 
-    /// Rows of a level read at a time (about 64 MB of RGB at the widest region a tile pass asks).
+    /// Pixels of a level read through OpenSlide at a time (48 MB as RGB), and the largest region our TIFF reader
+    /// decodes whole for an Aperio slide.
     static let bandPixels = 16 << 20
 
     /// Whether OpenSlide takes the local file at `path` for a slide of a vendor it knows; plain TIFFs
@@ -68,14 +69,14 @@ struct SlideSource: StoredImageSource {
     }
 
     func isRandomAccess(atShrink shrink: Int) -> Bool { true }
+    var regionsAreCheap: Bool { true }
+    var isOwnTileStore: Bool { false }
 
     /// The slide's own JPEG tile where one of ours is exactly one of its tiles (Aperio, 256-pixel tiles, a level at
-    /// this shrink, no colour profile); nil otherwise, and the tile is read through OpenSlide.
+    /// this shrink, no colour profile); nil otherwise, and the tile is decoded.
     func storedJPEG(_ rect: PixelRect, shrink: Int) throws -> [UInt8]? {
         try tiff?.storedJPEG(rect, shrink: shrink)
     }
-    var regionsAreCheap: Bool { true }
-    var isOwnTileStore: Bool { false }
 
     package var structure: SourceStructure {
         SourceStructure(levels: levels.map { .init(width: $0.width, height: $0.height, factor: Int($0.downsample.rounded()),

@@ -79,6 +79,12 @@ public enum SourceFormat: String, Sendable, CaseIterable {
         return cameraRawExtensions.contains(fileName[fileName.index(after: dot)...].lowercased())
     }
 
+    /// Whether `fileName` (a name or a path) ends in a whole-slide image's extension (any case).
+    package static func isSlide(fileName: String) -> Bool {
+        guard let dot = fileName.lastIndex(of: "."), !fileName[dot...].contains("/") else { return false }
+        return SourceFormat(fileExtension: fileName[fileName.index(after: dot)...]) == .slide
+    }
+
     /// Whether a file name's extension (any case) is an image's: one a source reads, or one listed as unreadable.
     package static func isImageExtension(_ ext: some StringProtocol) -> Bool {
         SourceFormat(fileExtension: ext) != nil || unreadableExtensions[ext.lowercased()] != nil

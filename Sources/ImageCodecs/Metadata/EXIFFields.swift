@@ -23,17 +23,12 @@ enum EXIFFields {
         return m
     }
 
-    /// IFD0's XResolution in real units as millimetres per pixel: in centimetres (ResolutionUnit 3); in
-    /// inches (2) only for a file that is not a camera's photo (no exposure or aperture: a scan, a microscope's
-    /// image); never the values software writes when it knows nothing (72 or 96 dpi, libvips' one pixel per
-    /// millimetre). A camera's 300 dpi is a print size, not what a pixel of a landscape measures. No unit: nothing.
+    /// IFD0's XResolution in real units as millimetres per pixel, by `ImageInfo.millimetresPerPixel`'s rules, and in
+    /// inches only for a file that is not a camera's photo (no exposure or aperture: a scan, a microscope's image):
+    /// a camera's 300 dpi is a print size, not what a pixel of a landscape measures. No unit: nothing.
     static func millimetresPerPixel(_ ifd0: TIFFDirectory, camera: Bool) -> Double? {
-        guard let unit = ifd0.integer(0x0128), let dpu = ifd0.number(0x011A), dpu.isFinite, dpu > 0, dpu < 10_000_000 else { return nil }
-        switch unit {
-        case 3 where dpu != 10: return 10 / dpu
-        case 2 where !camera && ![72, 96, 25.4].contains(dpu): return 25.4 / dpu
-        default: return nil
-        }
+        guard let unit = ifd0.integer(0x0128), let dpu = ifd0.number(0x011A), !camera || unit == 3 else { return nil }
+        return ImageInfo.millimetresPerPixel(unit: unit, resolution: dpu)
     }
 
     private static func positive(_ value: Double) -> Double? { value > 0 && value.isFinite ? value : nil }

@@ -13,12 +13,13 @@ struct MetadataBlocks: Sendable, Equatable {
     var photoshop: [UInt8]?
     /// PNG `tEXt` and uncompressed `iTXt` entries by keyword (`Title`, `Author`, `Description`, `Copyright`…).
     var text: [String: String] = [:]
-    /// A JPEG's JFIF density (`APP0`): its unit (1 per inch, 2 per centimetre) and horizontal pixels per unit.
-    var density: (unit: Int, x: Int)?
+    /// A JPEG's JFIF density (`APP0`).
+    var density: Density?
 
-    static func == (a: MetadataBlocks, b: MetadataBlocks) -> Bool {
-        a.exif == b.exif && a.xmp == b.xmp && a.photoshop == b.photoshop && a.text == b.text
-            && a.density?.unit == b.density?.unit && a.density?.x == b.density?.x
+    /// JFIF's unit (1 per inch, 2 per centimetre) and horizontal pixels per unit.
+    struct Density: Sendable, Equatable {
+        let unit: Int
+        let x: Int
     }
 
     static let maxBlock = 1 << 20
@@ -64,7 +65,7 @@ struct MetadataBlocks: Sendable, Equatable {
             if marker == 0xE0, length >= 14, blocks.density == nil {
                 let data = try file.read(count: 12, at: offset + 4)
                 if data.count == 12, data.starts(with: Array("JFIF\0".utf8)), (1 ... 2).contains(data[7]) {
-                    blocks.density = (Int(data[7]), Int(data[8]) << 8 | Int(data[9]))
+                    blocks.density = Density(unit: Int(data[7]), x: Int(data[8]) << 8 | Int(data[9]))
                 }
             }
             if marker == 0xE1 || marker == 0xED {

@@ -6,11 +6,9 @@ import POSIXSupport
 package enum MetadataReader {
     package static func read(path: String, files: ImageFiles) throws -> PhotoMetadata {
         // A whole-slide image's header text is the scanner's and may name a patient (a user, a file name, a
-        // barcode): none of it is read; what a slide publishes is `SlideFacts`, from an allow-list.
-        let named = SourceFormat(fileExtension: path.split(separator: ".").last ?? "")
-        if named == .slide || named == .tiff && SlideSource.recognises(path) != nil {
-            return PhotoMetadata()
-        }
+        // barcode): none of it is read; what a slide publishes is `SlideFacts`, from an allow-list. (TIFF files,
+        // which most slides are, give no blocks here at all.)
+        if SourceFormat.isSlide(fileName: path) { return PhotoMetadata() }
         return merge(try MetadataBlocks.read(path: path, files: files))
     }
 
