@@ -4,13 +4,19 @@
 ROUNDS) and the ratio s3/local beside the issue's goal. Asserts nothing.
 
   bench/object-storage.py          (BIN=.build/release/tileserver ROUNDS=3 TIFFS=4 JPEGS=6 SCALE=2 PHASES="tiff jpeg"
-                                    STORES="seaweedfs nginx delayed" DELAY_MS=20)
+                                    STORES="seaweedfs nginx delayed" DELAY_MS=20 JITTER_MS=5
+                                    PREFETCH="on off")
 
   - tiff cold: the Mirador and Universal Viewer traces (bench/traces.py) on pyramidal TIFFs, a fresh server and an
     empty store each time; masters from s3:// against masters on disk (page cache dropped first).   goal <= 1.5x
+    (behind DELAY_MS: <= 2.0x)
   - tiff warm: the same with the tile store filled by one earlier run and the server restarted: the shared store in
     object storage (--store-dir s3://) against the local store.                                      goal <= 1.1x
+    (behind DELAY_MS: <= 1.3x)
   - jpeg cold: the mixed trace on a collection of JPEG masters, fresh server and store each time.    goal <= 1.3x
+    (behind DELAY_MS: <= 1.2x)
+Each figure's line gives the trace's p99 and the GETs a run sent; with PREFETCH holding "off", the delayed store
+is measured a second time with --object-prefetch off.
 Masters are made from the fixtures' photo scaled by SCALE (vips), or taken from ../shared/tools/make-images.sh's
 real photo when it is there.
 
@@ -19,7 +25,8 @@ STORES names the stores measured, each against local disk in the same rounds:
   - nginx: the same objects served by nginx (ranged GETs by sendfile, the listing a prepared file, tiles PUT by its
     WebDAV module): the same requests, signed the same way, to a store whose own cost is small, so what remains
     over local disk is ours;
-  - delayed: that nginx behind a proxy holding each request DELAY_MS, as a store in another building would.
+  - delayed: that nginx behind a proxy holding each request DELAY_MS ± JITTER_MS (Tests/e2e/store_proxy.py), as a
+    store in another building would.
 """
 import os
 import re
@@ -35,6 +42,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "Tests/e2e"))
 from seaweed import SeaweedFS  # noqa: E402
+from store_proxy import StallingProxy  # noqa: E402
 
 BIN = os.environ.get("BIN", str(ROOT / ".build/release/tileserver"))
 ROUNDS = int(os.environ.get("ROUNDS", "3"))
@@ -42,8 +50,10 @@ TIFFS = int(os.environ.get("TIFFS", "4"))
 JPEGS = int(os.environ.get("JPEGS", "6"))
 SCALE = float(os.environ.get("SCALE", "2"))
 PHASES = os.environ.get("PHASES", "tiff jpeg").split()
+PREFETCH = os.environ.get("PREFETCH", "on off").split()
 STORES = os.environ.get("STORES", "seaweedfs nginx delayed").split()
 DELAY_MS = float(os.environ.get("DELAY_MS", "20"))
+JITTER_MS = float(os.environ.get("JITTER_MS", "5"))
 
 
 def run(*args):
@@ -141,56 +151,6 @@ http {{
         self.process.wait(10)
 
 
-class DelayingProxy:
-    """A TCP proxy that holds each request (the first bytes a client sends after an answer) `delay` seconds."""
-
-    def __init__(self, upstream, delay):
-        import socket
-        import threading
-        self.listener = socket.socket()
-        self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.listener.bind(("127.0.0.1", 0))
-        self.listener.listen(256)
-        self.port = self.listener.getsockname()[1]
-
-        def connection(client):
-            server = socket.create_connection(("127.0.0.1", upstream))
-            for end in (client, server):
-                end.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            fresh = [True]
-
-            def up():
-                try:
-                    while data := client.recv(262144):
-                        if fresh[0]:
-                            time.sleep(delay)
-                            fresh[0] = False
-                        server.sendall(data)
-                except OSError:
-                    pass
-                server.close()
-
-            def down():
-                try:
-                    while data := server.recv(262144):
-                        fresh[0] = True
-                        client.sendall(data)
-                except OSError:
-                    pass
-                client.close()
-            for pump in (up, down):
-                threading.Thread(target=pump, daemon=True).start()
-
-        def accept():
-            while True:
-                try:
-                    client, _ = self.listener.accept()
-                except OSError:
-                    return
-                threading.Thread(target=connection, args=(client,), daemon=True).start()
-        threading.Thread(target=accept, daemon=True).start()
-
-
 def free_port():
     import socket
     with socket.socket() as s:
@@ -210,7 +170,7 @@ def replay(port, trace):
     fields = dict(f.split("=", 1) for f in out.split()[1:] if "=" in f)
     if int(fields["errors"]) > 0:
         raise RuntimeError(out)
-    return float(fields["seconds"])
+    return float(fields["seconds"]), float(fields["p99_ms"])
 
 
 def main():
@@ -243,7 +203,9 @@ def main():
             work.chmod(0o755)   # nginx's workers reach the objects through it
             nginx = NginxS3(work, free_port(), {"bench": {"tiffs": tiffs, "jpegs": jpegs}})
             envs["nginx"] = {**env, "AWS_ENDPOINT_URL": f"http://127.0.0.1:{nginx.port}"}
-            envs["delayed"] = {**env, "AWS_ENDPOINT_URL": f"http://127.0.0.1:{DelayingProxy(nginx.port, DELAY_MS / 1000).port}"}
+            delayed = StallingProxy(nginx.port, DELAY_MS / 1000, JITTER_MS / 1000, record=False)
+            envs["delayed"] = {**env, "AWS_ENDPOINT_URL": f"http://127.0.0.1:{delayed.port}"}
+            envs["delayed-no-prefetch"] = envs["delayed"]
         traces = {}
         for name, folder in (("tiffs", tiffs), ("jpegs", jpegs)):
             server = Tileserver([str(folder), "--store-dir", "off"], env)
@@ -257,12 +219,16 @@ def main():
 
         def serve(side, args):
             """Our server against `side`'s store (nginx, behind the proxy or not, knows only path-style names)."""
-            return Tileserver(args + (["--s3-addressing", "path"] if side in ("nginx", "delayed") else []), envs[side])
+            extra = ["--s3-addressing", "path"] if side.startswith(("nginx", "delayed")) else []
+            if side == "delayed-no-prefetch":
+                extra += ["--object-prefetch", "off"]
+            return Tileserver(args + extra, envs[side])
 
-        def measure(label, goal, sides):
+        def measure(label, goals, sides):
             """sides: {"local": (args, trace), store: (args, trace), …}, each store as STORES names it; alternated,
             ROUNDS times each; median seconds, and each store's over local disk's."""
             times = {side: [] for side in sides}
+            p99s = {side: [] for side in sides}
             requests = {side: [] for side in sides}
             for _ in range(ROUNDS):
                 for side, (make_args, trace) in sides.items():
@@ -270,7 +236,9 @@ def main():
                     drop_caches()
                     server = serve(side, args)
                     try:
-                        times[side].append(replay(server.port, trace))
+                        seconds, p99 = replay(server.port, trace)
+                        times[side].append(seconds)
+                        p99s[side].append(p99)
                         if side != "local":
                             requests[side].append(object_requests(server.port))
                     finally:
@@ -280,8 +248,12 @@ def main():
                 if side == "local":
                     continue
                 remote = statistics.median(times[side])
-                name = {"seaweedfs": "SeaweedFS", "nginx": "nginx", "delayed": f"nginx +{DELAY_MS:g} ms"}[side]
-                line = f"FIGURE\t{label}\tlocal {local:.2f} s\t{name} {remote:.2f} s\t{remote / local:.2f}x\tgoal <= {goal}x"
+                name = {"seaweedfs": "SeaweedFS", "nginx": "nginx", "delayed": f"nginx +{DELAY_MS:g}±{JITTER_MS:g} ms",
+                        "delayed-no-prefetch": f"nginx +{DELAY_MS:g}±{JITTER_MS:g} ms, --object-prefetch off"}[side]
+                gets = sorted(r.get("GET", 0) for r in requests[side])
+                goal = goals[1] if side.startswith("delayed") else goals[0]
+                line = (f"FIGURE\t{label}\tlocal {local:.2f} s\t{name} {remote:.2f} s\t{remote / local:.2f}x\tgoal <= {goal}x"
+                        f"\tp99 {statistics.median(p99s[side]):.0f} ms\tGETs {gets[0]}–{gets[-1]}")
                 print(line, flush=True)
                 print(f"  requests to the store during a run: {requests[side][len(requests[side]) // 2]}", flush=True)
                 figures.append(line)
@@ -292,13 +264,15 @@ def main():
 
         counter = iter(range(1_000_000))
         remote = [side for side in ("seaweedfs", "nginx", "delayed") if side in STORES]
+        if "delayed" in STORES and "off" in PREFETCH:
+            remote.append("delayed-no-prefetch")
 
         def both(local_args, remote_args, trace):
             return {"local": (local_args, trace), **{side: (remote_args, trace) for side in remote}}
 
         for trace in ("mirador", "uv") if "tiff" in PHASES else ():
             t = traces["tiffs"] / f"{trace}.txt"
-            measure(f"{trace} on pyramidal TIFFs, cold", 1.5, both(
+            measure(f"{trace} on pyramidal TIFFs, cold", (1.5, 2.0), both(
                 lambda: [str(tiffs), "--store-dir", fresh_local_store()],
                 lambda: ["s3://bench/tiffs", "--store-dir", f"s3://tiles/cold-{next(counter)}"], t))
             # Warm: each side's store filled once, then servers restarted on it for every run (one shared store
@@ -310,12 +284,13 @@ def main():
                 server = serve(side, args)
                 replay(server.port, t)
                 server.idle()
+                time.sleep(1)   # the masters' structures on their way to the store
                 server.stop()
-            measure(f"{trace} on pyramidal TIFFs, warm (store filled)", 1.1, both(
+            measure(f"{trace} on pyramidal TIFFs, warm (store filled)", (1.1, 1.3), both(
                 lambda: [str(tiffs), "--store-dir", local_store], lambda: ["s3://bench/tiffs", "--store-dir", shared], t))
         t = traces["jpegs"] / "mixed.txt"
         if "jpeg" in PHASES:
-            measure("mixed trace on JPEG masters, cold", 1.3, both(
+            measure("mixed trace on JPEG masters, cold", (1.3, 1.2), both(
                 lambda: [str(jpegs), "--store-dir", fresh_local_store()],
                 lambda: ["s3://bench/jpegs", "--store-dir", f"s3://tiles/jpeg-{next(counter)}"], t))
     finally:

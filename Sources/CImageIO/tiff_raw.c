@@ -101,3 +101,39 @@ int tsio_tiff_jpeg_tile(tsio_tiff *t, uint32_t x, uint32_t y, uint8_t **out, siz
     }
     return tsio_tiff_tile_stream(t, TIFFComputeTile(t->tif, x, y, 0, 0), out, size);
 }
+
+static size_t extents(tsio_tiff *t, uint32_t x, uint32_t y, uint32_t w, uint32_t h, uint64_t *offsets, uint64_t *counts,
+                      size_t capacity);
+
+size_t tsio_tiff_tile_extents(tsio_tiff *t, uint32_t x, uint32_t y, uint32_t w, uint32_t h, uint64_t *offsets,
+                              uint64_t *counts, size_t capacity) {
+    const tsio_tiff_dir *d = &t->dir;
+    if (d->tile_width == 0 || d->tile_height == 0 || w == 0 || h == 0 || x >= d->width || y >= d->height) return 0;
+    tsio_status st;
+    tsio_tiff_enter(t, &st);
+    size_t n = extents(t, x, y, w, h, offsets, counts, capacity);
+    t->st = NULL;
+    return n;
+}
+
+static size_t extents(tsio_tiff *t, uint32_t x, uint32_t y, uint32_t w, uint32_t h, uint64_t *offsets, uint64_t *counts,
+                      size_t capacity) {
+    const tsio_tiff_dir *d = &t->dir;
+    uint64_t x1 = (uint64_t)x + w > d->width ? d->width : (uint64_t)x + w;
+    uint64_t y1 = (uint64_t)y + h > d->height ? d->height : (uint64_t)y + h;
+    size_t n = 0;
+    for (uint64_t ty = y - y % d->tile_height; ty < y1; ty += d->tile_height) {
+        for (uint64_t tx = x - x % d->tile_width; tx < x1; tx += d->tile_width) {
+            if (n == capacity) return n;
+            int err = 0;
+            uint32_t id = TIFFComputeTile(t->tif, (uint32_t)tx, (uint32_t)ty, 0, 0);
+            uint64_t offset = TIFFGetStrileOffsetWithErr(t->tif, id, &err);
+            uint64_t count = err ? 0 : TIFFGetStrileByteCountWithErr(t->tif, id, &err);
+            if (err || count == 0) continue;
+            offsets[n] = offset;
+            counts[n] = count;
+            n++;
+        }
+    }
+    return n;
+}

@@ -19,6 +19,7 @@ import pytest
 import hostile_files
 from conftest import FIXTURES, Server, free_port
 from seaweed import ACCESS_KEY, SECRET_KEY, SeaweedFS
+from store_proxy import StallingProxy
 
 GALLERY = FIXTURES.parent / "gallery"
 
@@ -169,7 +170,8 @@ def test_a_cold_tile_of_a_pyramidal_tiff_costs_one_or_two_ranged_gets(store, mas
                     "--compression", "jpeg", "--Q", "85", "--tile-width", "256", "--tile-height", "256"], check=True)
     store.put("cold", "big-pyramid.tif", file=tmp_path / "big-pyramid.tif")
     size = (tmp_path / "big-pyramid.tif").stat().st_size
-    server = serve_s3(store, "s3://cold")
+    # Reads ahead of the viewer off: what is counted is the tile's own cost.
+    server = serve_s3(store, "s3://cold", "--object-prefetch", "off")
     try:
         info = server.json("/iiif/3/big-pyramid/info.json")
         top = math.ceil(math.log2(max(info["width"], info["height"])))
@@ -272,7 +274,8 @@ def test_with_the_store_stopped_cached_tiles_are_served_uncached_ones_are_503_an
     store.make_bucket("outage")
     for name in ("large.jpg", "rgba.png", "big-pyramid.tif"):
         store.put("outage", name, file=masters / name)
-    server = serve_s3(store, "s3://outage", "--rescan-interval", "1", "--object-timeout", "2")
+    # Reads ahead off: the uncached tiles below must not have come in beside the cached ones.
+    server = serve_s3(store, "s3://outage", "--rescan-interval", "1", "--object-timeout", "2", "--object-prefetch", "off")
     try:
         for path in ("/images/large_files/12/3_3.jpg", "/images/big-pyramid_files/12/4_4.jpg", "/images/large_files/8/0_0.jpg"):
             assert server.get(path)[0].status == 200, path
@@ -303,69 +306,6 @@ def test_with_the_store_stopped_cached_tiles_are_served_uncached_ones_are_503_an
         wait_for(lambda: server.get("/healthz")[1] == b"ok\n", what="/healthz ok")
     finally:
         server.stop()
-
-
-class StallingProxy:
-    """A TCP proxy to the store that can stop forwarding: connections stay open and nothing moves, as a store
-    that hangs does. With `delay`, each request (a client's first bytes after an answer) is held that many seconds,
-    as by a store far away."""
-
-    def __init__(self, upstream_port, delay=0.0):
-        import socket
-        import threading
-        self.upstream = upstream_port
-        self.delay = delay
-        self.forwarding = threading.Event()
-        self.forwarding.set()
-        self.sent = []  # what clients sent through it, a bytearray a connection, for tests that read the requests
-        self.listener = socket.socket()
-        self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.listener.bind(("127.0.0.1", 0))
-        self.listener.listen(64)
-        self.port = self.listener.getsockname()[1]
-        threading.Thread(target=self.accept, daemon=True).start()
-
-    def accept(self):
-        import socket
-        import threading
-        while True:
-            try:
-                client, _ = self.listener.accept()
-            except OSError:
-                return
-            upstream = socket.create_connection(("127.0.0.1", self.upstream))
-            self.sent.append(bytearray())
-            fresh = [True]  # no byte of the next request forwarded yet
-            for a, b, record in ((client, upstream, self.sent[-1]), (upstream, client, None)):
-                threading.Thread(target=self.pump, args=(a, b, record, fresh), daemon=True).start()
-
-    def pump(self, source, sink, record, fresh):
-        while True:
-            self.forwarding.wait()
-            try:
-                data = source.recv(65536)
-                self.forwarding.wait()
-                if not data:
-                    break
-                if record is not None:
-                    record += data
-                    if fresh[0] and self.delay:
-                        time.sleep(self.delay)
-                    fresh[0] = False
-                else:
-                    fresh[0] = True
-                sink.sendall(data)
-            except OSError:
-                break
-        for s in (source, sink):
-            try:
-                s.close()
-            except OSError:
-                pass
-
-    def close(self):
-        self.forwarding.set()
-        self.listener.close()
 
 
 def test_virtual_host_addressing_names_the_bucket_in_the_host(store, masters):

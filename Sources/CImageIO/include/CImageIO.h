@@ -474,6 +474,12 @@ int tsio_tiff_icc_profile(tsio_tiff *t, uint8_t **profile, size_t *size);
  * that does not parse as a baseline JPEG of the tile's size); -1 on a read error.
  */
 int tsio_tiff_jpeg_tile(tsio_tiff *t, uint32_t x, uint32_t y, uint8_t **out, size_t *size, tsio_status *st);
+/*
+ * Where the tiles of the selected directory under the rectangle (x, y, w, h) are stored: their offsets and byte
+ * counts, at most `capacity`, row by row; the count written. Nothing is read but the tile tables in memory.
+ */
+size_t tsio_tiff_tile_extents(tsio_tiff *t, uint32_t x, uint32_t y, uint32_t w, uint32_t h, uint64_t *offsets,
+                              uint64_t *counts, size_t capacity);
 /* libtiff's name of a compression code ("JPEG", "AdobeDeflate", …). Directories whose codec this libtiff lacks are
  * described as not readable. */
 const char *tsio_tiff_compression_name(int compression);

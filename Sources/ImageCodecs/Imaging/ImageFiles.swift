@@ -5,12 +5,15 @@ import POSIXSupport
 /// a process-wide setting.
 public struct ImageFiles: Sendable, Hashable {
     package let objects: (any ObjectBytes)?
+    /// What opening each master read, kept so that opening it again reads nothing of it (with a store of masters).
+    package let structures: ObjectStructures?
 
     /// Local files only: an object path is an error that says object storage is not configured.
     public static let local = ImageFiles(objects: nil)
 
     package init(objects: (any ObjectBytes)?) {
         self.objects = objects
+        structures = objects == nil ? nil : ObjectStructures()
     }
 
     /// The same store (or none).

@@ -18,7 +18,7 @@ package final class ImageInput: @unchecked Sendable {
 
     /// Opens `path` for reading, failing with the image error users see (`ImageFiles.open`).
     static func open(_ path: String, files: ImageFiles) throws(ImageSourceError) -> ImageInput {
-        if ImageFiles.isObject(path) { return try ImageInput(path: path, remote: RemoteFile.open(path, objects: files.objects), files: files) }
+        if ImageFiles.isObject(path) { return try ImageInput(path: path, remote: RemoteFile.open(path, objects: files.objects, structures: files.structures), files: files) }
         do { return ImageInput(path: path, file: try FileDescriptor(readingAt: path), files: files) } catch {
             throw .cannotOpen(path: path, reason: error.description)
         }
@@ -47,9 +47,42 @@ package final class ImageInput: @unchecked Sendable {
         RemoteFile.configure(budget: budget)
     }
 
+    /// The blocks of objects in memory (bytes against their budget), and the reads ahead made so far.
+    package static var objectBlocks: (cache: CacheStatistics, prefetches: Int, prefetchedBytes: Int) {
+        let ahead = ObjectPrefetch.statistics
+        return (RemoteFile.cacheStatistics, ahead.fetches, ahead.bytes)
+    }
+
+    /// Whether reads ahead of viewers are made in object storage (`ObjectPrefetch`).
+    public static func configureObjectPrefetch(enabled: Bool) {
+        ObjectPrefetch.configure(enabled: enabled)
+    }
+
     /// For an object: fetches its last `bytes` at once (a TIFF's directories). Nothing for a local file.
     package func prefetchTail(_ bytes: Int) {
         remote?.prefetchTail(bytes)
+    }
+
+    /// For an object: starts fetching the blocks under `ranges` in the background (reads ahead of the viewer).
+    package func prefetch(_ ranges: [(offset: Int64, count: Int)]) {
+        remote?.prefetch(ranges, ahead: true)
+    }
+
+    /// For an object whose structure is not kept: notes what is read from now on, until `keepStructure()`.
+    package func recordStructure() {
+        if let remote, !remote.hasStructure { remote.startRecording() }
+    }
+
+    /// The ranges read since `recordStructure()`, recording stopped; nil when nothing was recorded.
+    package func recordedStructure() -> [(offset: Int64, count: Int)]? {
+        guard let ranges = remote?.recordedRanges(), !ranges.isEmpty else { return nil }
+        return ranges
+    }
+
+    /// Keeps `ranges` of this object (read before, so in the block cache) as its structure (`ObjectStructures`).
+    package func keepStructure(_ ranges: [(offset: Int64, count: Int)]) {
+        guard let remote, let structures = files.structures else { return }
+        structures.keep(path, remote.version, ranges: ranges) { offset, count in try? self.read(count: count, at: offset) }
     }
 
     /// Runs `body` with the input as the C decoders take it.

@@ -5,11 +5,27 @@ public enum ImageOpener {
     /// Reads only the header: cheap even for a 177 MB photo or a hostile 1,000,000 × 1,000,000 PNG. `files` says
     /// where an object path is read from; the source reads its file from there again for each decode.
     public static func open(_ path: String, limits: ImageLimits = ImageLimits(), files: ImageFiles = .local) throws -> any ImageSource {
-        let slideName = SourceFormat.isSlide(fileName: path)
-        if slideName, ImageFiles.isObject(path) {
+        if SourceFormat.isSlide(fileName: path), ImageFiles.isObject(path) {
             throw ImageSourceError.unsupported(path: path, message: "a whole-slide image is read through OpenSlide, which reads local files only: copy it to a local folder")
         }
         let input = try files.open(path)
+        input.recordStructure()
+        // The file's end on its way beside its head: a TIFF's directories (after each level's data, as pyramid
+        // writers put them), the last bytes a JPEG is checked to end with.
+        input.prefetchTail(SourceFormat.named(path) == .tiff ? TIFFSource.tailBytes : 1)
+        let source = try open(path, input: input, limits: limits)
+        if let ranges = input.recordedStructure() {
+            if let tiff = source as? TIFFSource {
+                startDetachedThread { tiff.keepStructure(opening: ranges) }
+            } else {
+                input.keepStructure(ranges)
+            }
+        }
+        return source
+    }
+
+    private static func open(_ path: String, input: ImageInput, limits: ImageLimits) throws -> any ImageSource {
+        let slideName = SourceFormat.isSlide(fileName: path)
         let head = try input.read(count: 12, at: 0)
         if SourceFormat.isCameraRaw(fileName: path), !head.isEmpty { throw ImageSourceError.unknownFormat(path: path, firstBytes: head) }
         // A slide of a vendor OpenSlide knows (most are TIFF inside; some are not TIFF at all); asked only of TIFF

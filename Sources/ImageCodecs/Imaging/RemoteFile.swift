@@ -13,7 +13,7 @@ final class RemoteFile: @unchecked Sendable {
     static let blockBytes = 256 << 10
     static let readAhead = 8
 
-    private struct BlockKey: Hashable, Sendable {
+    struct BlockKey: Hashable, Sendable {
         let path: String
         let etag: String
         let index: Int64
@@ -32,24 +32,46 @@ final class RemoteFile: @unchecked Sendable {
     let path: String
     let version: ObjectVersion
     private let objects: any ObjectBytes
+    /// What opening this version read before (`ObjectStructures`), served without a request.
+    private let structure: ObjectStructures.Structure?
+    /// The ranges read while recording (opening a master whose structure is not kept).
+    private let recorded = Locked<[(offset: Int64, count: Int)]?>(nil)
     /// The last block fetched and how many fetches in a row followed on from the one before.
     private let sequence = Locked<(last: Int64, streak: Int)>((-2, 0))
 
-    static func open(_ path: String, objects: (any ObjectBytes)?) throws(ImageSourceError) -> RemoteFile {
+    static func open(_ path: String, objects: (any ObjectBytes)?, structures: ObjectStructures?) throws(ImageSourceError) -> RemoteFile {
         guard let objects else {
             throw .cannotOpen(path: path, reason: "object storage is not configured (see docs/deployment.md, Object storage)")
         }
         do {
-            return RemoteFile(path: path, version: try objects.version(of: path), objects: objects)
+            let version = try objects.version(of: path)
+            return RemoteFile(path: path, version: version, objects: objects, structure: structures?.structure(path, version))
         } catch {
             throw imageError(error, path: path)
         }
     }
 
-    private init(path: String, version: ObjectVersion, objects: any ObjectBytes) {
+    private init(path: String, version: ObjectVersion, objects: any ObjectBytes, structure: ObjectStructures.Structure?) {
         self.path = path
         self.version = version
         self.objects = objects
+        self.structure = structure
+    }
+
+    /// Whether this version's structure was kept (opening it reads nothing of the object).
+    var hasStructure: Bool { structure != nil }
+
+    /// Notes every range read from now until `recordedRanges()`.
+    func startRecording() {
+        recorded.withLock { $0 = [] }
+    }
+
+    /// The ranges read since `startRecording()`, and recording stopped.
+    func recordedRanges() -> [(offset: Int64, count: Int)] {
+        recorded.withLock { ranges in
+            defer { ranges = nil }
+            return ranges ?? []
+        }
     }
 
     /// The image error for what the store said about `path`.
@@ -67,6 +89,8 @@ final class RemoteFile: @unchecked Sendable {
         let size = UInt64(version.size)
         guard offset < size else { return 0 }
         let end = min(size, offset + UInt64(count))
+        recorded.withLock { $0?.append((Int64(offset), Int(end - offset))) }
+        if let structure, structure.copy(into: dst, count: Int(end - offset), at: Int64(offset)) { return Int64(end - offset) }
         var at = offset
         while at < end {
             let index = Int64(at / UInt64(Self.blockBytes))
@@ -88,23 +112,82 @@ final class RemoteFile: @unchecked Sendable {
         return Int64(at - offset)
     }
 
-    /// Fetches the last `bytes` of the object in one GET (unless they are cached): where TIFF writers put their
-    /// directories, after each level's data, so that opening a pyramid costs two GETs rather than one a level.
+    /// Starts fetching the last `bytes` of the object in the background, in one GET (unless cached): where TIFF
+    /// writers put their directories, after each level's data. The reads that need them wait for that GET, which
+    /// meanwhile runs beside the first block's.
     func prefetchTail(_ bytes: Int) {
+        guard structure == nil else { return }
+        prefetch([(max(0, version.size - Int64(bytes)), bytes)], ahead: false, runLimit: Int64(bytes / Self.blockBytes + 2))
+    }
+
+    /// Starts fetching the blocks under `ranges` that are neither cached nor on their way, in the background
+    /// (`ObjectPrefetch`): consecutive blocks in one GET of at most `runLimit`. Blocks that do not fit its queue
+    /// are left for the reads that need them. `ahead`: reads ahead of the viewer (`--object-prefetch`).
+    func prefetch(_ ranges: [(offset: Int64, count: Int)], ahead: Bool, runLimit: Int64 = Int64(readAhead)) {
         let total = Int64((version.size + Int64(Self.blockBytes) - 1) / Int64(Self.blockBytes))
-        let first = max(0, total - Int64((bytes + Self.blockBytes - 1) / Self.blockBytes))
-        guard first > 0 else { return }
-        _ = try? block(first, span: total - first)
+        var wanted = Set<Int64>()
+        for range in ranges where range.count > 0 && range.offset < version.size {
+            let first = max(0, range.offset) / Int64(Self.blockBytes)
+            let last = min(total - 1, (range.offset + Int64(range.count) - 1) / Int64(Self.blockBytes))
+            if first <= last { wanted.formUnion(first ... last) }
+        }
+        guard !wanted.isEmpty else { return }
+        let cache = Self.blocks.withLock { $0 }
+        let runs = Self.loading.withLock { () -> [(Int64, Int64)] in
+            var runs: [(Int64, Int64)] = []
+            for index in wanted.sorted() {
+                let key = BlockKey(path: path, etag: version.tag, index: index)
+                if Self.inFlight.contains(key) || cache.value(for: key, countingMiss: false, countingHit: false) != nil { continue }
+                if let last = runs.last, last.0 + last.1 == index, last.1 < runLimit {
+                    runs[runs.count - 1].1 += 1
+                } else {
+                    runs.append((index, 1))
+                }
+            }
+            runs = ObjectPrefetch.shared.admit(runs, blockBytes: Self.blockBytes, budget: cache.statistics.budget, ahead: ahead)
+            for (first, span) in runs {
+                for i in first ..< first + span { Self.inFlight.insert(BlockKey(path: path, etag: version.tag, index: i)) }
+            }
+            return runs
+        }
+        for (first, span) in runs {
+            ObjectPrefetch.shared.submit(bytes: Int(span) * Self.blockBytes) { [self] in
+                defer {
+                    Self.loading.withLock {
+                        for i in first ..< first + span { Self.inFlight.remove(BlockKey(path: path, etag: version.tag, index: i)) }
+                        Self.loading.broadcast()
+                    }
+                }
+                guard let bytes = try? objects.bytes(of: path, offset: first * Int64(Self.blockBytes), count: Int(span) * Self.blockBytes,
+                                                     version: version) else { return }
+                store(bytes, from: first, in: cache)
+            }
+        }
+    }
+
+    /// Puts fetched bytes starting at block `index` in the cache, a block each; the first block.
+    @discardableResult
+    private func store(_ bytes: [UInt8], from index: Int64, in cache: LRUCache<BlockKey, [UInt8]>) -> [UInt8] {
+        var first: [UInt8] = []
+        var start = 0, i = index
+        while start < bytes.count {
+            let piece = Array(bytes[start ..< min(bytes.count, start + Self.blockBytes)])
+            if i == index { first = piece }
+            _ = cache.insert(piece, for: BlockKey(path: path, etag: version.tag, index: i))
+            start += Self.blockBytes
+            i += 1
+        }
+        return first
     }
 
     /// Block `index`, fetched with the blocks after it (`span` of them, or as the read-ahead says) when missing.
-    private func block(_ index: Int64, span wanted: Int64? = nil) throws(ObjectReadError) -> [UInt8] {
+    private func block(_ index: Int64) throws(ObjectReadError) -> [UInt8] {
         let cache = Self.blocks.withLock { $0 }
         let key = BlockKey(path: path, etag: version.tag, index: index)
         if let hit = cache.value(for: key) { return hit }
         let total = Int64((version.size + Int64(Self.blockBytes) - 1) / Int64(Self.blockBytes))
         let streak = sequence.withLock { $0.last == index - 1 ? $0.streak + 1 : 0 }
-        var span = max(1, min(wanted ?? min(Int64(Self.readAhead), Int64(1) << min(streak, 3)), total - index))
+        var span = max(1, min(min(Int64(Self.readAhead), Int64(1) << min(streak, 3)), total - index))
         // Claim the blocks to fetch, or wait for whoever fetches this one.
         let claimed = Self.loading.withLock { () -> Bool in
             while Self.inFlight.contains(key) { BlockingWait.during { Self.loading.wait() } }
@@ -131,16 +214,7 @@ final class RemoteFile: @unchecked Sendable {
         if !claimed { return try block(index) }    // fetched and already dropped again: fetch it now
         let bytes = try objects.bytes(of: path, offset: index * Int64(Self.blockBytes), count: Int(span) * Self.blockBytes, version: version)
         sequence.withLock { $0 = (index + span - 1, streak) }
-        var first: [UInt8] = []
-        var start = 0, i = index
-        while start < bytes.count {
-            let piece = Array(bytes[start ..< min(bytes.count, start + Self.blockBytes)])
-            if i == index { first = piece }
-            _ = cache.insert(piece, for: BlockKey(path: path, etag: version.tag, index: i))
-            start += Self.blockBytes
-            i += 1
-        }
-        return first
+        return store(bytes, from: index, in: cache)
     }
 
     /// The last failure a read of `path` met on this thread, taken (so it is reported once). One that nobody took

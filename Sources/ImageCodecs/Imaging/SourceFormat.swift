@@ -81,8 +81,13 @@ public enum SourceFormat: String, Sendable, CaseIterable {
 
     /// Whether `fileName` (a name or a path) ends in a whole-slide image's extension (any case).
     package static func isSlide(fileName: String) -> Bool {
-        guard let dot = fileName.lastIndex(of: "."), !fileName[dot...].contains("/") else { return false }
-        return SourceFormat(fileExtension: fileName[fileName.index(after: dot)...]) == .slide
+        named(fileName) == .slide
+    }
+
+    /// The format `fileName`'s extension (any case) says, or nil.
+    static func named(_ fileName: String) -> SourceFormat? {
+        guard let dot = fileName.lastIndex(of: "."), !fileName[dot...].contains("/") else { return nil }
+        return SourceFormat(fileExtension: fileName[fileName.index(after: dot)...])
     }
 
     /// Whether a file name's extension (any case) is an image's: one a source reads, or one listed as unreadable.

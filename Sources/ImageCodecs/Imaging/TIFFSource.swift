@@ -22,10 +22,12 @@ struct TIFFSource: StoredImageSource {
     /// What opening noticed without failing (a broken page chain past the first page, libtiff's warnings).
     let openWarnings: DecodeWarnings
 
+    /// Pyramid writers (libvips, libtiff, GDAL) put each level's directory after its data: the file's last MB
+    /// holds all but the first level's.
+    static let tailBytes = 1 << 20
+
     init(path: String, input: ImageInput, limits: ImageLimits) throws {
-        // Pyramid writers (libvips, libtiff, GDAL) put each level's directory after its data: the file's last MB
-        // holds all but the first level's.
-        input.prefetchTail(1 << 20)
+        input.prefetchTail(Self.tailBytes)
         let first = try TIFFHandle(path: path, input: input)
         var warnings = DecodeWarnings()
         let dirs = try first.directories(path: path, warnings: &warnings)
@@ -77,7 +79,7 @@ struct TIFFSource: StoredImageSource {
         let (level, rest) = level(for: shrink)
         guard rest == 1, colour == nil, !cmyk, info.orientation == .up, info.channels == 3,
               rect.width == level.tileWidth, rect.height == level.chunkHeight else { return nil }
-        return try handles.with(level.offset) { handle in
+        let stored = try handles.with(level.offset) { handle -> [UInt8]? in
             var st = tsio_status()
             var bytes: UnsafeMutablePointer<UInt8>?
             var size = 0
@@ -89,6 +91,8 @@ struct TIFFSource: StoredImageSource {
             default: throw st.error(path: path, format: .tiff, rows: level.height)
             }
         }
+        if stored != nil { readAhead(after: rect, on: level) }
+        return stored
     }
 
     func decodeStored(_ rect: PixelRect, shrink: Int, bandRows: Int,
@@ -112,6 +116,7 @@ struct TIFFSource: StoredImageSource {
                 if let transform, !cmyk { tsio_icc_apply(transform.handle, into.baseAddress, into.baseAddress, w * h) }
             }, into: body)
         }
+        if rest == 1 { readAhead(after: rect, on: level) }
         return warnings
     }
 }

@@ -154,7 +154,9 @@ extension TileService {
         let (pass, created) = try image.pass(plan, for: snapshot) {
             PyramidPass(plan: plan, snapshot: snapshot, encoders: options.passEncoders)
         }
-        if created { scheduler.submit(pass) { [self] in run(pass, of: image) } }
+        if created {
+            (ImageFiles.isObject(image.path) ? remoteScheduler : scheduler).submit(pass) { [self] in run(pass, of: image) }
+        }
         return pass
     }
 

@@ -34,7 +34,10 @@ public final class TileService: ImageChanges {
     package let cache: LRUCache<TileKey, EncodedTile>
     /// Where every tile a pass cuts is kept across restarts; nil: tiles live in the memory cache only.
     let store: TileStore?
+    /// Passes of local masters, and passes of masters in object storage on slots of their own: a pass waiting
+    /// on a slow or hung store never keeps a local master's pass (and the tiles waiting on it) waiting.
     let scheduler: PassScheduler
+    let remoteScheduler: PassScheduler
     let passCounters = Locked(PassStatistics())
     /// The passes this process started and finished (`folder/shrink`, and `folder/shrink.done`): what counts a
     /// repeat and a completed pyramid, kept apart from the counters `/metrics` copies.
@@ -63,8 +66,12 @@ public final class TileService: ImageChanges {
         cache = LRUCache(budget: options.cacheBytes, cost: { $0.cost })
         renderBudget = RenderBudget(capacity: options.renderBytes, queueLimit: options.renderQueue, maxWait: options.renderWait)
         scheduler = PassScheduler(slots: options.passes)
+        remoteScheduler = PassScheduler(slots: options.passes)
         directory.attach(self)
-        if let store { options.limits.indexes.keep(in: store) }
+        if let store {
+            options.limits.indexes.keep(in: store)
+            options.files.structures?.keep(in: store)
+        }
         store?.startScan { [weak self] interrupted in self?.resume(interrupted) }
     }
 
@@ -90,7 +97,8 @@ public final class TileService: ImageChanges {
     /// What the service counts, read now.
     package func statistics() -> TileStatistics {
         var passes = passCounters.withLock { $0 }
-        (passes.running, passes.queued) = scheduler.counts
+        let (local, remote) = (scheduler.counts, remoteScheduler.counts)
+        (passes.running, passes.queued) = (local.running + remote.running, local.queued + remote.queued)
         let indexes = options.limits.indexes.statistics()
         passes.jpegExtracts = indexes.extracts
         passes.jpegEighthsScanned = indexes.eighthsScanned

@@ -1,4 +1,5 @@
 import HTTPTransport
+import ImageCodecs
 import ObjectStorage
 import Pyramid
 
@@ -46,6 +47,13 @@ struct OperationsHandler: Sendable {
         out += "tileserver_object_failures_total \(health.failures)\n"
         out += "# HELP tileserver_object_storage_degraded 1 while the last request to object storage failed after every retry.\n# TYPE tileserver_object_storage_degraded gauge\n"
         out += "tileserver_object_storage_degraded \(health.degradedReason == nil ? 0 : 1)\n"
+        let blocks = ImageInput.objectBlocks
+        out += "# HELP tileserver_object_cache_bytes Blocks of masters in object storage held in memory (--object-cache-mb).\n# TYPE tileserver_object_cache_bytes gauge\n"
+        out += "tileserver_object_cache_bytes \(blocks.cache.bytes)\n"
+        out += "# HELP tileserver_object_cache_budget_bytes What they may hold.\n# TYPE tileserver_object_cache_budget_bytes gauge\n"
+        out += "tileserver_object_cache_budget_bytes \(blocks.cache.budget)\n"
+        out += "# HELP tileserver_object_prefetches_total GETs made ahead of viewers and for a master's directories.\n# TYPE tileserver_object_prefetches_total counter\n"
+        out += "tileserver_object_prefetches_total \(blocks.prefetches)\n"
         return out
     }
 }

@@ -70,7 +70,8 @@ struct ServeCommand: ParsableCommand {
                 throw ConfigurationError(message: "--s3-addressing must be auto, path or virtual, not '\(config.s3Addressing)'")
             }
             let storage = ObjectStorageSetup.make(for: paths + [config.storeDir], addressing: addressing,
-                                                  timeout: config.objectTimeout, cacheBytes: config.objectCacheMB << 20)
+                                                  timeout: config.objectTimeout, cacheBytes: config.objectCacheMB << 20,
+                                                  prefetch: config.objectPrefetch)
             if let s3 = storage?.configuration {
                 logger.info("object storage: \(s3.endpoint), region \(s3.region)")
             }

@@ -16,8 +16,9 @@ struct ObjectStorageSetup {
 
     /// The setup when any of `paths` is in object storage, or nil.
     static func make(for paths: [String], addressing: S3Configuration.Addressing = .auto, timeout: Double = 10,
-                     cacheBytes: Int = 256 << 20) -> ObjectStorageSetup? {
+                     cacheBytes: Int = 256 << 20, prefetch: Bool = true) -> ObjectStorageSetup? {
         guard paths.contains(where: S3Location.isRemote) else { return nil }
+        ImageInput.configureObjectPrefetch(enabled: prefetch)
         var s3 = S3Configuration.fromEnvironment(Environment.variables, addressing: addressing)
         s3.timeoutSeconds = timeout
         ImageInput.configureObjectCache(budget: cacheBytes)

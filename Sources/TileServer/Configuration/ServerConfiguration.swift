@@ -46,6 +46,7 @@ struct ServerConfiguration: Sendable {
     /// How a bucket is named in URLs to object storage (`S3Configuration.Addressing`).
     var s3Addressing = S3Configuration.Addressing.auto.rawValue
     var objectCacheMB = 256
+    var objectPrefetch = true
     var objectTimeout = 10.0
     /// Who may see what (defaults in `AccessSettings`).
     var access = AccessSettings()
@@ -106,6 +107,8 @@ struct ServerConfiguration: Sendable {
               "auto, path or virtual: how requests to object storage name the bucket (auto: path style for AWS_ENDPOINT_URL and dotted bucket names, virtual-host style for AWS). Where the store is and who we are come from \(S3Configuration.summary)."),
         .integer("object-cache-mb", \.objectCacheMB, 1 ... 1 << 20,
                  "Memory in MiB for the blocks of masters read from object storage (ranged GETs of 256 KiB, up to 2 MiB while a decode pass reads on); least recently used go first."),
+        .switch("object-prefetch", \.objectPrefetch,
+                "Read ahead of viewers in object storage: after a tile of a pyramidal TIFF, the tiles around it and the next finer level's under it are fetched in the background, within a quarter of --object-cache-mb: on or off."),
         .number("object-timeout", \.objectTimeout, 0.1 ... 3600,
                 "Seconds one try of a request to object storage may take; an outage is tried 3 times (0.1 and 0.2 s apart), then answered 503 with Retry-After."),
         .optionalText("access", \.access.accessFile,

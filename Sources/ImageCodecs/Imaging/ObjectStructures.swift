@@ -1,0 +1,170 @@
+import POSIXSupport
+
+/// What opening a master in object storage read (a TIFF's header and directories with their tile tables, a JPEG
+/// 2000 main header, a JPEG's segments before its scan), kept per version of the object so that opening it again
+/// costs no request to the master: in memory, and beside the tiles in the tile store (`keep(in:)`, the shared
+/// store of every replica), keyed by the object's path, size and ETag. A replaced object has another ETag and so
+/// another name: an old structure is never read for it. One per store of masters (`ImageFiles`).
+package final class ObjectStructures: Sendable {
+    /// One version of an object's structure: the byte ranges opening it read, sorted and merged.
+    struct Structure: Sendable {
+        let size: Int64
+        let pieces: [(offset: Int64, bytes: [UInt8])]
+
+        var bytes: Int { pieces.reduce(64) { $0 + $1.bytes.count + 16 } }
+
+        /// Copies `count` bytes at `offset` into `dst` when one piece holds them all.
+        func copy(into dst: UnsafeMutablePointer<UInt8>, count: Int, at offset: Int64) -> Bool {
+            var low = 0, high = pieces.count
+            while low < high {
+                let mid = (low + high) / 2
+                if pieces[mid].offset <= offset { low = mid + 1 } else { high = mid }
+            }
+            guard low > 0 else { return false }
+            let piece = pieces[low - 1]
+            let within = Int(offset - piece.offset)
+            guard within + count <= piece.bytes.count else { return false }
+            piece.bytes.withUnsafeBufferPointer { dst.update(from: $0.baseAddress! + within, count: count) }
+            return true
+        }
+    }
+
+    private struct Key: Hashable, Sendable {
+        let path: String
+        let tag: String
+    }
+
+    /// A structure larger than this is not kept (a TIFF with tens of thousands of tiles a level has tile tables
+    /// of a few MB; reading them again is then the smaller cost).
+    static let largest = 8 << 20
+    /// Every master's head is kept whatever opening read of it: the metadata reader and format sniffing read it too.
+    static let head = 16 << 10
+
+    private let table = LRUCache<Key, Structure>(budget: 64 << 20, cost: { $0.bytes })
+    /// Versions the keeper was asked about and did not hold (asked once per version and process).
+    private let absent = Locked<Set<Key>>([])
+    private let loading = ConditionLock()
+    nonisolated(unsafe) private var inFlight: Set<Key> = []   // guarded by `loading`
+    private let keeper = Locked<(any EntryIndexKeeper)?>(nil)
+    private let counts = Locked((loaded: 0, kept: 0))
+
+    package init() {}
+
+    /// Keeps structures in `keeper` (the tile store) and takes them from it before reading a master's.
+    package func keep(in keeper: any EntryIndexKeeper) {
+        self.keeper.withLock { $0 = keeper }
+    }
+
+    /// Structures taken from the keeper, and handed to it, so far.
+    package var statistics: (loaded: Int, kept: Int) { counts.withLock { $0 } }
+
+    /// The name a version's structure is kept under: a hash of its path, its size and a hash of its ETag.
+    static func keptName(_ path: String, _ version: ObjectVersion) -> String {
+        var hash = FNV1a()
+        hash.add(words: Array(path.utf8))
+        var tag = FNV1a()
+        tag.add(words: Array(version.tag.utf8))
+        return "object-structures/\(hash.hex12)-\(version.size)-\(tag.hex12).tsos"
+    }
+
+    /// The structure of this version of the object, from memory or the keeper (one request, once); nil when
+    /// neither has it.
+    func structure(_ path: String, _ version: ObjectVersion) -> Structure? {
+        let key = Key(path: path, tag: version.tag)
+        if let hit = table.value(for: key) { return hit }
+        guard let keeper = keeper.withLock({ $0 }), !absent.withLock({ $0.contains(key) }) else { return nil }
+        let claimed = loading.withLock { () -> Bool in
+            while inFlight.contains(key) { BlockingWait.during { loading.wait() } }
+            if table.value(for: key, countingMiss: false) != nil || absent.withLock({ $0.contains(key) }) { return false }
+            inFlight.insert(key)
+            return true
+        }
+        guard claimed else { return table.value(for: key, countingMiss: false) }
+        defer { loading.withLock { inFlight.remove(key); loading.broadcast() } }
+        guard let bytes = keeper.load(Self.keptName(path, version)),
+              let structure = Self.decode(bytes, version: version) else {
+            absent.withLock { _ = $0.insert(key) }
+            return nil
+        }
+        _ = table.insert(structure, for: key)
+        counts.withLock { $0.loaded += 1 }
+        return structure
+    }
+
+    /// Keeps what opening this version read (`ranges`, read again from the block cache through `read`) in
+    /// memory and, on a thread of its own, in the keeper.
+    func keep(_ path: String, _ version: ObjectVersion, ranges: [(offset: Int64, count: Int)],
+              read: (Int64, Int) -> [UInt8]?) {
+        var merged: [(offset: Int64, end: Int64)] = []
+        for range in (ranges + [(0, Self.head)]).sorted(by: { $0.offset < $1.offset }) where range.count > 0 {
+            let end = min(version.size, range.offset + Int64(range.count))
+            guard range.offset < end else { continue }
+            if let last = merged.last, range.offset <= last.end {
+                merged[merged.count - 1].end = max(last.end, end)
+            } else {
+                merged.append((range.offset, end))
+            }
+        }
+        guard merged.reduce(0, { $0 + $1.end - $1.offset }) <= Self.largest else { return }
+        var pieces: [(offset: Int64, bytes: [UInt8])] = []
+        for range in merged {
+            guard let bytes = read(range.offset, Int(range.end - range.offset)), bytes.count == Int(range.end - range.offset) else { return }
+            pieces.append((range.offset, bytes))
+        }
+        let structure = Structure(size: version.size, pieces: pieces)
+        let key = Key(path: path, tag: version.tag)
+        _ = table.insert(structure, for: key)
+        absent.withLock { _ = $0.remove(key) }
+        guard let keeper = keeper.withLock({ $0 }) else { return }
+        let name = Self.keptName(path, version), encoded = Self.encode(structure, tag: version.tag)
+        startDetachedThread { [counts] in
+            keeper.save(name, encoded)
+            counts.withLock { $0.kept += 1 }
+        }
+    }
+}
+
+extension ObjectStructures {
+    private static let magic = Array("TSOS1\n".utf8)
+
+    /// magic, size, tag length and tag, piece count, then each piece's offset, length and bytes (little-endian).
+    static func encode(_ structure: Structure, tag: String) -> [UInt8] {
+        var out = magic
+        func put(_ value: UInt64) { withUnsafeBytes(of: value.littleEndian) { out += $0 } }
+        put(UInt64(structure.size))
+        put(UInt64(tag.utf8.count))
+        out += Array(tag.utf8)
+        put(UInt64(structure.pieces.count))
+        for piece in structure.pieces {
+            put(UInt64(piece.offset))
+            put(UInt64(piece.bytes.count))
+            out += piece.bytes
+        }
+        return out
+    }
+
+    /// The structure in `bytes` when it is whole and of `version` (its size and ETag), else nil.
+    static func decode(_ bytes: [UInt8], version: ObjectVersion) -> Structure? {
+        var at = 0
+        func take(_ n: Int) -> ArraySlice<UInt8>? {
+            guard n >= 0, n <= bytes.count - at else { return nil }
+            defer { at += n }
+            return bytes[at ..< at + n]
+        }
+        func number() -> UInt64? {
+            take(8).map { $0.reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) } }
+        }
+        guard take(magic.count).map(Array.init) == magic, let size = number(), size == UInt64(version.size),
+              let tagLength = number(), tagLength < 1024, let tag = take(Int(tagLength)), Array(tag) == Array(version.tag.utf8),
+              let count = number(), count <= UInt64(bytes.count / 16) else { return nil }
+        var pieces: [(offset: Int64, bytes: [UInt8])] = []
+        var end: UInt64 = 0
+        for _ in 0 ..< count {
+            guard let offset = number(), let length = number(), offset >= end, length <= UInt64(Self.largest),
+                  length <= size, offset <= size - length, let piece = take(Int(length)) else { return nil }
+            pieces.append((Int64(offset), Array(piece)))
+            end = offset + length
+        }
+        return at == bytes.count ? Structure(size: Int64(size), pieces: pieces) : nil
+    }
+}

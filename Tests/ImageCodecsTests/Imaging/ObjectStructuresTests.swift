@@ -1,0 +1,118 @@
+import Foundation
+import POSIXSupport
+import XCTest
+@testable import ImageCodecs
+import ImageTestSupport
+
+/// A master's structure kept beside the tiles: a second process (new `ImageFiles`, same keeper) opens a pyramidal
+/// TIFF reading nothing of it; a replaced object (new ETag) is opened from its own bytes; what the keeper hands back
+/// is taken only when whole and of the version asked for.
+final class ObjectStructuresTests: XCTestCase {
+    /// Objects in memory, counting the byte ranges asked for.
+    private final class MemoryObjects: ObjectBytes, @unchecked Sendable {
+        let lock = Locked<(files: [String: (bytes: [UInt8], tag: String)], reads: [String])>(([:], []))
+
+        func put(_ path: String, _ bytes: [UInt8], tag: String) { lock.withLock { $0.files[path] = (bytes, tag) } }
+        var reads: [String] { lock.withLock { $0.reads } }
+
+        func version(of path: String) throws(ObjectReadError) -> ObjectVersion {
+            guard let file = lock.withLock({ $0.files[path] }) else { throw .failed(reason: "no such object") }
+            return ObjectVersion(size: Int64(file.bytes.count), tag: file.tag,
+                                 stamp: FileStamp(size: Int64(file.bytes.count), modified: 1, tag: FNV1a(Array(file.tag.utf8)).value))
+        }
+
+        func bytes(of path: String, offset: Int64, count: Int, version: ObjectVersion) throws(ObjectReadError) -> [UInt8] {
+            guard let file = lock.withLock({ $0.files[path] }) else { throw .failed(reason: "no such object") }
+            guard file.tag == version.tag else { throw .changed }
+            lock.withLock { $0.reads.append("\(path)@\(offset)+\(count)") }
+            let start = Int(min(Int64(file.bytes.count), offset))
+            return Array(file.bytes[start ..< min(file.bytes.count, start + count)])
+        }
+
+        func refresh(_ path: String) {}
+        func stamp(of path: String) -> FileStamp? { try? version(of: path).stamp }
+    }
+
+    private final class MemoryKeeper: EntryIndexKeeper, @unchecked Sendable {
+        let kept = Locked<[String: [UInt8]]>([:])
+        func load(_ name: String) -> [UInt8]? { kept.withLock { $0[name] } }
+        func save(_ name: String, _ bytes: [UInt8]) { kept.withLock { $0[name] = bytes } }
+    }
+
+    private func waitForKept(_ keeper: MemoryKeeper, count: Int) {
+        let deadline = Date().addingTimeInterval(10)
+        while keeper.kept.withLock({ $0.count }) < count, Date() < deadline { usleep(10_000) }
+        XCTAssertEqual(keeper.kept.withLock { $0.count }, count)
+    }
+
+    func testASecondProcessOpensAPyramidalTIFFFromItsKeptStructure() throws {
+        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: Fixtures.path("pyramid-bigtiff.tif"))))
+        let objects = MemoryObjects(), keeper = MemoryKeeper()
+        objects.put("s3://masters/p.tif", bytes, tag: "\"one\"")
+        ImageInput.configureObjectCache(budget: 64 << 20)
+        let first = ImageFiles(objects: objects)
+        first.structures!.keep(in: keeper)
+        let cold = try XCTUnwrap(try ImageOpener.open("s3://masters/p.tif", files: first) as? TIFFSource)
+        XCTAssertFalse(objects.reads.isEmpty)
+        waitForKept(keeper, count: 1)
+
+        // Another process: its block cache empty, its structures new, the keeper the same.
+        ImageInput.configureObjectCache(budget: 64 << 20)
+        let before = objects.reads.count
+        let second = ImageFiles(objects: objects)
+        second.structures!.keep(in: keeper)
+        let warm = try XCTUnwrap(try ImageOpener.open("s3://masters/p.tif", files: second) as? TIFFSource)
+        XCTAssertEqual(objects.reads.count, before, "opening read the master again: \(objects.reads.dropFirst(before))")
+        XCTAssertEqual(warm.levels, cold.levels)
+        XCTAssertEqual(warm.info.width, cold.info.width)
+        // A tile's place comes from the kept tile tables: the only read is the tile's own block.
+        let level = warm.levels[0]
+        _ = try warm.storedJPEG(PixelRect(x: 0, y: 0, width: level.tileWidth, height: level.chunkHeight), shrink: 1)
+        XCTAssertLessThanOrEqual(objects.reads.count - before, 1)
+    }
+
+    func testAReplacedObjectIsNeverReadThroughItsOldStructure() throws {
+        let old = Array(try Data(contentsOf: URL(fileURLWithPath: Fixtures.path("pyramid-bigtiff.tif"))))
+        let new = Array(try Data(contentsOf: URL(fileURLWithPath: Fixtures.path("pyramid-jpeg.tif"))))
+        let objects = MemoryObjects(), keeper = MemoryKeeper()
+        objects.put("s3://masters/p.tif", old, tag: "\"one\"")
+        let files = ImageFiles(objects: objects)
+        files.structures!.keep(in: keeper)
+        let before = try ImageOpener.open("s3://masters/p.tif", files: files)
+        waitForKept(keeper, count: 1)
+        objects.put("s3://masters/p.tif", new, tag: "\"two\"")
+        let after = try XCTUnwrap(try ImageOpener.open("s3://masters/p.tif", files: files) as? TIFFSource)
+        let local = try XCTUnwrap(try ImageOpener.open(Fixtures.path("pyramid-jpeg.tif")) as? TIFFSource)
+        XCTAssertNotEqual((before as? TIFFSource)?.levels, after.levels, "the fixtures differ in their levels")
+        XCTAssertEqual(after.levels, local.levels)
+        waitForKept(keeper, count: 2)
+    }
+
+    func testAKeptStructureIsTakenOnlyWholeAndOfItsVersion() {
+        let version = ObjectVersion(size: 1000, tag: "\"a\"", stamp: FileStamp(size: 1000, modified: 0))
+        let structure = ObjectStructures.Structure(size: 1000, pieces: [(0, Array(repeating: 7, count: 16)), (500, [1, 2, 3, 4])])
+        let bytes = ObjectStructures.encode(structure, tag: "\"a\"")
+        let back = ObjectStructures.decode(bytes, version: version)
+        XCTAssertNotNil(back)
+        var out = [UInt8](repeating: 0, count: 4)
+        XCTAssertTrue(back!.copy(into: &out, count: 3, at: 501))
+        XCTAssertEqual(out.prefix(3), [2, 3, 4])
+        XCTAssertFalse(back!.copy(into: &out, count: 4, at: 502), "past the piece's end")
+        XCTAssertFalse(back!.copy(into: &out, count: 1, at: 100), "between pieces")
+        let other = ObjectVersion(size: 1000, tag: "\"b\"", stamp: version.stamp)
+        XCTAssertNil(ObjectStructures.decode(bytes, version: other), "another ETag")
+        XCTAssertNil(ObjectStructures.decode(bytes, version: ObjectVersion(size: 999, tag: "\"a\"", stamp: version.stamp)), "another size")
+        for cut in [0, 5, 20, bytes.count - 1] {
+            XCTAssertNil(ObjectStructures.decode(Array(bytes.prefix(cut)), version: version), "cut at \(cut)")
+        }
+        XCTAssertNil(ObjectStructures.decode(bytes + [0], version: version), "trailing bytes")
+        var overlapping = bytes
+        overlapping[overlapping.count - 4 - 16] = 5   // the second piece's offset moved before the first's end
+        overlapping[overlapping.count - 4 - 15] = 0
+        XCTAssertNil(ObjectStructures.decode(overlapping, version: version), "pieces out of order")
+        var huge = bytes
+        let at = huge.count - 4 - 16
+        for i in 0 ..< 8 { huge[at + i] = 0xFF }     // an offset past the object's end
+        XCTAssertNil(ObjectStructures.decode(huge, version: version))
+    }
+}

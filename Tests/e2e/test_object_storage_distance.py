@@ -1,0 +1,245 @@
+"""A store of masters far away (store_proxy.py in front of SeaweedFS, each request held 20 ± 5 ms): a restarted
+replica opens a pyramidal TIFF from the structure the first one kept beside the tiles, in one GET and none of the
+master; a master replaced in the store is never read through its old structure; reads ahead of the viewer stay
+within --object-cache-mb; and a store that hangs keeps no local master's tile waiting."""
+import math
+from collections import Counter
+import re
+import shutil
+import subprocess
+import threading
+import time
+
+import pytest
+
+from conftest import FIXTURES, Server
+from seaweed import SeaweedFS
+from store_proxy import StallingProxy
+
+GALLERY = FIXTURES.parent / "gallery"
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory):
+    s = SeaweedFS(tmp_path_factory.mktemp("seaweed")).start()
+    yield s
+    s.stop()
+
+
+@pytest.fixture(scope="module")
+def pyramids(tmp_path_factory):
+    """Two pyramidal TIFFs (libvips, JPEG tiles) of different sizes: the gallery's photo doubled, and times 1.5."""
+    out = tmp_path_factory.mktemp("pyramids")
+    for name, scale in (("double.tif", "2"), ("other.tif", "1.5")):
+        subprocess.run(["vips", "resize", str(GALLERY / "large.jpg"), str(out / "scaled.v"), scale], check=True)
+        subprocess.run(["vips", "tiffsave", str(out / "scaled.v"), str(out / name), "--tile", "--pyramid", "--compression", "jpeg",
+                        "--Q", "85", "--tile-width", "256", "--tile-height", "256"], check=True)
+    (out / "scaled.v").unlink()
+    return out
+
+
+def metrics(server):
+    _, body = server.get("/metrics")
+    return {name: float(value) for name, value in
+            (line.rsplit(" ", 1) for line in body.decode().splitlines() if line and not line.startswith("#"))}
+
+
+def gets(proxy):
+    """(target, range) of every GET sent through the proxy so far."""
+    sent = "\n".join(c.decode("latin-1") for c in proxy.sent)
+    return [(target, rng) for target, rng in
+            re.findall(r"^GET (\S+) HTTP/1\.1\r\n(?:(?:[Rr]ange: bytes=(\S+)|[^\r]*)\r\n)*?\r\n", sent, re.M)]
+
+
+def since(proxy, before):
+    """The GETs sent since `before` (what `gets` gave then): connections are reused, so counted, not sliced."""
+    return list((Counter(gets(proxy)) - Counter(before)).elements())
+
+
+def wait_for(condition, timeout=60, what="condition"):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def far(store, location, *args, proxy):
+    return Server([location, "--access-log", "off", "--rescan-interval", "1", *args],
+                  env=store.env(f"http://127.0.0.1:{proxy.port}"))
+
+
+def top_level(info):
+    return math.ceil(math.log2(max(info["width"], info["height"])))
+
+
+def test_a_restarted_replica_opens_a_tiff_master_from_its_kept_structure(store, pyramids):
+    store.make_bucket("kept")
+    store.put("kept", "set/double.tif", file=pyramids / "double.tif")
+    proxy = StallingProxy(store.s3, delay=0.02, jitter=0.005)
+    args = ("--store-dir", "s3://kept/tiles", "--object-prefetch", "off")
+    first = far(store, "s3://kept/set", *args, proxy=proxy)
+    try:
+        info = first.json("/iiif/3/double/info.json")
+        cold = [g for g in gets(proxy) if g[0] == "/kept/set/double.tif"]
+        wait_for(lambda: store.keys("kept", "tiles/object-structures/"), what="the structure kept in the store")
+        tile = first.get(f"/images/double_files/{top_level(info)}/3_2.jpg")[1]
+    finally:
+        first.stop()
+    # Cold, the master's head, its last MB (directories) and its first level's directory were read.
+    assert len(cold) >= 2, cold
+    mark = gets(proxy)
+    second = far(store, "s3://kept/set", *args, proxy=proxy)
+    try:
+        again = second.json("/iiif/3/double/info.json")
+        assert [again[k] for k in ("width", "height", "sizes", "tiles")] == [info[k] for k in ("width", "height", "sizes", "tiles")]
+        opening = since(proxy, mark)
+        assert [g for g in opening if g[0] == "/kept/set/double.tif"] == [], opening
+        assert [g[0] for g in opening if "object-structures" in g[0]] == [
+            "/kept/tiles/object-structures/" + store.keys("kept", "tiles/object-structures/")[0].split("/")[-1]], opening
+        # A tile now costs the GET of its own block, not its level's directory: the same bytes as before.
+        mark = gets(proxy)
+        assert second.get(f"/images/double_files/{top_level(info)}/3_2.jpg")[1] == tile
+        reads = [g for g in since(proxy, mark) if g[0] == "/kept/set/double.tif"]
+        assert 1 <= len(reads) <= 2, reads
+        assert metrics(second)['tileserver_object_requests_total{method="GET"}'] <= 4
+    finally:
+        second.stop()
+        proxy.close()
+
+
+def test_a_replaced_master_is_never_read_through_its_old_structure(store, pyramids, tmp_path):
+    store.make_bucket("swap")
+    store.put("swap", "set/photo.tif", file=pyramids / "double.tif")
+    proxy = StallingProxy(store.s3, delay=0.02, jitter=0.005)
+    local = tmp_path / "local"
+    local.mkdir()
+    shutil.copy(pyramids / "other.tif", local / "photo.tif")
+    reference = Server([str(local), "--access-log", "off", "--store-dir", "off"])
+    server = far(store, "s3://swap/set", "--store-dir", "s3://swap/tiles", proxy=proxy)
+    try:
+        before = server.json("/iiif/3/photo/info.json")
+        expected = reference.json("/iiif/3/photo/info.json")
+        assert before["width"] > expected["width"]
+        wait_for(lambda: store.keys("swap", "tiles/object-structures/"), what="the first structure kept")
+        store.put("swap", "set/photo.tif", file=pyramids / "other.tif")
+        after = wait_for(lambda: (lambda i: i if i["width"] != before["width"] else None)(server.json("/iiif/3/photo/info.json")),
+                         what="the replaced master's new version")
+        assert (after["width"], after["height"]) == (expected["width"], expected["height"])
+        top = top_level(after)
+        for x, y in ((0, 0), (5, 3), (23, 15)):
+            path = f"/images/photo_files/{top}/{x}_{y}.jpg"
+            assert server.get(path)[1] == reference.get(path)[1], path
+        assert len(wait_for(lambda: (lambda k: k if len(k) == 2 else None)(store.keys("swap", "tiles/object-structures/")),
+                            what="a second structure, for the new version")) == 2
+    finally:
+        server.stop()
+        reference.stop()
+        proxy.close()
+
+
+def test_reads_ahead_stay_within_the_object_cache(store, pyramids):
+    """A deep zoom into a master far away with a 2 MiB block cache: reads ahead are made (a quarter of the
+    cache on their way at most), the cache never holds more than its budget, and every tile is the one local
+    disk gives."""
+    store.make_bucket("ahead")
+    store.put("ahead", "set/double.tif", file=pyramids / "double.tif")
+    proxy = StallingProxy(store.s3, delay=0.02, jitter=0.005)
+    server = far(store, "s3://ahead/set", "--store-dir", "off", "--object-cache-mb", "2", proxy=proxy)
+    reference = Server([str(pyramids), "--access-log", "off", "--store-dir", "off"])
+    try:
+        info = server.json("/iiif/3/double/info.json")
+        top = top_level(info)
+        peak = 0
+        for level in range(top - 4, top + 1):
+            scale = 2 ** (top - level)
+            cols, rows = math.ceil(math.ceil(info["width"] / scale) / 256), math.ceil(math.ceil(info["height"] / scale) / 256)
+            for y in range(max(0, rows // 2 - 1), min(rows, rows // 2 + 2)):
+                for x in range(max(0, cols // 2 - 2), min(cols, cols // 2 + 3)):
+                    path = f"/images/double_files/{level}/{x}_{y}.jpg"
+                    response, body = server.get(path)
+                    assert response.status == 200 and body == reference.get(path)[1], path
+            m = metrics(server)
+            peak = max(peak, m["tileserver_object_cache_bytes"])
+            assert m["tileserver_object_cache_bytes"] <= m["tileserver_object_cache_budget_bytes"] == 2 << 20
+        assert metrics(server)["tileserver_object_prefetches_total"] > 0
+        print(f"object cache: peak {peak / 1024:.0f} KiB of 2048 KiB; prefetches {metrics(server)['tileserver_object_prefetches_total']:.0f}")
+    finally:
+        server.stop()
+        reference.stop()
+        proxy.close()
+
+
+def percentile(values, p):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * p))]
+
+
+def test_a_hung_store_keeps_no_local_tile_waiting(store, tmp_path):
+    """One server, local JPEG masters and JPEG masters in a store that then hangs: the uncached tiles of a local
+    master (each from a decode pass) take as long while a dozen requests and their passes wait on the hung store as
+    with the store up (p99 within twice), and the store's requests end 503 with Retry-After."""
+    store.make_bucket("hang")
+    local, remote = tmp_path / "local", tmp_path / "remote"
+    local.mkdir()
+    remote.mkdir()
+    for i in range(2):
+        subprocess.run(["vips", "resize", str(GALLERY / "large.jpg"), f"{local / f'near-{i}.jpg'}[Q=90]", "1.5"], check=True)
+    for i in range(4):
+        subprocess.run(["vips", "resize", str(GALLERY / "large.jpg"), f"{remote / f'far-{i}.jpg'}[Q=90]", str(1 + 0.1 * i)], check=True)
+        store.put("hang", f"set/far-{i}.jpg", file=remote / f"far-{i}.jpg")
+    proxy = StallingProxy(store.s3)
+    server = Server([str(local), "s3://hang/set", "--access-log", "off", "--store-dir", "off", "--object-timeout", "4",
+                     "--rescan-interval", "0"], env=store.env(f"http://127.0.0.1:{proxy.port}"))
+    try:
+        ids = {i["id"] for i in server.json("/api/images")["images"]}
+        far_ids = sorted(i for i in ids if "far" in i)
+        for ident in far_ids:   # opened while the store is up: their versions are known
+            assert server.get(f"/iiif/3/{ident}/info.json")[0].status == 200
+        near = sorted(i for i in ids if "near" in i)
+        info = server.json(f"/iiif/3/{near[0]}/info.json")
+        top = top_level(info)
+
+        def local_tiles(ident):
+            """Uncached tiles of every level of a local master, each timed."""
+            out = []
+            for level in range(top - 5, top + 1):
+                for x, y in ((0, 0), (1, 1), (2, 0)):
+                    started = time.perf_counter()
+                    response, _ = server.get(f"/images/{ident}_files/{level}/{x}_{y}.jpg", timeout=60)
+                    if response.status == 404:
+                        continue
+                    assert response.status == 200
+                    out.append(time.perf_counter() - started)
+            return out
+
+        up = local_tiles(near[0])
+        proxy.forwarding.clear()
+        outcomes = []
+
+        def far_tile(path):
+            response, _ = server.get(path, timeout=120)
+            outcomes.append((path, response.status, response.getheader("Retry-After")))
+
+        waiting = [threading.Thread(target=far_tile, args=(f"/images/{ident}_files/{level}/{x}_0.jpg",))
+                   for ident in far_ids for level, x in ((11, 0), (11, 1), (10, 0))]
+        for t in waiting:
+            t.start()
+        time.sleep(0.5)
+        hung = local_tiles(near[1])
+        still = sum(t.is_alive() for t in waiting)
+        for t in waiting:
+            t.join(120)
+        proxy.forwarding.set()
+        print(f"local uncached tile p99: store up {percentile(up, 0.99) * 1000:.0f} ms, store hung "
+              f"{percentile(hung, 0.99) * 1000:.0f} ms ({len(hung)} tiles, {still} requests waiting on the store meanwhile)")
+        assert still >= 6, "the requests to the hung store ended before the measurement"
+        assert percentile(hung, 0.99) <= 2 * percentile(up, 0.99), (up, hung)
+        assert len(outcomes) == len(waiting)
+        for path, status, retry_after in outcomes:
+            assert status == 503 and int(retry_after) > 0, (path, status)
+    finally:
+        server.stop()
+        proxy.close()
