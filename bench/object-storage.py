@@ -16,7 +16,8 @@ ROUNDS) and the ratio s3/local beside the issue's goal. Asserts nothing.
   - jpeg cold: the mixed trace on a collection of JPEG masters, fresh server and store each time.    goal <= 1.3x
     (behind DELAY_MS: <= 1.2x)
 Each figure's line gives the trace's p99 and the GETs a run sent; with PREFETCH holding "off", the delayed store
-is measured a second time with --object-prefetch off.
+is measured a second time with --object-prefetch off; with BEFORE naming another build (an earlier commit's), each
+store is measured with it too, in the same rounds.
 Masters are made from the fixtures' photo scaled by SCALE (vips), or taken from ../shared/tools/make-images.sh's
 real photo when it is there.
 
@@ -45,6 +46,7 @@ from seaweed import SeaweedFS  # noqa: E402
 from store_proxy import StallingProxy  # noqa: E402
 
 BIN = os.environ.get("BIN", str(ROOT / ".build/release/tileserver"))
+BEFORE = os.environ.get("BEFORE")   # another build, measured against each store in the same rounds
 ROUNDS = int(os.environ.get("ROUNDS", "3"))
 TIFFS = int(os.environ.get("TIFFS", "4"))
 JPEGS = int(os.environ.get("JPEGS", "6"))
@@ -69,8 +71,8 @@ def drop_caches():
 
 
 class Tileserver:
-    def __init__(self, args, env):
-        self.process = subprocess.Popen([BIN, "serve", "--host", "127.0.0.1", "--port", "0", "--access-log", "off", *args],
+    def __init__(self, args, env, binary=BIN):
+        self.process = subprocess.Popen([binary, "serve", "--host", "127.0.0.1", "--port", "0", "--access-log", "off", *args],
                                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env={**os.environ, **env})
         for line in self.process.stdout:
             found = re.search(r"on 127\.0\.0\.1:(\d+)", line)
@@ -219,10 +221,11 @@ def main():
 
         def serve(side, args):
             """Our server against `side`'s store (nginx, behind the proxy or not, knows only path-style names)."""
-            extra = ["--s3-addressing", "path"] if side.startswith(("nginx", "delayed")) else []
-            if side == "delayed-no-prefetch":
+            store, before = side.removesuffix(" before"), side.endswith(" before")
+            extra = ["--s3-addressing", "path"] if store.startswith(("nginx", "delayed")) else []
+            if store == "delayed-no-prefetch":
                 extra += ["--object-prefetch", "off"]
-            return Tileserver(args + extra, envs[side])
+            return Tileserver(args + extra, envs[store], BEFORE if before else BIN)
 
         def measure(label, goals, sides):
             """sides: {"local": (args, trace), store: (args, trace), …}, each store as STORES names it; alternated,
@@ -249,7 +252,8 @@ def main():
                     continue
                 remote = statistics.median(times[side])
                 name = {"seaweedfs": "SeaweedFS", "nginx": "nginx", "delayed": f"nginx +{DELAY_MS:g}±{JITTER_MS:g} ms",
-                        "delayed-no-prefetch": f"nginx +{DELAY_MS:g}±{JITTER_MS:g} ms, --object-prefetch off"}[side]
+                        "delayed-no-prefetch": f"nginx +{DELAY_MS:g}±{JITTER_MS:g} ms, --object-prefetch off"}[side.removesuffix(" before")]
+                name += ", BEFORE build" if side.endswith(" before") else ""
                 gets = sorted(r.get("GET", 0) for r in requests[side])
                 goal = goals[1] if side.startswith("delayed") else goals[0]
                 line = (f"FIGURE\t{label}\tlocal {local:.2f} s\t{name} {remote:.2f} s\t{remote / local:.2f}x\tgoal <= {goal}x"
@@ -266,6 +270,8 @@ def main():
         remote = [side for side in ("seaweedfs", "nginx", "delayed") if side in STORES]
         if "delayed" in STORES and "off" in PREFETCH:
             remote.append("delayed-no-prefetch")
+        if BEFORE:
+            remote += [f"{side} before" for side in remote if side != "delayed-no-prefetch"]
 
         def both(local_args, remote_args, trace):
             return {"local": (local_args, trace), **{side: (remote_args, trace) for side in remote}}
@@ -284,7 +290,7 @@ def main():
                 server = serve(side, args)
                 replay(server.port, t)
                 server.idle()
-                time.sleep(1)   # the masters' structures on their way to the store
+                time.sleep(4)   # the masters' structures kept (2 s after their opens) and on their way to the store
                 server.stop()
             measure(f"{trace} on pyramidal TIFFs, warm (store filled)", (1.1, 1.3), both(
                 lambda: [str(tiffs), "--store-dir", local_store], lambda: ["s3://bench/tiffs", "--store-dir", shared], t))

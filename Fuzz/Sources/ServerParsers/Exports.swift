@@ -6,6 +6,7 @@
 @testable import TileAPI
 @testable import Library
 @testable import ObjectStorage
+@testable import POSIXSupport
 
 /// Entry points the fuzz targets call: the server's own parsers, from its libraries.
 public enum ServerParsers {

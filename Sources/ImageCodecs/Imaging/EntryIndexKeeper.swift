@@ -4,4 +4,11 @@
 package protocol EntryIndexKeeper: Sendable {
     func load(_ name: String) -> [UInt8]?
     func save(_ name: String, _ bytes: [UInt8])
+    /// Every name kept under the folder `folder`, in one request, or nil when the keeper cannot say cheaply (then
+    /// each name is asked for).
+    func names(under folder: String) -> Set<String>?
+}
+
+extension EntryIndexKeeper {
+    package func names(under folder: String) -> Set<String>? { nil }
 }

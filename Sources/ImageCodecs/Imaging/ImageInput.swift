@@ -47,10 +47,11 @@ package final class ImageInput: @unchecked Sendable {
         RemoteFile.configure(budget: budget)
     }
 
-    /// The blocks of objects in memory (bytes against their budget), and the reads ahead made so far.
-    package static var objectBlocks: (cache: CacheStatistics, prefetches: Int, prefetchedBytes: Int) {
-        let ahead = ObjectPrefetch.statistics
-        return (RemoteFile.cacheStatistics, ahead.fetches, ahead.bytes)
+    /// The blocks of objects in memory (bytes against their budget), the reads ahead made so far, and the floor of a
+    /// block GET's seconds, which decides whether reads ahead are made (`ObjectPrefetch`; nil before enough GETs).
+    package static var objectBlocks: (cache: CacheStatistics, prefetches: Int, readsAhead: Int, floor: Double?) {
+        let prefetch = ObjectPrefetch.statistics
+        return (RemoteFile.cacheStatistics, prefetch.fetches, prefetch.ahead, prefetch.floor)
     }
 
     /// Whether reads ahead of viewers are made in object storage (`ObjectPrefetch`).

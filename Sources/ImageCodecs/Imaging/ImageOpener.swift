@@ -14,11 +14,9 @@ public enum ImageOpener {
         // writers put them), the last bytes a JPEG is checked to end with.
         input.prefetchTail(SourceFormat.named(path) == .tiff ? TIFFSource.tailBytes : 1)
         let source = try open(path, input: input, limits: limits)
-        if let ranges = input.recordedStructure() {
-            if let tiff = source as? TIFFSource {
-                startDetachedThread { tiff.keepStructure(opening: ranges) }
-            } else {
-                input.keepStructure(ranges)
+        if let ranges = input.recordedStructure(), let structures = files.structures {
+            structures.later {
+                if let tiff = source as? TIFFSource { tiff.keepStructure(opening: ranges) } else { input.keepStructure(ranges) }
             }
         }
         return source

@@ -133,6 +133,8 @@ final class RemoteFile: @unchecked Sendable {
         }
         guard !wanted.isEmpty else { return }
         let cache = Self.blocks.withLock { $0 }
+        // No GET longer than the quarter of the cache that may be on its way.
+        let runLimit = max(1, min(runLimit, Int64(cache.statistics.budget / 4 / Self.blockBytes)))
         let runs = Self.loading.withLock { () -> [(Int64, Int64)] in
             var runs: [(Int64, Int64)] = []
             for index in wanted.sorted() {
@@ -151,7 +153,7 @@ final class RemoteFile: @unchecked Sendable {
             return runs
         }
         for (first, span) in runs {
-            ObjectPrefetch.shared.submit(bytes: Int(span) * Self.blockBytes) { [self] in
+            ObjectPrefetch.shared.submit(bytes: Int(span) * Self.blockBytes, ahead: ahead) { [self] in
                 defer {
                     Self.loading.withLock {
                         for i in first ..< first + span { Self.inFlight.remove(BlockKey(path: path, etag: version.tag, index: i)) }
@@ -212,7 +214,9 @@ final class RemoteFile: @unchecked Sendable {
             }
         }
         if !claimed { return try block(index) }    // fetched and already dropped again: fetch it now
+        let started = MonotonicClock.nanoseconds()
         let bytes = try objects.bytes(of: path, offset: index * Int64(Self.blockBytes), count: Int(span) * Self.blockBytes, version: version)
+        ObjectPrefetch.shared.observe(seconds: Double(MonotonicClock.nanoseconds() - started) / 1e9)
         sequence.withLock { $0 = (index + span - 1, streak) }
         return store(bytes, from: index, in: cache)
     }

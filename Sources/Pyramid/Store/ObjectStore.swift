@@ -132,6 +132,12 @@ final class ObjectStore: StoreBackend {
         }
     }
 
+    func names(under folder: String) -> Set<String>? {
+        guard let entries = attempt({ () throws(ObjectStorageError) in try objects.client.list(bucket: bucket, prefix: prefix + folder + "/") })
+        else { return nil }
+        return Set(entries.map { String($0.key.dropFirst(prefix.count)) })
+    }
+
     /// The tiles still queued, and the end markers waiting on them, are written before the process exits (for at
     /// most 10 s).
     func flush() { writer.drain(timeout: 10) }

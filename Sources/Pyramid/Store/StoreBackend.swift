@@ -12,6 +12,9 @@ protocol StoreBackend: Sendable {
     func removeAll(under prefix: String)
     /// What is there at start: tiles with size and age (for the budget) and passes started and never finished.
     func scan() -> (tiles: [StoreScan.Tile], interrupted: [StoredPass])
+    /// The names under the folder `prefix` now (one listing), or nil when the backend does not list them cheaply or
+    /// the listing failed.
+    func names(under prefix: String) -> Set<String>?
     /// Waits for writes still under way (at exit).
     func flush()
     /// Writes not made because the writes waiting already held their memory bound (a shared store that is slow).
@@ -19,6 +22,7 @@ protocol StoreBackend: Sendable {
 }
 
 extension StoreBackend {
+    func names(under prefix: String) -> Set<String>? { nil }
     func flush() {}
     var droppedWrites: Int { 0 }
 }

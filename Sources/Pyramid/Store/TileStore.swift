@@ -154,6 +154,8 @@ extension TileStore: EntryIndexKeeper {
     package func load(_ name: String) -> [UInt8]? { backend.contents(name) }
 
     package func save(_ name: String, _ bytes: [UInt8]) { _ = try? backend.write(bytes, as: name) }
+
+    package func names(under folder: String) -> Set<String>? { backend.names(under: folder) }
 }
 
 /// Why the tile store cannot be used.

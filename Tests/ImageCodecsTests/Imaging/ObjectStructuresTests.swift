@@ -3,6 +3,7 @@ import POSIXSupport
 import XCTest
 @testable import ImageCodecs
 import ImageTestSupport
+import TestSupport
 
 /// A master's structure kept beside the tiles: a second process (new `ImageFiles`, same keeper) opens a pyramidal
 /// TIFF reading nothing of it; a replaced object (new ETag) is opened from its own bytes; what the keeper hands back
@@ -114,5 +115,35 @@ final class ObjectStructuresTests: XCTestCase {
         let at = huge.count - 4 - 16
         for i in 0 ..< 8 { huge[at + i] = 0xFF }     // an offset past the object's end
         XCTAssertNil(ObjectStructures.decode(huge, version: version))
+    }
+
+    /// The fuzz target's structure seeds and findings (Fuzz/Corpus/s3, Fuzz/Regressions/s3, first byte 0xFF).
+    func testFuzzInputsDecodeOrAreRefused() throws {
+        let version = ObjectVersion(size: 1 << 20, tag: "\"etag\"", stamp: FileStamp(size: 1 << 20, modified: 0))
+        let seeds = try FuzzInputs.contents(of: "s3").filter { $0.1.first == 0xFF }
+        XCTAssertFalse(seeds.isEmpty)
+        for (name, data) in seeds {
+            let rest = Array(data.dropFirst())
+            if let structure = ObjectStructures.decode(rest, version: version) {
+                XCTAssertEqual(ObjectStructures.encode(structure, tag: version.tag), rest, name)
+            }
+        }
+        XCTAssertNotNil(ObjectStructures.decode(Array(try XCTUnwrap(seeds.first { $0.0.hasSuffix("structure") }).1.dropFirst()), version: version))
+    }
+
+    /// Reads ahead of the viewer only for a store far away: its quick GETs, not its slow ones, say how far it is.
+    func testReadsAheadAreMadeOnlyForAStoreFarAway() {
+        let near = ObjectPrefetch(threads: 1)
+        let runs: [(Int64, Int64)] = [(0, 1), (4, 2)]
+        XCTAssertTrue(near.admit(runs, blockBytes: 1 << 18, budget: 64 << 20, ahead: true).isEmpty, "before any GET")
+        XCTAssertEqual(near.admit(runs, blockBytes: 1 << 18, budget: 64 << 20, ahead: false).count, 2, "a master's directories always")
+        // A store on the same machine with a cold disk: most GETs slow, some quick.
+        for i in 0 ..< 32 { near.observe(seconds: i % 4 == 0 ? 0.002 : 0.030) }
+        XCTAssertTrue(near.admit(runs, blockBytes: 1 << 18, budget: 64 << 20, ahead: true).isEmpty)
+        let far = ObjectPrefetch(threads: 1)
+        for i in 0 ..< 8 { far.observe(seconds: 0.015 + Double(i) * 0.001) }
+        XCTAssertEqual(far.admit(runs, blockBytes: 1 << 18, budget: 64 << 20, ahead: true).count, 2)
+        // At most a quarter of the cache on its way: the three blocks above (768 KiB) are, and a 2 MiB cache takes no more.
+        XCTAssertEqual(far.admit(runs, blockBytes: 1 << 18, budget: 2 << 20, ahead: true).count, 0)
     }
 }
