@@ -37,7 +37,8 @@ extension TIFFSource {
         if let handle = try? TIFFHandle(path: path, input: input) {
             for level in levels where level.tiled {
                 guard (try? handle.select(level.offset, path: path)) != nil else { break }
-                _ = Self.tileExtents(handle, PixelRect(x: 0, y: 0, width: level.width, height: level.height), limit: 1 << 20)
+                let tiles = ((level.width + level.tileWidth - 1) / level.tileWidth) * ((level.height + level.chunkHeight - 1) / level.chunkHeight)
+                _ = Self.tileExtents(handle, PixelRect(x: 0, y: 0, width: level.width, height: level.height), limit: min(tiles, 1 << 20))
             }
         }
         input.keepStructure(opening + (input.recordedStructure() ?? []))
