@@ -97,7 +97,9 @@ class Tileserver:
 class NginxS3:
     """nginx answering the S3 requests the server sends: ranged GETs and HEADs of the masters (hard links of the
     uploaded files), ListObjectsV2 from files prepared here (nginx's own ETags, so If-Match holds), and PUT, GET and
-    DELETE of tiles through its WebDAV module. Signatures are not checked. A bench tool, not a store."""
+    DELETE of tiles through its WebDAV module, the tile bucket's listings written by `list_tiles` (empty until then,
+    as a new prefix's are: without them each open asked for a kept structure that a listing says is not there).
+    Signatures are not checked. A bench tool, not a store."""
 
     def __init__(self, work, port, buckets):
         self.root, self.port = work / "nginx-s3", port
@@ -141,12 +143,29 @@ http {{
     listen 127.0.0.1:{port};
     root {self.root}/data;
     {"".join(f"location = /{b} {{ default_type application/xml; alias {self.root}/listings/$listing.xml; }} " for b in buckets)}
+    location = /tiles {{ default_type application/xml; root {self.root}/listings/tiles; try_files /$arg_prefix.xml /empty.xml; }}
     location /tiles/ {{ dav_methods PUT DELETE; create_full_put_path on; dav_access user:rw group:rw all:rw; }}
   }}
 }}
 """)
+        self.list_tiles(None)
         self.process = subprocess.Popen(["nginx", "-c", str(self.root / "nginx.conf"), "-p", str(self.root)])
         time.sleep(0.5)
+
+    def list_tiles(self, folder):
+        """Makes the listing of the tile bucket's `folder` (say "warm-uv/object-structures") what it holds now, as
+        S3 would list it; a folder not listed so lists empty (a cold store), as an S3 store's new prefix does."""
+        listings = self.root / "listings" / "tiles"
+        listings.mkdir(exist_ok=True)
+        entries = []
+        if folder:
+            for f in sorted((self.root / "data" / "tiles" / folder).glob("*")):
+                entries.append(f"<Contents><Key>{folder}/{f.name}</Key><ETag>&#34;{f.stat().st_size:x}&#34;</ETag>"
+                               f"<Size>{f.stat().st_size}</Size><LastModified>2026-01-01T00:00:00Z</LastModified></Contents>")
+        name = folder.replace("/", "%2F") + "%2F.xml" if folder else "empty.xml"
+        (listings / name).write_text(
+            '<?xml version="1.0" encoding="UTF-8"?>\n<ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/">'
+            f"<Name>tiles</Name><IsTruncated>false</IsTruncated>{''.join(entries)}<KeyCount>{len(entries)}</KeyCount></ListBucketResult>")
 
     def stop(self):
         self.process.terminate()
@@ -292,6 +311,8 @@ def main():
                 server.idle()
                 time.sleep(4)   # the masters' structures kept (2 s after their opens) and on their way to the store
                 server.stop()
+            if nginx:
+                nginx.list_tiles(f"warm-{trace}/object-structures")
             measure(f"{trace} on pyramidal TIFFs, warm (store filled)", (1.1, 1.3), both(
                 lambda: [str(tiffs), "--store-dir", local_store], lambda: ["s3://bench/tiffs", "--store-dir", shared], t))
         t = traces["jpegs"] / "mixed.txt"

@@ -7,7 +7,7 @@ import ImageValues
 final class PublicLevelTests: XCTestCase {
     func testTilesCoverThePublicSizeAndEachIsPermitted() throws {
         for (w, h, side) in [(10170, 8090, 1000), (5120, 2880, 1000), (4000, 3000, 1600), (2880, 5120, 777), (3001, 17, 300)] {
-            let g = try PyramidGeometry(width: w, height: h, tileSize: 256)
+            let g = PyramidGeometry(width: w, height: h, tileSize: 256)
             let limit = OutputLimit(longSide: side)
             let level = try XCTUnwrap(PublicLevel(g, limit: limit), "\(w)×\(h) at \(side)")
             XCTAssertEqual(max(level.width, level.height), side)
@@ -28,7 +28,7 @@ final class PublicLevelTests: XCTestCase {
     }
 
     func testAPartOfTheImageNeedsOnlyItsTiles() throws {
-        let g = try PyramidGeometry(width: 10170, height: 8090, tileSize: 256)
+        let g = PyramidGeometry(width: 10170, height: 8090, tileSize: 256)
         let level = try XCTUnwrap(PublicLevel(g, limit: OutputLimit(longSide: 1000)))
         let part = level.tiles(covering: ViewRect(x: 3000, y: 3000, width: 1000, height: 500))
         XCTAssertEqual(Set(part.map(\.x)), [1])            // 3000…4000 image px are public px 295…393
@@ -36,7 +36,7 @@ final class PublicLevelTests: XCTestCase {
     }
 
     func testNoPublicLevelWithoutALimitOrWhereTheLimitIsALevel() throws {
-        let g = try PyramidGeometry(width: 4096, height: 2048, tileSize: 256)
+        let g = PyramidGeometry(width: 4096, height: 2048, tileSize: 256)
         XCTAssertNil(PublicLevel(g, limit: .none))
         XCTAssertNil(PublicLevel(g, limit: OutputLimit(longSide: 1024)), "the level of 1024 px is the public size")
         XCTAssertNil(PublicLevel(g, limit: OutputLimit(longSide: 5000)), "the limit allows the whole image")
@@ -44,7 +44,7 @@ final class PublicLevelTests: XCTestCase {
     }
 
     func testTheToggleGoesToTheFullZoomNotTheLargest() throws {
-        let g = try PyramidGeometry(width: 4000, height: 3000, tileSize: 256)
+        let g = PyramidGeometry(width: 4000, height: 3000, tileSize: 256)
         let model = try ScrollViewModel(geometry: g, viewWidth: 1440, viewHeight: 784, maxZoom: 1.6, pixelRatio: 1, levelCap: 11, fullZoom: 0.4)
         XCTAssertEqual(model.doubleTap(zoom: model.minZoom, x: 2000, y: 1500, mode: .toggle).zoom, 0.4, accuracy: 1e-12)
         XCTAssertEqual(model.level(forZoom: 1.6), 11, "no tile deeper than the cap")

@@ -1,7 +1,8 @@
 """A store of masters far away (store_proxy.py in front of SeaweedFS, each request held 20 ± 5 ms): a restarted
 replica opens a pyramidal TIFF from the structure the first one kept beside the tiles, in one GET and none of the
 master; a master replaced in the store is never read through its old structure; reads ahead of the viewer stay
-within --object-cache-mb; and a store that hangs keeps no local master's tile waiting."""
+within --object-cache-mb; a region's stored tiles are read from a shared store together, not one after another;
+and a store that hangs keeps no local master's tile waiting."""
 import math
 import re
 import shutil
@@ -155,6 +156,42 @@ def test_reads_ahead_stay_within_the_object_cache(store, pyramids):
     finally:
         server.stop()
         reference.stop()
+        proxy.close()
+
+
+def test_a_regions_stored_tiles_are_read_together(store):
+    """A restarted replica, its memory empty, answers a region of 16 tiles its first replica stored in a shared
+    store 100 ms away: the 16 GETs go out together (8 at once), so the answer takes a few round trips, not 16; and it
+    is the first replica's answer from the same tiles, byte for byte."""
+    store.make_bucket("near")
+    store.put("near", "set/photo.jpg", file=GALLERY / "large.jpg")
+    proxy = StallingProxy(store.s3, delay=0.1)
+    args = ("--store-dir", "s3://near/tiles", "--object-prefetch", "off")
+    region = "/iiif/3/photo/0,0,1024,1024/1000,/0/default.jpg"   # the full-size level's 4 x 4 tiles, resampled
+    first = far(store, "s3://near/set", *args, proxy=proxy)
+    try:
+        top = top_level(first.json("/iiif/3/photo/info.json"))
+        assert first.get(region, timeout=120)[0].status == 200
+        response, expected = first.get(region)  # from the tiles as stored (the first answer was made from their pixels)
+        assert response.status == 200
+        wait_for(lambda: len([k for k in store.keys("near", "tiles/") if f"/{top}/" in k]) >= 16,
+                 what="the full-size level's tiles stored", timeout=120)
+    finally:
+        first.stop()
+    second = far(store, "s3://near/set", *args, proxy=proxy)
+    try:
+        assert second.get("/iiif/3/photo/info.json")[0].status == 200    # opened: what follows is the region alone
+        mark = gets(proxy)
+        started = time.perf_counter()
+        response, body = second.get(region, timeout=120)
+        seconds = time.perf_counter() - started
+        assert response.status == 200 and body == expected
+        tiles = [g[0] for g in since(proxy, mark) if re.search(rf"/{top}/[0-3]_[0-3]\.jpg$", g[0])]
+        assert len(tiles) == 16, since(proxy, mark)
+        # One after another the tiles alone would take 1.6 s.
+        assert seconds < 1.0, f"{seconds:.2f} s for a region of 16 stored tiles 100 ms away"
+    finally:
+        second.stop()
         proxy.close()
 
 

@@ -1,4 +1,5 @@
 import POSIXSupport
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -13,7 +14,7 @@ final class RemoteFile: @unchecked Sendable {
     static let blockBytes = 256 << 10
     static let readAhead = 8
 
-    struct BlockKey: Hashable, Sendable {
+    private struct BlockKey: Hashable, Sendable {
         let path: String
         let etag: String
         let index: Int64
@@ -36,8 +37,11 @@ final class RemoteFile: @unchecked Sendable {
     private let structure: ObjectStructures.Structure?
     /// The ranges read while recording (opening a master whose structure is not kept).
     private let recorded = Locked<[(offset: Int64, count: Int)]?>(nil)
-    /// The last block fetched and how many fetches in a row followed on from the one before.
-    private let sequence = Locked<(last: Int64, streak: Int)>((-2, 0))
+    /// Whether `recorded` is on: every read asks, and only an open records.
+    private let recording = Atomic<Bool>(false)
+    /// The last block fetched, how many fetches in a row followed on from the one before, and while a decode
+    /// streams through the object the first block not yet asked for (else -1).
+    private let sequence = Locked<(last: Int64, streak: Int, ahead: Int64)>((-2, 0, -1))
 
     static func open(_ path: String, objects: (any ObjectBytes)?, structures: ObjectStructures?) throws(ImageSourceError) -> RemoteFile {
         guard let objects else {
@@ -64,11 +68,13 @@ final class RemoteFile: @unchecked Sendable {
     /// Notes every range read from now until `recordedRanges()`.
     func startRecording() {
         recorded.withLock { $0 = [] }
+        recording.store(true, ordering: .releasing)
     }
 
     /// The ranges read since `startRecording()`, and recording stopped.
     func recordedRanges() -> [(offset: Int64, count: Int)] {
-        recorded.withLock { ranges in
+        recording.store(false, ordering: .releasing)
+        return recorded.withLock { ranges in
             defer { ranges = nil }
             return ranges ?? []
         }
@@ -89,7 +95,7 @@ final class RemoteFile: @unchecked Sendable {
         let size = UInt64(version.size)
         guard offset < size else { return 0 }
         let end = min(size, offset + UInt64(count))
-        recorded.withLock { $0?.append((Int64(offset), Int(end - offset))) }
+        if recording.load(ordering: .acquiring) { recorded.withLock { $0?.append((Int64(offset), Int(end - offset))) } }
         if let structure, structure.copy(into: dst, count: Int(end - offset), at: Int64(offset)) { return Int64(end - offset) }
         var at = offset
         while at < end {
@@ -186,8 +192,11 @@ final class RemoteFile: @unchecked Sendable {
     private func block(_ index: Int64) throws(ObjectReadError) -> [UInt8] {
         let cache = Self.blocks.withLock { $0 }
         let key = BlockKey(path: path, etag: version.tag, index: index)
-        if let hit = cache.value(for: key) { return hit }
         let total = Int64((version.size + Int64(Self.blockBytes) - 1) / Int64(Self.blockBytes))
+        if let hit = cache.value(for: key) {
+            streamAhead(index, total: total)
+            return hit
+        }
         let streak = sequence.withLock { $0.last == index - 1 ? $0.streak + 1 : 0 }
         var span = max(1, min(min(Int64(Self.readAhead), Int64(1) << min(streak, 3)), total - index))
         // Claim the blocks to fetch, or wait for whoever fetches this one.
@@ -204,7 +213,10 @@ final class RemoteFile: @unchecked Sendable {
             for i in index ..< index + span { Self.inFlight.insert(BlockKey(path: path, etag: version.tag, index: i)) }
             return true
         }
-        if !claimed, let hit = cache.value(for: key) { return hit }
+        if !claimed, let hit = cache.value(for: key) {
+            streamAhead(index, total: total)
+            return hit
+        }
         defer {
             if claimed {
                 Self.loading.withLock {
@@ -217,8 +229,24 @@ final class RemoteFile: @unchecked Sendable {
         let started = MonotonicClock.nanoseconds()
         let bytes = try objects.bytes(of: path, offset: index * Int64(Self.blockBytes), count: Int(span) * Self.blockBytes, version: version)
         ObjectPrefetch.shared.observe(seconds: Double(MonotonicClock.nanoseconds() - started) / 1e9)
-        sequence.withLock { $0 = (index + span - 1, streak) }
-        return store(bytes, from: index, in: cache)
+        sequence.withLock { $0 = (index + span - 1, streak, streak >= 2 ? index + span : -1) }
+        let first = store(bytes, from: index, in: cache)
+        streamAhead(index, total: total)
+        return first
+    }
+
+    /// A decode streaming through the object (the third fetch in a row): the next run of blocks is fetched while
+    /// the one before it is decoded, once the reads are within a run of the end of what was asked for, so the
+    /// decode does not stop for a round trip at each run.
+    private func streamAhead(_ index: Int64, total: Int64) {
+        let run = Int64(Self.readAhead)
+        let next = sequence.withLock { state -> Int64? in
+            guard state.ahead >= 0, state.ahead < total, index >= state.ahead - run else { return nil }
+            defer { state = (state.ahead + run - 1, state.streak, state.ahead + run) }
+            return state.ahead
+        }
+        guard let next else { return }
+        prefetch([(offset: next * Int64(Self.blockBytes), count: Int(run) * Self.blockBytes)], ahead: false)
     }
 
     /// The last failure a read of `path` met on this thread, taken (so it is reported once). One that nobody took

@@ -2,9 +2,9 @@ import CImageIO
 import ImageValues
 
 /// A pyramidal TIFF in object storage read ahead of the viewer: after a tile of a level, the tiles around it on
-/// that level and the next finer level's tiles under them start on their way (`RemoteFile.prefetch`), so the
-/// viewer's next tiles and its next zoom step find their blocks fetched or in flight instead of each waiting for
-/// its own GET. Once such a master is open, every level's tile tables are read in the background and kept with
+/// that level, the next finer level's tiles under them and the level after's under the tile itself start on their
+/// way (`RemoteFile.prefetch`), so the viewer's next tiles and its next two zoom steps find their blocks fetched or
+/// in flight instead of each waiting for its own GET. Once such a master is open, every level's tile tables are read in the background and kept with
 /// what opening it read (`ObjectStructures`): a restarted server finds every tile's place without a request.
 extension TIFFSource {
     /// Tiles around a read fetched on its level.
@@ -18,12 +18,17 @@ extension TIFFSource {
                                                      width: rect.width + 2 * t * level.tileWidth,
                                                      height: rect.height + 2 * t * level.chunkHeight))
         // The next finer level under it and the tiles around it: a viewer zooming in asks for them next. (The level
-        // after that too measured no faster behind 20 ms, for half as many GETs again.)
+        // after that too, under the tile itself: behind 20 ms the Mirador trace took 2.4x local disk with it, 2.6x
+        // without, for 40 % more GETs; the Universal Viewer trace the same within noise.)
         if let finer = levels.last(where: { $0.factor < level.factor }), finer.tiled {
             let s = level.factor / finer.factor
             ranges += extents(of: finer, in: PixelRect(x: (rect.x - level.tileWidth) * s, y: (rect.y - level.chunkHeight) * s,
                                                       width: (rect.width + 2 * level.tileWidth) * s,
                                                       height: (rect.height + 2 * level.chunkHeight) * s))
+            if let next = levels.last(where: { $0.factor < finer.factor }), next.tiled {
+                let s2 = level.factor / next.factor
+                ranges += extents(of: next, in: PixelRect(x: rect.x * s2, y: rect.y * s2, width: rect.width * s2, height: rect.height * s2))
+            }
         }
         guard !ranges.isEmpty else { return }
         try? handles.with(level.offset) { $0.input.prefetch(ranges) }

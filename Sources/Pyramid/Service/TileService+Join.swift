@@ -30,6 +30,7 @@ extension TileService {
         defer { lease.release() }
         var encoded: [[UInt8]] = []
         encoded.reserveCapacity(tiles.count)
+        gather(tiles, format: .jpeg, of: image, in: snapshot)
         for tile in tiles {
             switch try lookup(image, snapshot: snapshot, tile: tile, format: .jpeg, limit: .none) {
             case let .hit(hit): encoded.append(hit.bytes)

@@ -19,6 +19,7 @@ extension TileService {
         let channels = transform.channels(from: plan.channels)
         let raw = W * H * channels
         let turned = transform.quarterTurns % 2 == 1
+        gather(plan, of: image, in: snapshot)
         return try output(
             OutputShape(width: turned ? H : W, height: turned ? W : H, channels: channels, format: format,
                         wholeBytes: plan.wholeBytes + (format == .png ? 2 * raw : raw / 2), // the encoded copy too
@@ -42,6 +43,7 @@ extension TileService {
         let tiles = 2 * options.tileSize * options.tileSize * 4 // the tiles being painted
         let raw = width * height * 3
         let turned = transform.quarterTurns % 2 == 1
+        if layout.tiles.count <= Self.joinLimit { gather(layout.tiles.map(\.tile), format: passFormat(snapshot), of: image, in: snapshot) }
         return try output(
             OutputShape(width: turned ? height : width, height: turned ? width : height, channels: 3, format: format,
                         wholeBytes: raw * (transform == .none ? 1 : 2) + (format == .png ? 2 * raw : raw / 2) + tiles,

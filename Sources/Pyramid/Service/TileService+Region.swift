@@ -1,4 +1,5 @@
 import ImageCodecs
+import POSIXSupport
 import TileGeometry
 extension TileService {
     /// The pixels of one tile for assembling a region or a view: decoded from its cached encoding when there
@@ -44,8 +45,7 @@ extension TileService {
     package func region(_ plan: RegionPlan, columns: Range<Int>, rows: Range<Int>, of image: PyramidImage,
                        in snapshot: PyramidImage.Snapshot) throws -> PixelBuffer {
         let columnTaps = plan.columns(columns), rowTaps = plan.rows(rows)
-        let window = PixelRect(x: columnTaps.lower, y: rowTaps.lower, width: columnTaps.upper - columnTaps.lower,
-                               height: rowTaps.upper - rowTaps.lower)
+        let window = Self.window(columnTaps, rowTaps)
         let geometry = snapshot.geometry
         // A level read straight from the file (a tiled TIFF's, a JPEG 2000's) is decoded as the window alone: the
         // file's tiles under its edges only as far as the window reaches, where whole tiles of ours would decode up
@@ -55,7 +55,9 @@ extension TileService {
             return Resampler.resample(canvas, originX: window.x, originY: window.y, columns: columnTaps, rows: rowTaps)
         }
         var canvas = PixelBuffer(width: window.width, height: window.height, channels: plan.channels)
-        for tile in geometry.tiles(atLevel: plan.level, covering: window) {
+        let tiles = geometry.tiles(atLevel: plan.level, covering: window)
+        gather(tiles, format: passFormat(snapshot), of: image, in: snapshot)
+        for tile in tiles {
             let pixels = try self.pixels(of: tile, in: image, snapshot: snapshot)
             canvas.paste(pixels, at: try geometry.rect(of: tile), window: window)
         }
@@ -72,9 +74,12 @@ extension TileService {
         let geometry = snapshot.geometry
         let scale = layout.zoom / layout.levelScale // screen pixels per level pixel
         let left = Double(columns.lowerBound)
-        for visible in layout.tiles
-            where visible.screen.y < Double(rows.upperBound) && visible.screen.y + visible.screen.height > Double(rows.lowerBound)
-                && visible.screen.x < Double(columns.upperBound) && visible.screen.x + visible.screen.width > left {
+        let band = layout.tiles.filter {
+            $0.screen.y < Double(rows.upperBound) && $0.screen.y + $0.screen.height > Double(rows.lowerBound)
+                && $0.screen.x < Double(columns.upperBound) && $0.screen.x + $0.screen.width > left
+        }
+        gather(band.map(\.tile), format: passFormat(snapshot), of: image, in: snapshot)
+        for visible in band {
             let rect = try geometry.rect(of: visible.tile)
             let pixels = try self.pixels(of: visible.tile, in: image, snapshot: snapshot).flattened(background: background)
             // Painted into the band as if it began at column 0: the origin and the clip move left by the band's start.
@@ -85,5 +90,41 @@ extension TileService {
             canvas.paintBilinear(pixels, originX: originX, originY: originY, scale: scale, clip: clip, rowOffset: rows.lowerBound)
         }
         return canvas
+    }
+
+    static func window(_ columns: Resampler.Taps, _ rows: Resampler.Taps) -> PixelRect {
+        PixelRect(x: columns.lower, y: rows.lower, width: columns.upper - columns.lower, height: rows.upper - rows.lower)
+    }
+
+    /// Reads the stored tiles of the whole of `plan` together before it is made in bands (each band would
+    /// otherwise wait its own round trips for its own tiles), when they are few enough to be held at once.
+    func gather(_ plan: RegionPlan, of image: PyramidImage, in snapshot: PyramidImage.Snapshot) {
+        guard store?.isShared == true, !snapshot.readsDirectly(plan.level) else { return }
+        let window = Self.window(plan.columns(0 ..< plan.outWidth), plan.rows(0 ..< plan.outHeight))
+        let tiles = snapshot.geometry.tiles(atLevel: plan.level, covering: window)
+        if tiles.count <= Self.joinLimit { gather(tiles, format: passFormat(snapshot), of: image, in: snapshot) }
+    }
+
+    /// Stored tiles read at once from a shared store, at most this many GETs together.
+    static let storeReads = 8
+
+    /// With the tile store shared in object storage, each stored tile is a GET of 20–50 ms where the store is far:
+    /// the tiles of a region or view that are not in memory (nor read from the file itself) are read from the
+    /// store together, `storeReads` at once, into the memory cache, before they are taken one by one. A region of
+    /// sixteen stored tiles then waits two round trips, not sixteen. Tiles the store lacks are left to be made.
+    func gather(_ tiles: [TileCoordinate], format: ImageFormat, of image: PyramidImage, in snapshot: PyramidImage.Snapshot) {
+        guard let store, store.isShared, tiles.count > 1 else { return }
+        var misses: [TileMiss] = []
+        for tile in tiles where !snapshot.readsDirectly(tile.level) && !snapshot.fileIsStore(tile.level) {
+            if !snapshot.source.info.hasAlpha,
+               case .hit = try? lookup(image, snapshot: snapshot, tile: tile, format: .png, limit: .none, countingMiss: false) { continue }
+            if case let .miss(miss) = try? lookup(image, snapshot: snapshot, tile: tile, format: format, limit: .none, countingMiss: false) {
+                misses.append(miss)
+            }
+        }
+        guard misses.count > 1 else { return }
+        ConcurrentWaits.run(misses.count, width: Self.storeReads) { [self, misses] i in
+            if let stored = stored(misses[i]) { cache.insert(stored, for: misses[i].key) }
+        }
     }
 }

@@ -23,9 +23,12 @@ final class ObjectStore: StoreBackend {
     /// HEAD when another replica stored them first.
     private let known = Locked<Set<String>>([])
     static let knownLimit = 1 << 20
-    /// Markers found absent, and when: asked again only after `absentFor` seconds (a pass asks for each tile).
+    /// Markers and tiles found absent, and when: asked again only after `absentFor` seconds (a pass asks for a
+    /// marker each tile; a region's tiles are read together first, then one by one, and those the store lacks are
+    /// not asked for twice). At most `absentLimit` remembered.
     private let absent = Locked<[String: Double]>([:])
     static let absentFor = 2.0
+    static let absentLimit = 1 << 16
     private let writer: ObjectStoreWriter
     /// Tiles this process wrote lately, read back without a GET (a pass stores what it cuts rather than caching it,
     /// and requests then read it back from the store): the last `recentBytes` of them.
@@ -61,12 +64,27 @@ final class ObjectStore: StoreBackend {
 
     func contents(_ name: String) -> [UInt8]? {
         if let waiting = writer.pending(name) ?? recent.value(for: name, countingMiss: false) { return waiting }
+        if lately(absent: name) { return nil }
         let bytes = attempt { () throws(ObjectStorageError) in try objects.client.getObject(bucket: bucket, key: prefix + name, maxBytes: 64 << 20) } ?? nil
-        if bytes != nil { remember(name) }
+        if bytes != nil { remember(name) } else { noteAbsent(name) }
         return bytes
     }
 
+    /// Whether `name` was found absent less than `absentFor` seconds ago.
+    private func lately(absent name: String) -> Bool {
+        guard let seen = absent.withLock({ $0[name] }) else { return false }
+        return MonotonicClock.seconds() - seen < Self.absentFor
+    }
+
+    private func noteAbsent(_ name: String) {
+        absent.withLock {
+            if $0.count >= Self.absentLimit { $0.removeAll() }
+            $0[name] = MonotonicClock.seconds()
+        }
+    }
+
     private func remember(_ name: String) {
+        absent.withLock { _ = $0.removeValue(forKey: name) }
         known.withLock {
             if $0.count >= Self.knownLimit { $0.removeAll() }
             $0.insert(name)
@@ -105,14 +123,14 @@ final class ObjectStore: StoreBackend {
     func exists(_ name: String) -> Bool {
         if known.withLock({ $0.contains(name) }) { return true }
         guard Self.isMarker(name) else { return false }
-        if let seen = absent.withLock({ $0[name] }), MonotonicClock.seconds() - seen < Self.absentFor { return false }
+        if lately(absent: name) { return false }
         let found = attempt { () throws(ObjectStorageError) -> Bool in
             do throws(ObjectStorageError) { _ = try objects.client.head(bucket: bucket, key: prefix + name); return true } catch {
                 if case .notFound = error { return false }
                 throw error
             }
         } ?? false
-        if found { remember(name) } else { absent.withLock { $0[name] = MonotonicClock.seconds() } }
+        if found { remember(name) } else { noteAbsent(name) }
         return found
     }
 

@@ -9,31 +9,6 @@ import TestSupport
 /// TIFF reading nothing of it; a replaced object (new ETag) is opened from its own bytes; what the keeper hands back
 /// is taken only when whole and of the version asked for.
 final class ObjectStructuresTests: XCTestCase {
-    /// Objects in memory, counting the byte ranges asked for.
-    private final class MemoryObjects: ObjectBytes, @unchecked Sendable {
-        let lock = Locked<(files: [String: (bytes: [UInt8], tag: String)], reads: [String])>(([:], []))
-
-        func put(_ path: String, _ bytes: [UInt8], tag: String) { lock.withLock { $0.files[path] = (bytes, tag) } }
-        var reads: [String] { lock.withLock { $0.reads } }
-
-        func version(of path: String) throws(ObjectReadError) -> ObjectVersion {
-            guard let file = lock.withLock({ $0.files[path] }) else { throw .failed(reason: "no such object") }
-            return ObjectVersion(size: Int64(file.bytes.count), tag: file.tag,
-                                 stamp: FileStamp(size: Int64(file.bytes.count), modified: 1, tag: FNV1a(Array(file.tag.utf8)).value))
-        }
-
-        func bytes(of path: String, offset: Int64, count: Int, version: ObjectVersion) throws(ObjectReadError) -> [UInt8] {
-            guard let file = lock.withLock({ $0.files[path] }) else { throw .failed(reason: "no such object") }
-            guard file.tag == version.tag else { throw .changed }
-            lock.withLock { $0.reads.append("\(path)@\(offset)+\(count)") }
-            let start = Int(min(Int64(file.bytes.count), offset))
-            return Array(file.bytes[start ..< min(file.bytes.count, start + count)])
-        }
-
-        func refresh(_ path: String) {}
-        func stamp(of path: String) -> FileStamp? { try? version(of: path).stamp }
-    }
-
     private final class MemoryKeeper: EntryIndexKeeper, @unchecked Sendable {
         let kept = Locked<[String: [UInt8]]>([:])
         func load(_ name: String) -> [UInt8]? { kept.withLock { $0[name] } }
