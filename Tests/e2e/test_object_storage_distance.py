@@ -1,8 +1,9 @@
 """A store of masters far away (store_proxy.py in front of SeaweedFS, each request held 20 ± 5 ms): a restarted
 replica opens a pyramidal TIFF from the structure the first one kept beside the tiles, in one GET and none of the
-master; a master replaced in the store is never read through its old structure; reads ahead of the viewer stay
-within --object-cache-mb; a region's stored tiles are read from a shared store together, not one after another;
-and a store that hangs keeps no local master's tile waiting."""
+master, and with reads ahead on fetches the blocks the one before read as it opens; a master replaced in the store
+is never read through its old structure; reads ahead of the viewer stay within --object-cache-mb; a region's
+stored tiles are read from a shared store together, not one after another; and a store that hangs keeps no local
+master's tile waiting."""
 import math
 import re
 import shutil
@@ -76,8 +77,9 @@ def test_a_restarted_replica_opens_a_tiff_master_from_its_kept_structure(store, 
         opening = since(proxy, mark)
         assert [g for g in opening if g[0] == "/kept/set/double.tif"] == [], opening
         # One GET of the structure (and a listing of the store's structures at start, which names it).
+        kept = [k.split("/")[-1] for k in store.keys("kept", "tiles/object-structures/") if k.endswith(".tsos")]
         assert [g[0] for g in opening if "object-structures" in g[0] and "list-type" not in g[0]] == [
-            "/kept/tiles/object-structures/" + store.keys("kept", "tiles/object-structures/")[0].split("/")[-1]], opening
+            "/kept/tiles/object-structures/" + kept[0]], opening
         # A tile now costs the GET of its own block, not its level's directory: the same bytes as before.
         mark = gets(proxy)
         assert second.get(f"/images/double_files/{top_level(info)}/3_2.jpg")[1] == tile
@@ -85,6 +87,19 @@ def test_a_restarted_replica_opens_a_tiff_master_from_its_kept_structure(store, 
         assert 1 <= len(reads) <= 2, reads
     finally:
         second.stop()
+    # The blocks the tile was read from were kept as the server stopped: with reads ahead on, a third server fetches
+    # them as it opens the master, and the tile then costs no GET.
+    assert [k for k in store.keys("kept", "tiles/object-structures/") if k.endswith(".reads")]
+    third = far(store, "s3://kept/set", "--store-dir", "s3://kept/tiles", proxy=proxy)
+    try:
+        assert third.get("/iiif/3/double/info.json")[0].status == 200
+        wait_for(lambda: metrics(third).get("tileserver_object_prefetches_total", 0) >= 1, what="the kept blocks fetched")
+        time.sleep(0.5)
+        mark = gets(proxy)
+        assert third.get(f"/images/double_files/{top_level(info)}/3_2.jpg")[1] == tile
+        assert [g for g in since(proxy, mark) if g[0] == "/kept/set/double.tif"] == [], since(proxy, mark)
+    finally:
+        third.stop()
         proxy.close()
 
 

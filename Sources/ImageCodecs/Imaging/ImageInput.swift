@@ -69,6 +69,12 @@ package final class ImageInput: @unchecked Sendable {
         remote?.prefetch(ranges, ahead: true)
     }
 
+    /// Notes that `ranges` were read to answer a request: a later process opening this version fetches them at
+    /// once (`RemoteFile.noteRead`). Nothing for a local file.
+    package func noteRead(_ ranges: [(offset: Int64, count: Int)]) {
+        remote?.noteRead(ranges)
+    }
+
     /// For an object whose structure is not kept: notes what is read from now on, until `keepStructure()`.
     package func recordStructure() {
         if let remote, !remote.hasStructure { remote.startRecording() }

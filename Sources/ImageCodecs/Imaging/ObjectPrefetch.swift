@@ -28,6 +28,9 @@ final class ObjectPrefetch: @unchecked Sendable {
         shared.lock.withLock { shared.enabled = enabled }
     }
 
+    /// Whether reads ahead are made at all (`--object-prefetch`).
+    static var isEnabled: Bool { shared.lock.withLock { shared.enabled } }
+
     /// Prefetch GETs made, those of them ahead of the viewer, and the floor of a block GET's seconds (nil before
     /// enough GETs).
     package static var statistics: (fetches: Int, ahead: Int, floor: Double?) {
@@ -56,10 +59,12 @@ final class ObjectPrefetch: @unchecked Sendable {
     }
 
     /// The runs of blocks (first, count) that may be fetched now, their bytes reserved; `ahead` for reads ahead
-    /// of the viewer, which `--object-prefetch off` refuses.
-    func admit(_ runs: [(Int64, Int64)], blockBytes: Int, budget: Int, ahead: Bool) -> [(Int64, Int64)] {
+    /// of the viewer and `remembered` for the blocks a process before read, which `--object-prefetch off` refuses
+    /// (reads ahead are made only while the store is far too; remembered blocks are read by the views that follow
+    /// wherever the store is, and fetched together cost fewer GETs than one by one).
+    func admit(_ runs: [(Int64, Int64)], blockBytes: Int, budget: Int, ahead: Bool, remembered: Bool = false) -> [(Int64, Int64)] {
         lock.withLock {
-            guard !ahead || (enabled && (floor ?? 0) >= Self.farSeconds) else { return [] }
+            guard !ahead || (enabled && (floor ?? 0) >= Self.farSeconds), !remembered || enabled else { return [] }
             var taken: [(Int64, Int64)] = []
             for run in runs {
                 let bytes = Int(run.1) * blockBytes

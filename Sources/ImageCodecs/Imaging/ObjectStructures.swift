@@ -32,7 +32,7 @@ package final class ObjectStructures: Sendable {
         }
     }
 
-    private struct Key: Hashable, Sendable {
+    struct Key: Hashable, Sendable {
         let path: String
         let tag: String
     }
@@ -43,12 +43,16 @@ package final class ObjectStructures: Sendable {
     /// Every master's head is kept whatever opening read of it: the metadata reader and format sniffing read it too.
     static let head = 16 << 10
 
-    private let table = LRUCache<Key, Structure>(budget: 64 << 20, cost: { $0.bytes })
+    let table = LRUCache<Key, Structure>(budget: 64 << 20, cost: { $0.bytes })
+    /// The blocks of each version read for requests in this process, and those a process before read, taken once
+    /// (`ObjectStructures+Reads`).
+    let reads = Locked<[Key: (version: ObjectVersion, blocks: Set<Int64>)]>([:])
+    let remembered = Locked<[Key: [Int64]]>([:])
     /// Versions the keeper was asked about and did not hold (asked once per version and process).
     private let absent = Locked<Set<Key>>([])
     private let loading = ConditionLock()
     nonisolated(unsafe) private var inFlight: Set<Key> = []   // guarded by `loading`
-    private let keeper = Locked<(any EntryIndexKeeper)?>(nil)
+    let keeper = Locked<(any EntryIndexKeeper)?>(nil)
     private let counts = Locked((loaded: 0, kept: 0))
     /// Work done after an open, one job at a time on one thread (`later`): a folder of thousands of masters opened
     /// together starts one thread, not thousands; and each job waits `settle` seconds, so that the reads and the
@@ -85,7 +89,7 @@ package final class ObjectStructures: Sendable {
     static let folder = "object-structures"
 
     /// Whether the keeper may hold `name`: false only when its listing says it does not. Waits for the listing.
-    private func mayHold(_ name: String) -> Bool {
+    func mayHold(_ name: String) -> Bool {
         loading.withLock {
             while !listed.withLock({ $0.done }) { BlockingWait.during { loading.wait() } }
         }
@@ -96,12 +100,12 @@ package final class ObjectStructures: Sendable {
     package var statistics: (loaded: Int, kept: Int) { counts.withLock { $0 } }
 
     /// The name a version's structure is kept under: a hash of its path, its size and a hash of its ETag.
-    static func keptName(_ path: String, _ version: ObjectVersion) -> String {
+    static func keptName(_ path: String, _ version: ObjectVersion, kind: String = "tsos") -> String {
         var hash = FNV1a()
         hash.add(words: Array(path.utf8))
         var tag = FNV1a()
         tag.add(words: Array(version.tag.utf8))
-        return "\(folder)/\(hash.hex12)-\(version.size)-\(tag.hex12).tsos"
+        return "\(folder)/\(hash.hex12)-\(version.size)-\(tag.hex12).\(kind)"
     }
 
     /// The structure of this version of the object, from memory or the keeper (one request, once); nil when
@@ -122,7 +126,21 @@ package final class ObjectStructures: Sendable {
         }
         guard claimed else { return table.value(for: key, countingMiss: false) }
         defer { loading.withLock { inFlight.remove(key); loading.broadcast() } }
-        guard let bytes = keeper.load(Self.keptName(path, version)),
+        // The blocks a process before read of it, asked for beside the structure (one round trip for both).
+        let readsName = Self.keptName(path, version, kind: Self.readsKind)
+        let both = ObjectPrefetch.isEnabled && mayHold(readsName)
+        let loaded = Locked<(structure: [UInt8]?, reads: [UInt8]?)>((nil, nil))
+        ConcurrentWaits.run(both ? 2 : 1, width: 2) { i in
+            if i == 0 {
+                let bytes = keeper.load(Self.keptName(path, version))
+                loaded.withLock { $0.structure = bytes }
+            } else {
+                let bytes = keeper.load(readsName)
+                loaded.withLock { $0.reads = bytes }
+            }
+        }
+        if let bytes = loaded.withLock({ $0.reads }) { remember(bytes, key: key, version: version) }
+        guard let bytes = loaded.withLock({ $0.structure }),
               let structure = Self.decode(bytes, version: version) else {
             absent.withLock { _ = $0.insert(key) }
             return nil

@@ -35,6 +35,8 @@ final class RemoteFile: @unchecked Sendable {
     private let objects: any ObjectBytes
     /// What opening this version read before (`ObjectStructures`), served without a request.
     private let structure: ObjectStructures.Structure?
+    /// Where the blocks read for requests are noted (`noteRead`).
+    private let structures: ObjectStructures?
     /// The ranges read while recording (opening a master whose structure is not kept).
     private let recorded = Locked<[(offset: Int64, count: Int)]?>(nil)
     /// Whether `recorded` is on: every read asks, and only an open records.
@@ -49,17 +51,25 @@ final class RemoteFile: @unchecked Sendable {
         }
         do {
             let version = try objects.version(of: path)
-            return RemoteFile(path: path, version: version, objects: objects, structure: structures?.structure(path, version))
+            let file = RemoteFile(path: path, version: version, objects: objects, structure: structures?.structure(path, version),
+                                  structures: structures)
+            // What a process before read of this version: fetched now, before the views it served are asked for again.
+            if let blocks = structures?.takeRemembered(path, version), !blocks.isEmpty {
+                file.prefetch(blocks.map { (offset: $0 * Int64(blockBytes), count: blockBytes) }, ahead: false, remembered: true)
+            }
+            return file
         } catch {
             throw imageError(error, path: path)
         }
     }
 
-    private init(path: String, version: ObjectVersion, objects: any ObjectBytes, structure: ObjectStructures.Structure?) {
+    private init(path: String, version: ObjectVersion, objects: any ObjectBytes, structure: ObjectStructures.Structure?,
+                 structures: ObjectStructures?) {
         self.path = path
         self.version = version
         self.objects = objects
         self.structure = structure
+        self.structures = structures
     }
 
     /// Whether this version's structure was kept (opening it reads nothing of the object).
@@ -118,6 +128,17 @@ final class RemoteFile: @unchecked Sendable {
         return Int64(at - offset)
     }
 
+    /// Notes that `ranges` were read to answer a request (a TIFF's tiles), to be fetched at once by a process that
+    /// opens this version later (`ObjectStructures.keepReads`).
+    func noteRead(_ ranges: [(offset: Int64, count: Int)]) {
+        guard let structures else { return }
+        for range in ranges where range.count > 0 {
+            for index in range.offset / Int64(Self.blockBytes) ... (range.offset + Int64(range.count) - 1) / Int64(Self.blockBytes) {
+                structures.noteRead(path, version, block: index)
+            }
+        }
+    }
+
     /// Starts fetching the last `bytes` of the object in the background, in one GET (unless cached): where TIFF
     /// writers put their directories, after each level's data. The reads that need them wait for that GET, which
     /// meanwhile runs beside the first block's.
@@ -129,7 +150,7 @@ final class RemoteFile: @unchecked Sendable {
     /// Starts fetching the blocks under `ranges` that are neither cached nor on their way, in the background
     /// (`ObjectPrefetch`): consecutive blocks in one GET of at most `runLimit`. Blocks that do not fit its queue
     /// are left for the reads that need them. `ahead`: reads ahead of the viewer (`--object-prefetch`).
-    func prefetch(_ ranges: [(offset: Int64, count: Int)], ahead: Bool, runLimit: Int64 = Int64(readAhead)) {
+    func prefetch(_ ranges: [(offset: Int64, count: Int)], ahead: Bool, remembered: Bool = false, runLimit: Int64 = Int64(readAhead)) {
         let total = Int64((version.size + Int64(Self.blockBytes) - 1) / Int64(Self.blockBytes))
         var wanted = Set<Int64>()
         for range in ranges where range.count > 0 && range.offset < version.size {
@@ -152,7 +173,8 @@ final class RemoteFile: @unchecked Sendable {
                     runs.append((index, 1))
                 }
             }
-            runs = ObjectPrefetch.shared.admit(runs, blockBytes: Self.blockBytes, budget: cache.statistics.budget, ahead: ahead)
+            runs = ObjectPrefetch.shared.admit(runs, blockBytes: Self.blockBytes, budget: cache.statistics.budget, ahead: ahead,
+                                               remembered: remembered)
             for (first, span) in runs {
                 for i in first ..< first + span { Self.inFlight.insert(BlockKey(path: path, etag: version.tag, index: i)) }
             }

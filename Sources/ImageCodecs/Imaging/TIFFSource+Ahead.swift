@@ -13,6 +13,8 @@ extension TIFFSource {
     /// Starts fetching what a viewer asks for after `rect` (level pixels) of `level`. Nothing for a local file.
     func readAhead(after rect: PixelRect, on level: TIFFLevel) {
         guard ImageFiles.isObject(path), level.tiled else { return }
+        let read = extents(of: level, in: rect)
+        try? handles.with(level.offset) { $0.input.noteRead(read) }
         let t = Self.aheadTiles
         var ranges = extents(of: level, in: PixelRect(x: rect.x - t * level.tileWidth, y: rect.y - t * level.chunkHeight,
                                                      width: rect.width + 2 * t * level.tileWidth,

@@ -113,6 +113,7 @@ struct ServeCommand: ParsableCommand {
             fflush(nil)
             server.waitForShutdown { signal in logger.notice("signal \(signal): finishing requests in flight, then exiting") }
             app.accessLog?.flush()
+            tileOptions.files.structures?.keepReads()
             store?.flush()
             logger.notice("stopped")
         }

@@ -47,6 +47,54 @@ final class ObjectStructuresTests: XCTestCase {
         XCTAssertLessThanOrEqual(objects.reads.count - before, 1)
     }
 
+    /// Waits until no read has been made for 200 ms (the prefetches an open started are done).
+    private func settled(_ objects: MemoryObjects) -> Int {
+        var count = -1
+        while count != objects.reads.count {
+            count = objects.reads.count
+            usleep(200_000)
+        }
+        return count
+    }
+
+    func testAProcessOpeningAMasterFetchesTheBlocksTheOneBeforeReadAtOnce() throws {
+        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: Fixtures.path("pyramid-bigtiff.tif"))))
+        let objects = MemoryObjects(), keeper = MemoryKeeper()
+        objects.put("s3://masters/p.tif", bytes, tag: "\"one\"")
+        ImageInput.configureObjectCache(budget: 64 << 20)
+        let first = ImageFiles(objects: objects)
+        first.structures!.keep(in: keeper)
+        let cold = try XCTUnwrap(try ImageOpener.open("s3://masters/p.tif", files: first) as? TIFFSource)
+        let level = cold.levels[0]
+        let tile = PixelRect(x: level.width / 2 / level.tileWidth * level.tileWidth, y: level.height / 2 / level.chunkHeight * level.chunkHeight,
+                             width: level.tileWidth, height: level.chunkHeight)
+        let expected = try cold.decode(tile, shrink: 1)
+        waitForKept(keeper, count: 1)
+        let structureOnly = keeper.kept.withLock { $0 }
+        first.structures!.keepReads()
+        XCTAssertEqual(keeper.kept.withLock { $0.keys.filter { $0.hasSuffix(".reads") }.count }, 1, "the blocks read were not kept")
+
+        // A process that finds the blocks read kept: the tile's block comes with the open, before it is asked for.
+        ImageInput.configureObjectCache(budget: 64 << 20)
+        let second = ImageFiles(objects: objects)
+        second.structures!.keep(in: keeper)
+        let warm = try XCTUnwrap(try ImageOpener.open("s3://masters/p.tif", files: second) as? TIFFSource)
+        var before = settled(objects)
+        XCTAssertEqual(try warm.decode(tile, shrink: 1), expected)
+        XCTAssertEqual(objects.reads.count, before, "the tile's block was read when asked for: \(objects.reads.dropFirst(before))")
+
+        // One that finds only the structure reads the tile's block when asked for it.
+        ImageInput.configureObjectCache(budget: 64 << 20)
+        let other = MemoryKeeper()
+        other.kept.withLock { $0 = structureOnly }
+        let third = ImageFiles(objects: objects)
+        third.structures!.keep(in: other)
+        let plain = try XCTUnwrap(try ImageOpener.open("s3://masters/p.tif", files: third) as? TIFFSource)
+        before = settled(objects)
+        XCTAssertEqual(try plain.decode(tile, shrink: 1), expected)
+        XCTAssertGreaterThan(objects.reads.count, before)
+    }
+
     func testAReplacedObjectIsNeverReadThroughItsOldStructure() throws {
         let old = Array(try Data(contentsOf: URL(fileURLWithPath: Fixtures.path("pyramid-bigtiff.tif"))))
         let new = Array(try Data(contentsOf: URL(fileURLWithPath: Fixtures.path("pyramid-jpeg.tif"))))
