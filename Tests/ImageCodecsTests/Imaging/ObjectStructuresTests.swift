@@ -21,14 +21,19 @@ final class ObjectStructuresTests: XCTestCase {
         XCTAssertEqual(keeper.kept.withLock { $0.count }, count)
     }
 
-    func testASecondProcessOpensAPyramidalTIFFFromItsKeptStructure() throws {
+    /// The fixture's pyramidal TIFF in a store in memory, opened by a first process that keeps its structures.
+    private func openedFirst() throws -> (MemoryObjects, MemoryKeeper, ImageFiles, TIFFSource) {
         let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: Fixtures.path("pyramid-bigtiff.tif"))))
         let objects = MemoryObjects(), keeper = MemoryKeeper()
         objects.put("s3://masters/p.tif", bytes, tag: "\"one\"")
         ImageInput.configureObjectCache(budget: 64 << 20)
         let first = ImageFiles(objects: objects)
         first.structures!.keep(in: keeper)
-        let cold = try XCTUnwrap(try ImageOpener.open("s3://masters/p.tif", files: first) as? TIFFSource)
+        return (objects, keeper, first, try XCTUnwrap(try ImageOpener.open("s3://masters/p.tif", files: first) as? TIFFSource))
+    }
+
+    func testASecondProcessOpensAPyramidalTIFFFromItsKeptStructure() throws {
+        let (objects, keeper, _, cold) = try openedFirst()
         XCTAssertFalse(objects.reads.isEmpty)
         waitForKept(keeper, count: 1)
 
@@ -58,13 +63,7 @@ final class ObjectStructuresTests: XCTestCase {
     }
 
     func testAProcessOpeningAMasterFetchesTheBlocksTheOneBeforeReadAtOnce() throws {
-        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: Fixtures.path("pyramid-bigtiff.tif"))))
-        let objects = MemoryObjects(), keeper = MemoryKeeper()
-        objects.put("s3://masters/p.tif", bytes, tag: "\"one\"")
-        ImageInput.configureObjectCache(budget: 64 << 20)
-        let first = ImageFiles(objects: objects)
-        first.structures!.keep(in: keeper)
-        let cold = try XCTUnwrap(try ImageOpener.open("s3://masters/p.tif", files: first) as? TIFFSource)
+        let (objects, keeper, first, cold) = try openedFirst()
         let level = cold.levels[0]
         let tile = PixelRect(x: level.width / 2 / level.tileWidth * level.tileWidth, y: level.height / 2 / level.chunkHeight * level.chunkHeight,
                              width: level.tileWidth, height: level.chunkHeight)
