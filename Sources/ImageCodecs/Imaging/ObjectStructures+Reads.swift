@@ -5,7 +5,8 @@ import POSIXSupport
 /// before are in the block cache before they are asked for again, as PostgreSQL's autoprewarm reloads the buffers
 /// its last run held. Kept as a structure of empty pieces, one at each block's offset (`encode`/`decode`, so one
 /// format and one parser), under the structure's name with `.reads` for `.tsos`. Fetched with the reads ahead
-/// (`--object-prefetch`), at most a quarter of the block cache at once.
+/// (`--object-prefetch`), at most a quarter of the block cache at once and half of it in all
+/// (`RemoteFile.prefetchRemembered`).
 extension ObjectStructures {
     static let readsKind = "reads"
     /// Blocks remembered of one version at most (64 MB of 256 KB blocks), and versions at most.

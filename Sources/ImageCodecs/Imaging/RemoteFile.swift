@@ -26,6 +26,7 @@ final class RemoteFile: @unchecked Sendable {
     /// Sets the block cache's byte budget (it starts empty).
     package static func configure(budget: Int) {
         blocks.withLock { $0 = LRUCache(budget: budget, cost: { $0.count + 96 }) }
+        remembered.withLock { $0 = 0 }
     }
 
     package static var cacheStatistics: CacheStatistics { blocks.withLock { $0 }.statistics }
@@ -53,10 +54,7 @@ final class RemoteFile: @unchecked Sendable {
             let version = try objects.version(of: path)
             let file = RemoteFile(path: path, version: version, objects: objects, structure: structures?.structure(path, version),
                                   structures: structures)
-            // What a process before read of this version: fetched now, before the views it served are asked for again.
-            if let blocks = structures?.takeRemembered(path, version), !blocks.isEmpty {
-                file.prefetch(blocks.map { (offset: $0 * Int64(blockBytes), count: blockBytes) }, ahead: false, remembered: true)
-            }
+            file.prefetchRemembered()
             return file
         } catch {
             throw imageError(error, path: path)
@@ -127,6 +125,26 @@ final class RemoteFile: @unchecked Sendable {
         }
         return Int64(at - offset)
     }
+
+    /// Starts fetching the blocks a process before read of this version for its requests (`noteRead`), once per
+    /// process, as the version is first opened: the search index opens every master at start, so a restarted
+    /// server fetches what the one before read in the background, as PostgreSQL's autoprewarm does. In all at most
+    /// half the block cache's budget is taken so, so that a library of thousands of masters does not churn it.
+    private func prefetchRemembered() {
+        guard let blocks = structures?.takeRemembered(path, version), !blocks.isEmpty else { return }
+        let cap = Self.blocks.withLock { $0 }.statistics.budget / 2 / Self.blockBytes
+        let allowed = Self.remembered.withLock { taken -> Int in
+            let n = max(0, min(blocks.count, cap - taken))
+            taken += n
+            return n
+        }
+        guard allowed > 0 else { return }
+        prefetch(blocks.prefix(allowed).map { (offset: $0 * Int64(Self.blockBytes), count: Self.blockBytes) }, ahead: false,
+                 remembered: true)
+    }
+
+    /// Remembered blocks fetched so far in this process (`prefetchRemembered`), reset with the cache's budget.
+    private static let remembered = Locked(0)
 
     /// Notes that `ranges` were read to answer a request (a TIFF's tiles), to be fetched at once by a process that
     /// opens this version later (`ObjectStructures.keepReads`).

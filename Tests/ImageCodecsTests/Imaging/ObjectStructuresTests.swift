@@ -73,11 +73,15 @@ final class ObjectStructuresTests: XCTestCase {
         first.structures!.keepReads()
         XCTAssertEqual(keeper.kept.withLock { $0.keys.filter { $0.hasSuffix(".reads") }.count }, 1, "the blocks read were not kept")
 
-        // A process that finds the blocks read kept: the tile's block comes with the open, before it is asked for.
+        // A process that finds the blocks read kept: the tile's block comes with the first tile asked for (one of
+        // the smallest level), before the tile itself is.
+        let smallest = cold.levels.last!
+        let opening = PixelRect(x: 0, y: 0, width: min(smallest.width, smallest.tileWidth), height: min(smallest.height, smallest.chunkHeight))
         ImageInput.configureObjectCache(budget: 64 << 20)
         let second = ImageFiles(objects: objects)
         second.structures!.keep(in: keeper)
         let warm = try XCTUnwrap(try ImageOpener.open("s3://masters/p.tif", files: second) as? TIFFSource)
+        _ = try warm.decode(opening, shrink: cold.levels[0].width / smallest.width)
         var before = settled(objects)
         XCTAssertEqual(try warm.decode(tile, shrink: 1), expected)
         XCTAssertEqual(objects.reads.count, before, "the tile's block was read when asked for: \(objects.reads.dropFirst(before))")
@@ -89,6 +93,7 @@ final class ObjectStructuresTests: XCTestCase {
         let third = ImageFiles(objects: objects)
         third.structures!.keep(in: other)
         let plain = try XCTUnwrap(try ImageOpener.open("s3://masters/p.tif", files: third) as? TIFFSource)
+        _ = try plain.decode(opening, shrink: cold.levels[0].width / smallest.width)
         before = settled(objects)
         XCTAssertEqual(try plain.decode(tile, shrink: 1), expected)
         XCTAssertGreaterThan(objects.reads.count, before)
