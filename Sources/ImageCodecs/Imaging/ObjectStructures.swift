@@ -43,7 +43,7 @@ package final class ObjectStructures: Sendable {
     /// Every master's head is kept whatever opening read of it: the metadata reader and format sniffing read it too.
     static let head = 16 << 10
 
-    let table = LRUCache<Key, Structure>(budget: 64 << 20, cost: { $0.bytes })
+    private let table = LRUCache<Key, Structure>(budget: 64 << 20, cost: { $0.bytes })
     /// The blocks of each version read for requests in this process, and those a process before read, taken once
     /// (`ObjectStructures+Reads`).
     let reads = Locked<[Key: (version: ObjectVersion, blocks: Set<Int64>)]>([:])

@@ -4,8 +4,10 @@ import ImageValues
 /// A pyramidal TIFF in object storage read ahead of the viewer: after a tile of a level, the tiles around it on
 /// that level, the next finer level's tiles under them and the level after's under the tile itself start on their
 /// way (`RemoteFile.prefetch`), so the viewer's next tiles and its next two zoom steps find their blocks fetched or
-/// in flight instead of each waiting for its own GET. Once such a master is open, every level's tile tables are read in the background and kept with
-/// what opening it read (`ObjectStructures`): a restarted server finds every tile's place without a request.
+/// in flight instead of each waiting for its own GET. The tiles read are noted, for the next process to fetch at
+/// once (`ObjectStructures+Reads`). Once such a master is open, every level's tile tables are read in the
+/// background and kept with what opening it read (`ObjectStructures`): a restarted server finds every tile's place
+/// without a request.
 extension TIFFSource {
     /// Tiles around a read fetched on its level.
     static let aheadTiles = 2
