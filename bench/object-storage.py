@@ -254,7 +254,7 @@ def main():
             requests = {side: [] for side in sides}
             for _ in range(ROUNDS):
                 for side, (make_args, trace) in sides.items():
-                    args = make_args()
+                    args = make_args(side)
                     drop_caches()
                     server = serve(side, args)
                     try:
@@ -298,28 +298,31 @@ def main():
         for trace in ("mirador", "uv") if "tiff" in PHASES else ():
             t = traces["tiffs"] / f"{trace}.txt"
             measure(f"{trace} on pyramidal TIFFs, cold", (1.5, 2.0), both(
-                lambda: [str(tiffs), "--store-dir", fresh_local_store()],
-                lambda: ["s3://bench/tiffs", "--store-dir", f"s3://tiles/cold-{next(counter)}"], t))
-            # Warm: each side's store filled once, then servers restarted on it for every run (one shared store
-            # name serves every store: each keeps its own objects).
+                lambda side: [str(tiffs), "--store-dir", fresh_local_store()],
+                lambda side: ["s3://bench/tiffs", "--store-dir", f"s3://tiles/cold-{next(counter)}"], t))
+            # Warm: each side's store filled once, then servers restarted on it for every run. Each side has its
+            # own (what a server keeps at exit differs between builds and settings).
             local_store = fresh_local_store()
-            shared = f"s3://tiles/warm-{trace}"
+
+            def shared(side):
+                return f"warm-{trace}-{side.replace(' ', '-')}"
             for side in ["local", *remote]:
-                args = [str(tiffs), "--store-dir", local_store] if side == "local" else ["s3://bench/tiffs", "--store-dir", shared]
+                args = [str(tiffs), "--store-dir", local_store] if side == "local" else ["s3://bench/tiffs", "--store-dir", f"s3://tiles/{shared(side)}"]
                 server = serve(side, args)
                 replay(server.port, t)
                 server.idle()
                 time.sleep(4)   # the masters' structures kept (2 s after their opens) and on their way to the store
                 server.stop()
-            if nginx:
-                nginx.list_tiles(f"warm-{trace}/object-structures")
+                if nginx and side != "local":
+                    nginx.list_tiles(f"{shared(side)}/object-structures")
             measure(f"{trace} on pyramidal TIFFs, warm (store filled)", (1.1, 1.3), both(
-                lambda: [str(tiffs), "--store-dir", local_store], lambda: ["s3://bench/tiffs", "--store-dir", shared], t))
+                lambda side: [str(tiffs), "--store-dir", local_store],
+                lambda side: ["s3://bench/tiffs", "--store-dir", f"s3://tiles/{shared(side)}"], t))
         t = traces["jpegs"] / "mixed.txt"
         if "jpeg" in PHASES:
             measure("mixed trace on JPEG masters, cold", (1.3, 1.2), both(
-                lambda: [str(jpegs), "--store-dir", fresh_local_store()],
-                lambda: ["s3://bench/jpegs", "--store-dir", f"s3://tiles/jpeg-{next(counter)}"], t))
+                lambda side: [str(jpegs), "--store-dir", fresh_local_store()],
+                lambda side: ["s3://bench/jpegs", "--store-dir", f"s3://tiles/jpeg-{next(counter)}"], t))
     finally:
         store.stop()
         if nginx:

@@ -117,7 +117,7 @@ public enum ServerParsers {
     /// or a hang, and what it accepts must hold together: a verified token is exactly what signing its fields
     /// gives; a policy's rules answer every folder; cookies have names.
     /// Object storage's parsers, chosen by the first byte: a ListObjectsV2 page, an `~/.aws` file, a date, a
-    /// location.
+    /// location; 0xFF a kept structure, 0xFE a bundle of them.
     public static func parseObjectStorage(_ bytes: [UInt8]) {
         guard let selector = bytes.first else { return }
         let rest = Array(bytes.dropFirst())
@@ -128,6 +128,13 @@ public enum ServerParsers {
                 precondition(ObjectStructures.encode(structure, tag: version.tag) == rest, "a structure that does not read back")
                 var out = [UInt8](repeating: 0, count: 64)
                 for offset in stride(from: Int64(0), to: 1 << 20, by: 4093) { _ = structure.copy(into: &out, count: 64, at: offset) }
+            }
+            return
+        }
+        if selector == 0xFE {   // a bundle of structures a stopping server left in the shared tile store
+            if let entries = ObjectStructures.decodeBundle(rest) {
+                let again = entries.map { (path: $0.path, structure: ObjectStructures.encode($0.structure, tag: $0.tag)) }
+                precondition(ObjectStructures.encodeBundle(again) == rest, "a bundle that does not read back")
             }
             return
         }

@@ -18,17 +18,37 @@ package final class ObjectStructures: Sendable {
 
         /// Copies `count` bytes at `offset` into `dst` when one piece holds them all.
         func copy(into dst: UnsafeMutablePointer<UInt8>, count: Int, at offset: Int64) -> Bool {
+            guard let i = holder(count: count, at: offset) else { return false }
+            let piece = pieces[i]
+            piece.bytes.withUnsafeBufferPointer { dst.update(from: $0.baseAddress! + Int(offset - piece.offset), count: count) }
+            return true
+        }
+
+        /// Whether one piece holds the `count` bytes at `offset`.
+        func holds(count: Int, at offset: Int64) -> Bool { holder(count: count, at: offset) != nil }
+
+        private func holder(count: Int, at offset: Int64) -> Int? {
             var low = 0, high = pieces.count
             while low < high {
                 let mid = (low + high) / 2
                 if pieces[mid].offset <= offset { low = mid + 1 } else { high = mid }
             }
-            guard low > 0 else { return false }
-            let piece = pieces[low - 1]
-            let within = Int(offset - piece.offset)
-            guard within + count <= piece.bytes.count else { return false }
-            piece.bytes.withUnsafeBufferPointer { dst.update(from: $0.baseAddress! + within, count: count) }
-            return true
+            guard low > 0, Int(offset - pieces[low - 1].offset) + count <= pieces[low - 1].bytes.count else { return nil }
+            return low - 1
+        }
+
+        /// This structure with `more` pieces of the same version (sorted; overlapping and touching ones joined).
+        func adding(_ more: [(offset: Int64, bytes: [UInt8])]) -> Structure {
+            var joined: [(offset: Int64, bytes: [UInt8])] = []
+            for piece in (pieces + more).sorted(by: { $0.offset < $1.offset }) where !piece.bytes.isEmpty {
+                if let last = joined.last, piece.offset <= last.offset + Int64(last.bytes.count) {
+                    let end = last.offset + Int64(last.bytes.count), pieceEnd = piece.offset + Int64(piece.bytes.count)
+                    if pieceEnd > end { joined[joined.count - 1].bytes += piece.bytes[Int(end - piece.offset)...] }
+                } else {
+                    joined.append(piece)
+                }
+            }
+            return Structure(size: size, pieces: joined)
         }
     }
 
@@ -44,9 +64,9 @@ package final class ObjectStructures: Sendable {
     static let head = 16 << 10
 
     private let table = LRUCache<Key, Structure>(budget: 64 << 20, cost: { $0.bytes })
-    /// The blocks of each version read for requests in this process, and those a process before read, taken once
-    /// (`ObjectStructures+Reads`).
-    let reads = Locked<[Key: (version: ObjectVersion, blocks: Set<Int64>)]>([:])
+    /// The ranges of each version read for requests in this process, and the blocks a process before read without
+    /// keeping their bytes, taken once (`ObjectStructures+Reads`).
+    let reads = Locked<[Key: (version: ObjectVersion, ranges: [Int64: Int])]>([:])
     let remembered = Locked<[Key: [Int64]]>([:])
     /// Versions the keeper was asked about and did not hold (asked once per version and process).
     private let absent = Locked<Set<Key>>([])
@@ -73,14 +93,25 @@ package final class ObjectStructures: Sendable {
 
     /// Keeps structures in `keeper` (the tile store) and takes them from it before reading a master's. The keeper's
     /// structures are listed at once in the background (one request for a shared store): a cold master then costs
-    /// no GET for a structure that is not there, and a kept one a single GET.
+    /// no GET for a structure that is not there, and a kept one a single GET. Beside the listing, in the same round
+    /// trip, the bundle the last server to stop left is taken (`ObjectStructures+Bundle`), with reads ahead on.
     package func keep(in keeper: any EntryIndexKeeper) {
         self.keeper.withLock { $0 = keeper }
         listed.withLock { $0 = (false, nil) }
         startDetachedThread { [self] in
-            let names = keeper.names(under: Self.folder)
+            let found = Locked<(names: Set<String>?, bundle: [UInt8]?)>((nil, nil))
+            ConcurrentWaits.run(ObjectPrefetch.isEnabled ? 2 : 1, width: 2) { i in
+                if i == 0 {
+                    let names = keeper.names(under: Self.folder)
+                    found.withLock { $0.names = names }
+                } else {
+                    let bundle = keeper.load(Self.bundleName)
+                    found.withLock { $0.bundle = bundle }
+                }
+            }
+            if let bundle = found.withLock({ $0.bundle }) { take(bundle: bundle) }
             loading.withLock {
-                listed.withLock { $0 = (true, names) }
+                listed.withLock { $0 = (true, found.withLock { $0.names }) }
                 loading.broadcast()
             }
         }
@@ -114,7 +145,9 @@ package final class ObjectStructures: Sendable {
         let key = Key(path: path, tag: version.tag)
         if let hit = table.value(for: key) { return hit }
         guard let keeper = keeper.withLock({ $0 }), !absent.withLock({ $0.contains(key) }) else { return nil }
-        guard mayHold(Self.keptName(path, version)) else {
+        let kept = mayHold(Self.keptName(path, version))
+        if let hit = table.value(for: key, countingMiss: false) { return hit }   // a bundle's, taken while listing
+        guard kept else {
             absent.withLock { _ = $0.insert(key) }
             return nil
         }
@@ -139,15 +172,24 @@ package final class ObjectStructures: Sendable {
                 loaded.withLock { $0.reads = bytes }
             }
         }
-        if let bytes = loaded.withLock({ $0.reads }) { remember(bytes, key: key, version: version) }
         guard let bytes = loaded.withLock({ $0.structure }),
-              let structure = Self.decode(bytes, version: version) else {
+              var structure = Self.decode(bytes, version: version) else {
             absent.withLock { _ = $0.insert(key) }
             return nil
         }
+        if let bytes = loaded.withLock({ $0.reads }) { structure = remember(bytes, key: key, version: version, with: structure) }
         _ = table.insert(structure, for: key)
         counts.withLock { $0.loaded += 1 }
         return structure
+    }
+
+    /// The structure of this version in memory, if any (no request; not counted as a miss).
+    func held(_ key: Key) -> Structure? { table.value(for: key, countingMiss: false) }
+
+    /// Holds `structure` in memory for this version, as taken from the keeper.
+    func hold(_ structure: Structure, for key: Key) {
+        _ = table.insert(structure, for: key)
+        counts.withLock { $0.loaded += 1 }
     }
 
     /// Keeps what opening this version read (`ranges`, read again from the block cache through `read`) in
@@ -225,6 +267,12 @@ extension ObjectStructures {
 
     /// The structure in `bytes` when it is whole and of `version` (its size and ETag), else nil.
     static func decode(_ bytes: [UInt8], version: ObjectVersion) -> Structure? {
+        guard let (tag, structure) = decodeAny(bytes), tag == version.tag, structure.size == version.size else { return nil }
+        return structure
+    }
+
+    /// The structure in `bytes` when it is whole, with the ETag it is of, else nil.
+    static func decodeAny(_ bytes: [UInt8]) -> (tag: String, structure: Structure)? {
         var at = 0
         func take(_ n: Int) -> ArraySlice<UInt8>? {
             guard n >= 0, n <= bytes.count - at else { return nil }
@@ -234,8 +282,8 @@ extension ObjectStructures {
         func number() -> UInt64? {
             take(8).map { $0.reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) } }
         }
-        guard take(magic.count).map(Array.init) == magic, let size = number(), size == UInt64(version.size),
-              let tagLength = number(), tagLength < 1024, let tag = take(Int(tagLength)), Array(tag) == Array(version.tag.utf8),
+        guard take(magic.count).map(Array.init) == magic, let size = number(), size < UInt64(Int64.max),
+              let tagLength = number(), tagLength < 1024, let tag = take(Int(tagLength)),
               let count = number(), count <= UInt64(bytes.count / 16) else { return nil }
         var pieces: [(offset: Int64, bytes: [UInt8])] = []
         var end: UInt64 = 0
@@ -245,6 +293,7 @@ extension ObjectStructures {
             pieces.append((Int64(offset), Array(piece)))
             end = offset + length
         }
-        return at == bytes.count ? Structure(size: Int64(size), pieces: pieces) : nil
+        guard at == bytes.count, let text = String(validating: tag, as: UTF8.self) else { return nil }
+        return (text, Structure(size: Int64(size), pieces: pieces))
     }
 }

@@ -34,7 +34,8 @@ final class RemoteFile: @unchecked Sendable {
     let path: String
     let version: ObjectVersion
     private let objects: any ObjectBytes
-    /// What opening this version read before (`ObjectStructures`), served without a request.
+    /// What opening this version read before, with the tiles a process before read of it (`ObjectStructures`),
+    /// served without a request.
     private let structure: ObjectStructures.Structure?
     /// Where the blocks read for requests are noted (`noteRead`).
     private let structures: ObjectStructures?
@@ -146,15 +147,28 @@ final class RemoteFile: @unchecked Sendable {
     /// Remembered blocks fetched so far in this process (`prefetchRemembered`), reset with the cache's budget.
     private static let remembered = Locked(0)
 
-    /// Notes that `ranges` were read to answer a request (a TIFF's tiles), to be fetched at once by a process that
-    /// opens this version later (`ObjectStructures.keepReads`).
+    /// Notes that `ranges` were read to answer a request (a TIFF's tiles), to be kept for a process that opens this
+    /// version later (`ObjectStructures.keepReads`).
     func noteRead(_ ranges: [(offset: Int64, count: Int)]) {
-        guard let structures else { return }
-        for range in ranges where range.count > 0 {
-            for index in range.offset / Int64(Self.blockBytes) ... (range.offset + Int64(range.count) - 1) / Int64(Self.blockBytes) {
-                structures.noteRead(path, version, block: index)
-            }
+        structures?.noteRead(path, version, ranges)
+    }
+
+    /// Fills `dst` with the `dst.count` bytes of this version at `offset` when the block cache holds them all (no
+    /// request); whether it did.
+    static func cached(_ path: String, _ version: ObjectVersion, into dst: inout [UInt8], at offset: Int64) -> Bool {
+        let cache = blocks.withLock { $0 }
+        var at = offset
+        let end = offset + Int64(dst.count)
+        while at < end {
+            let index = at / Int64(blockBytes)
+            guard let block = cache.value(for: BlockKey(path: path, etag: version.tag, index: index), countingMiss: false,
+                                          countingHit: false) else { return false }
+            let within = Int(at - index * Int64(blockBytes)), n = min(Int(end - at), block.count - within)
+            guard n > 0 else { return false }
+            dst.replaceSubrange(Int(at - offset) ..< Int(at - offset) + n, with: block[within ..< within + n])
+            at += Int64(n)
         }
+        return true
     }
 
     /// Starts fetching the last `bytes` of the object in the background, in one GET (unless cached): where TIFF
@@ -171,7 +185,7 @@ final class RemoteFile: @unchecked Sendable {
     func prefetch(_ ranges: [(offset: Int64, count: Int)], ahead: Bool, remembered: Bool = false, runLimit: Int64 = Int64(readAhead)) {
         let total = Int64((version.size + Int64(Self.blockBytes) - 1) / Int64(Self.blockBytes))
         var wanted = Set<Int64>()
-        for range in ranges where range.count > 0 && range.offset < version.size {
+        for range in ranges where range.count > 0 && range.offset < version.size && !(structure?.holds(count: range.count, at: range.offset) ?? false) {
             let first = max(0, range.offset) / Int64(Self.blockBytes)
             let last = min(total - 1, (range.offset + Int64(range.count) - 1) / Int64(Self.blockBytes))
             if first <= last { wanted.formUnion(first ... last) }

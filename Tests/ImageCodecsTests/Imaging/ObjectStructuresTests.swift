@@ -11,7 +11,12 @@ import TestSupport
 final class ObjectStructuresTests: XCTestCase {
     private final class MemoryKeeper: EntryIndexKeeper, @unchecked Sendable {
         let kept = Locked<[String: [UInt8]]>([:])
-        func load(_ name: String) -> [UInt8]? { kept.withLock { $0[name] } }
+        /// The names asked for, in order.
+        let loads = Locked<[String]>([])
+        func load(_ name: String) -> [UInt8]? {
+            loads.withLock { $0.append(name) }
+            return kept.withLock { $0[name] }
+        }
         func save(_ name: String, _ bytes: [UInt8]) { kept.withLock { $0[name] = bytes } }
     }
 
@@ -62,7 +67,7 @@ final class ObjectStructuresTests: XCTestCase {
         return count
     }
 
-    func testAProcessOpeningAMasterFetchesTheBlocksTheOneBeforeReadAtOnce() throws {
+    func testAProcessOpeningAMasterHasTheTilesTheOneBeforeReadWithoutAskingTheMaster() throws {
         let (objects, keeper, first, cold) = try openedFirst()
         let level = cold.levels[0]
         let tile = PixelRect(x: level.width / 2 / level.tileWidth * level.tileWidth, y: level.height / 2 / level.chunkHeight * level.chunkHeight,
@@ -71,28 +76,59 @@ final class ObjectStructuresTests: XCTestCase {
         waitForKept(keeper, count: 1)
         let structureOnly = keeper.kept.withLock { $0 }
         first.structures!.keepReads()
-        XCTAssertEqual(keeper.kept.withLock { $0.keys.filter { $0.hasSuffix(".reads") }.count }, 1, "the blocks read were not kept")
+        let readsName = try XCTUnwrap(keeper.kept.withLock { $0.keys.first { $0.hasSuffix(".reads") } }, "what was read was not kept")
+        let version = try objects.version(of: "s3://masters/p.tif")
+        let list = try XCTUnwrap(ObjectStructures.decode(keeper.kept.withLock { $0[readsName]! }, version: version))
+        XCTAssertFalse(list.pieces.contains { $0.bytes.isEmpty }, "the tile's bytes were in the block cache and are kept")
 
-        // A process that finds the blocks read kept: the tile's block comes with the first tile asked for (one of
-        // the smallest level), before the tile itself is.
+        // A process starting on the same store takes them in one bundle, beside the listing, before the master is
+        // opened: the master opens and the tile is read with no further request to the keeper or to the master.
         let smallest = cold.levels.last!
         let opening = PixelRect(x: 0, y: 0, width: min(smallest.width, smallest.tileWidth), height: min(smallest.height, smallest.chunkHeight))
+        ImageInput.configureObjectCache(budget: 64 << 20)
+        var before = objects.reads.count
+        keeper.loads.withLock { $0 = [] }
+        let restarted = ImageFiles(objects: objects)
+        restarted.structures!.keep(in: keeper)
+        let taken = try XCTUnwrap(try ImageOpener.open("s3://masters/p.tif", files: restarted) as? TIFFSource)
+        XCTAssertEqual(try taken.decode(tile, shrink: 1), expected)
+        XCTAssertEqual(objects.reads.count, before, "the master was read: \(objects.reads.dropFirst(before))")
+        XCTAssertEqual(keeper.loads.withLock { $0 }, [ObjectStructures.bundleName])
+
+        // Without the bundle (another store's replica), the structure and what was read come in one round trip:
+        // still no request to the master.
+        keeper.kept.withLock { _ = $0.removeValue(forKey: ObjectStructures.bundleName) }
         ImageInput.configureObjectCache(budget: 64 << 20)
         let second = ImageFiles(objects: objects)
         second.structures!.keep(in: keeper)
         let warm = try XCTUnwrap(try ImageOpener.open("s3://masters/p.tif", files: second) as? TIFFSource)
-        _ = try warm.decode(opening, shrink: cold.levels[0].width / smallest.width)
-        var before = settled(objects)
         XCTAssertEqual(try warm.decode(tile, shrink: 1), expected)
+        XCTAssertEqual(objects.reads.count, before, "the master was read: \(objects.reads.dropFirst(before))")
+
+        // Where the first process no longer held the bytes, it keeps the blocks' places: the next process fetches
+        // them as it opens the master, before the tile is asked for.
+        ImageInput.configureObjectCache(budget: 64 << 20)
+        keeper.kept.withLock { $0 = structureOnly }
+        first.structures!.keepReads()
+        keeper.kept.withLock { _ = $0.removeValue(forKey: ObjectStructures.bundleName) }
+        let places = try XCTUnwrap(ObjectStructures.decode(keeper.kept.withLock { $0[readsName]! }, version: version))
+        XCTAssertFalse(places.pieces.isEmpty)
+        XCTAssertTrue(places.pieces.allSatisfy { $0.bytes.isEmpty })
+        let third = ImageFiles(objects: objects)
+        third.structures!.keep(in: keeper)
+        let prefetched = try XCTUnwrap(try ImageOpener.open("s3://masters/p.tif", files: third) as? TIFFSource)
+        _ = try prefetched.decode(opening, shrink: cold.levels[0].width / smallest.width)
+        before = settled(objects)
+        XCTAssertEqual(try prefetched.decode(tile, shrink: 1), expected)
         XCTAssertEqual(objects.reads.count, before, "the tile's block was read when asked for: \(objects.reads.dropFirst(before))")
 
         // One that finds only the structure reads the tile's block when asked for it.
         ImageInput.configureObjectCache(budget: 64 << 20)
         let other = MemoryKeeper()
         other.kept.withLock { $0 = structureOnly }
-        let third = ImageFiles(objects: objects)
-        third.structures!.keep(in: other)
-        let plain = try XCTUnwrap(try ImageOpener.open("s3://masters/p.tif", files: third) as? TIFFSource)
+        let fourth = ImageFiles(objects: objects)
+        fourth.structures!.keep(in: other)
+        let plain = try XCTUnwrap(try ImageOpener.open("s3://masters/p.tif", files: fourth) as? TIFFSource)
         _ = try plain.decode(opening, shrink: cold.levels[0].width / smallest.width)
         before = settled(objects)
         XCTAssertEqual(try plain.decode(tile, shrink: 1), expected)
@@ -142,6 +178,13 @@ final class ObjectStructuresTests: XCTestCase {
         let at = huge.count - 4 - 16
         for i in 0 ..< 8 { huge[at + i] = 0xFF }     // an offset past the object's end
         XCTAssertNil(ObjectStructures.decode(huge, version: version))
+
+        // Pieces added (a process before's reads) are joined where they overlap or touch; empty ones are dropped.
+        let added = structure.adding([(14, [7, 7, 9, 9]), (504, [5, 6]), (700, []), (10, [7])])
+        XCTAssertEqual(added.pieces.map(\.offset), [0, 500])
+        XCTAssertEqual(added.pieces.map(\.bytes), [Array(repeating: 7, count: 16) + [9, 9], [1, 2, 3, 4, 5, 6]])
+        XCTAssertTrue(added.holds(count: 6, at: 500))
+        XCTAssertFalse(added.holds(count: 1, at: 700))
     }
 
     /// The fuzz target's structure seeds and findings (Fuzz/Corpus/s3, Fuzz/Regressions/s3, first byte 0xFF).
@@ -156,6 +199,29 @@ final class ObjectStructuresTests: XCTestCase {
             }
         }
         XCTAssertNotNil(ObjectStructures.decode(Array(try XCTUnwrap(seeds.first { $0.0.hasSuffix("structure") }).1.dropFirst()), version: version))
+        let bundles = try FuzzInputs.contents(of: "s3").filter { $0.1.first == 0xFE }
+        XCTAssertFalse(bundles.isEmpty)
+        for (name, data) in bundles {
+            if let entries = ObjectStructures.decodeBundle(Array(data.dropFirst())) {
+                let again = entries.map { (path: $0.path, structure: ObjectStructures.encode($0.structure, tag: $0.tag)) }
+                XCTAssertEqual(ObjectStructures.encodeBundle(again), Array(data.dropFirst()), name)
+            }
+        }
+        let seed = Array(try XCTUnwrap(bundles.first { $0.0.hasSuffix("bundle") }).1.dropFirst())
+        XCTAssertEqual(ObjectStructures.decodeBundle(seed)?.map(\.path), ["s3://masters/a.tif"])
+        // Hostile bundles: cut anywhere, a count or a length past the end, a damaged structure inside.
+        for cut in [0, 6, 14, 30, seed.count - 1] {
+            XCTAssertNil(ObjectStructures.decodeBundle(Array(seed.prefix(cut))), "cut at \(cut)")
+        }
+        var counted = seed
+        counted[6] = 0xFF
+        XCTAssertNil(ObjectStructures.decodeBundle(counted))
+        var long = seed
+        for i in 14 ..< 22 { long[i] = 0xFF }
+        XCTAssertNil(ObjectStructures.decodeBundle(long))
+        var damaged = seed
+        damaged[48] ^= 0xFF    // the structure's own magic
+        XCTAssertNil(ObjectStructures.decodeBundle(damaged))
     }
 
     /// Reads ahead of the viewer only for a store far away: its quick GETs, not its slow ones, say how far it is.
