@@ -71,8 +71,9 @@ extension ObjectStructures {
         var entries: [(path: String, tag: String, structure: Structure)] = []
         for _ in 0 ..< count {
             guard let pathLength = number(), pathLength <= 4096, let path = take(pathLength), let length = number(),
-                  let encoded = take(length), let (tag, structure) = decodeAny(Array(encoded)) else { return nil }
-            entries.append((String(decoding: path, as: UTF8.self), tag, structure))
+                  let encoded = take(length), let (tag, structure) = decodeAny(Array(encoded)),
+                  let text = String(validating: path, as: UTF8.self) else { return nil }
+            entries.append((text, tag, structure))
         }
         return at == bytes.count ? entries : nil
     }
