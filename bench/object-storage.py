@@ -143,7 +143,7 @@ http {{
     listen 127.0.0.1:{port};
     root {self.root}/data;
     {"".join(f"location = /{b} {{ default_type application/xml; alias {self.root}/listings/$listing.xml; }} " for b in buckets)}
-    location = /tiles {{ default_type application/xml; root {self.root}/listings/tiles; try_files /$arg_prefix.xml /empty.xml; }}
+    location = /tiles {{ default_type application/xml; root {self.root}/listings/tiles; try_files /$arg_prefix.xml /empty.xml =404; }}
     location /tiles/ {{ dav_methods PUT DELETE; create_full_put_path on; dav_access user:rw group:rw all:rw; }}
   }}
 }}

@@ -39,6 +39,7 @@ class StallingProxy:
         self.forwarding = threading.Event()
         self.forwarding.set()
         self.sent = []  # what clients sent through it, a bytearray a connection, for tests that read the requests
+        self.arrivals = []  # (time.monotonic(), the first bytes) of each request as it arrived, when recording
         self.listener = socket.socket()
         self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self.listener.bind(("127.0.0.1", 0))
@@ -155,6 +156,8 @@ class StallingProxy:
                     if data and is_client:
                         if conn.record is not None:
                             conn.record += data
+                            if conn.fresh:
+                                self.arrivals.append((time.monotonic(), bytes(data[:512])))
                         now = time.monotonic()
                         release = now
                         if conn.fresh and self.delay:

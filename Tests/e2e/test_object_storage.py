@@ -185,7 +185,9 @@ def test_a_cold_tile_of_a_pyramidal_tiff_costs_one_or_two_ranged_gets(store, mas
             received = after["tileserver_object_bytes_received_total"] - before["tileserver_object_bytes_received_total"]
             assert received < size / 8, received
         print("ranged GETs per cold full-resolution tile:", gets, "of a", size, "byte file")
-        assert all(1 <= n <= 2 for n in gets), gets
+        # A tile in the master's last 40 %, which opening it fetched (the reduced levels and their directories are
+        # there), costs none; the others one or two.
+        assert all(n <= 2 for n in gets) and sum(1 for n in gets if n >= 1) >= 3, gets
     finally:
         server.stop()
 

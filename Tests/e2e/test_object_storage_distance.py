@@ -103,6 +103,26 @@ def test_a_restarted_replica_opens_a_tiff_master_from_its_kept_structure(store, 
         proxy.close()
 
 
+def test_a_cold_pyramidal_tiff_far_away_opens_in_one_round_of_gets(store, pyramids):
+    """libvips puts each level's directory after the level's data: read one by one, the directories are a chain of
+    round trips. Opening the master sends every GET the open needs in one round instead: its head beside its end,
+    where the reduced levels and their directories are."""
+    store.make_bucket("opening")
+    store.put("opening", "set/double.tif", file=pyramids / "double.tif")
+    delay = 0.25
+    proxy = StallingProxy(store.s3, delay=delay)
+    server = far(store, "s3://opening/set", "--store-dir", "off", proxy=proxy)
+    try:
+        info = server.json("/iiif/3/double/info.json")
+        assert info["width"] == 7992
+        times = [t for t, first in proxy.arrivals if first.startswith(b"GET /opening/set/double.tif ")]
+        assert len(times) >= 2, proxy.arrivals
+        assert [round(t - times[0], 3) for t in times if t - times[0] > delay / 2] == [], "GETs that waited for others"
+    finally:
+        server.stop()
+        proxy.close()
+
+
 def test_a_replaced_master_is_never_read_through_its_old_structure(store, pyramids, tmp_path):
     store.make_bucket("swap")
     store.put("swap", "set/photo.tif", file=pyramids / "double.tif")

@@ -59,9 +59,16 @@ package final class ImageInput: @unchecked Sendable {
         ObjectPrefetch.configure(enabled: enabled)
     }
 
-    /// For an object: fetches its last `bytes` at once (a TIFF's directories). Nothing for a local file.
-    package func prefetchTail(_ bytes: Int) {
-        remote?.prefetchTail(bytes)
+    /// For an object: fetches its last `bytes` at once, or its last `share` up to `limit` when that is more (a
+    /// TIFF's directories, `RemoteFile.prefetchTail`). Nothing for a local file.
+    package func prefetchTail(_ bytes: Int, share: Double = 0, limit: Int = 0) {
+        remote?.prefetchTail(bytes, share: share, limit: limit)
+    }
+
+    /// For an object whose structure is not kept: fetches the bytes from `offset` to its end at once when they are
+    /// at most `limit` (`RemoteFile.prefetchRest`). Nothing for a local file.
+    package func prefetchRest(from offset: Int64, limit: Int) {
+        remote?.prefetchRest(from: offset, limit: limit)
     }
 
     /// For an object: starts fetching the blocks under `ranges` in the background (reads ahead of the viewer).

@@ -40,6 +40,10 @@ final class ObjectPrefetch: @unchecked Sendable {
     private let lock = ConditionLock()
     private let threads: Int
     private var queue: [(bytes: Int, ahead: Bool, job: @Sendable () -> Void)] = []
+    /// GETs an open needs (a master's head and end, its directories): on threads of normal priority, so a busy
+    /// moment (a server starting, its index reading every master) does not hold back the first answers.
+    private var needed: [(bytes: Int, ahead: Bool, job: @Sendable () -> Void)] = []
+    private var neededStarted = 0
     private var reserved = 0
     private var started = 0
     private var enabled = true
@@ -68,7 +72,7 @@ final class ObjectPrefetch: @unchecked Sendable {
             var taken: [(Int64, Int64)] = []
             for run in runs {
                 let bytes = Int(run.1) * blockBytes
-                guard queue.count + taken.count < Self.queueLimit else { break }
+                guard queue.count + needed.count + taken.count < Self.queueLimit else { break }
                 guard reserved + bytes <= max(budget / 4, blockBytes) else { continue }
                 reserved += bytes
                 taken.append(run)
@@ -85,24 +89,33 @@ final class ObjectPrefetch: @unchecked Sendable {
         }
     }
 
-    /// Runs `job` (a GET of `bytes` admitted before) on a prefetch thread.
-    func submit(bytes: Int, ahead: Bool, _ job: @escaping @Sendable () -> Void) {
+    /// Runs `job` (a GET of `bytes` admitted before) on a prefetch thread: of low priority, or for what an open
+    /// needs (`needed`) of normal priority.
+    func submit(bytes: Int, ahead: Bool, needed isNeeded: Bool = false, _ job: @escaping @Sendable () -> Void) {
         lock.withLock {
-            queue.append((bytes, ahead, job))
-            if started < threads {
-                started += 1
-                startDetachedThread { [self] in run() }
+            if isNeeded {
+                needed.append((bytes, ahead, job))
+                if neededStarted < threads {
+                    neededStarted += 1
+                    startDetachedThread { [self] in run(needed: true) }
+                }
+            } else {
+                queue.append((bytes, ahead, job))
+                if started < threads {
+                    started += 1
+                    startDetachedThread { [self] in run(needed: false) }
+                }
             }
             lock.broadcast()
         }
     }
 
-    private func run() {
-        lowerCurrentThreadPriority()
+    private func run(needed isNeeded: Bool) {
+        if !isNeeded { lowerCurrentThreadPriority() }
         while true {
             let next = lock.withLock { () -> (bytes: Int, ahead: Bool, job: @Sendable () -> Void) in
-                while queue.isEmpty { lock.wait() }
-                return queue.removeFirst()
+                while isNeeded ? needed.isEmpty : queue.isEmpty { lock.wait() }
+                return isNeeded ? needed.removeFirst() : queue.removeFirst()
             }
             next.job()
             lock.withLock {

@@ -171,18 +171,32 @@ final class RemoteFile: @unchecked Sendable {
         return true
     }
 
-    /// Starts fetching the last `bytes` of the object in the background, in one GET (unless cached): where TIFF
-    /// writers put their directories, after each level's data. The reads that need them wait for that GET, which
-    /// meanwhile runs beside the first block's.
-    func prefetchTail(_ bytes: Int) {
+    /// Starts fetching the bytes from `offset` to the object's end in the background, in runs of 2 MB at once,
+    /// when they are at most `limit` and this version's structure is not kept: a pyramidal TIFF's reduced levels and
+    /// their directories (a writer such as libvips puts each directory after its level's data, so reading them one
+    /// by one is a chain of round trips). Whether it did.
+    @discardableResult
+    func prefetchRest(from offset: Int64, limit: Int) -> Bool {
+        guard structure == nil, offset > 0, offset < version.size, version.size - offset <= Int64(limit) else { return false }
+        prefetch([(offset, Int(version.size - offset))], ahead: false, needed: true)
+        return true
+    }
+
+    /// Starts fetching the last `bytes` of the object in the background (unless cached), or its last `share` when
+    /// that is more, up to `limit`: where TIFF writers put their directories, after each level's data. In runs of at
+    /// most 2 MB at once; the reads that need them wait for those GETs, which meanwhile run beside the first block's.
+    func prefetchTail(_ bytes: Int, share: Double = 0, limit: Int = 0) {
         guard structure == nil else { return }
-        prefetch([(max(0, version.size - Int64(bytes)), bytes)], ahead: false, runLimit: Int64(bytes / Self.blockBytes + 2))
+        let count = max(bytes, min(limit, Int(Double(version.size) * share)))
+        prefetch([(max(0, version.size - Int64(count)), count)], ahead: false, needed: true)
     }
 
     /// Starts fetching the blocks under `ranges` that are neither cached nor on their way, in the background
     /// (`ObjectPrefetch`): consecutive blocks in one GET of at most `runLimit`. Blocks that do not fit its queue
-    /// are left for the reads that need them. `ahead`: reads ahead of the viewer (`--object-prefetch`).
-    func prefetch(_ ranges: [(offset: Int64, count: Int)], ahead: Bool, remembered: Bool = false, runLimit: Int64 = Int64(readAhead)) {
+    /// are left for the reads that need them. `ahead`: reads ahead of the viewer (`--object-prefetch`); `needed`:
+    /// what an open reads next (fetched on threads of normal priority).
+    func prefetch(_ ranges: [(offset: Int64, count: Int)], ahead: Bool, remembered: Bool = false, needed: Bool = false,
+                  runLimit: Int64 = Int64(readAhead)) {
         let total = Int64((version.size + Int64(Self.blockBytes) - 1) / Int64(Self.blockBytes))
         var wanted = Set<Int64>()
         for range in ranges where range.count > 0 && range.offset < version.size && !(structure?.holds(count: range.count, at: range.offset) ?? false) {
@@ -213,7 +227,7 @@ final class RemoteFile: @unchecked Sendable {
             return runs
         }
         for (first, span) in runs {
-            ObjectPrefetch.shared.submit(bytes: Int(span) * Self.blockBytes, ahead: ahead) { [self] in
+            ObjectPrefetch.shared.submit(bytes: Int(span) * Self.blockBytes, ahead: ahead, needed: needed) { [self] in
                 defer {
                     Self.loading.withLock {
                         for i in first ..< first + span { Self.inFlight.remove(BlockKey(path: path, etag: version.tag, index: i)) }

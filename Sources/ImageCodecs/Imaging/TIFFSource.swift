@@ -22,12 +22,39 @@ struct TIFFSource: StoredImageSource {
     /// What opening noticed without failing (a broken page chain past the first page, libtiff's warnings).
     let openWarnings: DecodeWarnings
 
-    /// Pyramid writers (libvips, libtiff, GDAL) put each level's directory after its data: the file's last MB
-    /// holds all but the first level's.
+    /// Pyramid writers (libvips, libtiff, GDAL) put each level's directory after its data, so that the reduced
+    /// levels and every directory but the first are at the end: a full level holds about 3/4 of a pyramid's bytes.
+    /// An object's last `tailShare` (at least `tailBytes`, at most `restBytes`) is fetched with its head, in
+    /// parallel runs; and once the head says where the first directory is, everything from there to the end when
+    /// it is at most `restBytes` (`ImageInput.prefetchRest`). Read one by one, the directories would be a chain of
+    /// round trips.
     static let tailBytes = 1 << 20
+    static let tailShare = 0.4
+    static let restBytes = 8 << 20
+
+    /// Starts fetching what opening a TIFF object reads from its end (nothing for a local file).
+    static func prefetchTail(_ input: ImageInput) {
+        input.prefetchTail(tailBytes, share: tailShare, limit: restBytes)
+    }
+
+    /// Where a TIFF header (its first 16 bytes) says the first directory is; nil if it is not a TIFF header.
+    static func firstDirectory(_ head: [UInt8]) -> Int64? {
+        guard head.count >= 8, head[0] == head[1], head[0] == 0x49 || head[0] == 0x4D else { return nil }
+        let little = head[0] == 0x49
+        func number(_ at: Int, _ n: Int) -> Int64 {
+            let bytes = head[at ..< at + n]
+            return (little ? bytes.reversed() : Array(bytes)).reduce(Int64(0)) { $0 << 8 | Int64($1) }
+        }
+        switch number(2, 2) {
+        case 42: return number(4, 4)
+        case 43: return head.count >= 16 && number(4, 2) == 8 ? Int64(bitPattern: UInt64(number(8, 8))) : nil
+        default: return nil
+        }
+    }
 
     init(path: String, input: ImageInput, limits: ImageLimits) throws {
-        input.prefetchTail(Self.tailBytes)
+        Self.prefetchTail(input)
+        if let first = Self.firstDirectory(try input.read(count: 16, at: 0)) { input.prefetchRest(from: first, limit: Self.restBytes) }
         let first = try TIFFHandle(path: path, input: input)
         var warnings = DecodeWarnings()
         let dirs = try first.directories(path: path, warnings: &warnings)
