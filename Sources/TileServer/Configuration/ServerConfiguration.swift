@@ -108,7 +108,7 @@ struct ServerConfiguration: Sendable {
         .integer("object-cache-mb", \.objectCacheMB, 1 ... 1 << 20,
                  "Memory in MiB for the blocks of masters read from object storage (ranged GETs of 256 KiB, up to 2 MiB while a decode pass reads on); least recently used go first."),
         .switch("object-prefetch", \.objectPrefetch,
-                "Read ahead of viewers: in a store far away (its quick GETs take 8 ms or more), after a tile of a pyramidal TIFF the tiles around it and the next two finer levels' under it are fetched in the background; and the blocks of a TIFF master the process before read are fetched when it is opened. Within a quarter of --object-cache-mb: on or off."),
+                "Read ahead of viewers: in a store far away (its quick GETs take 8 ms or more), after a tile of a pyramidal TIFF the tiles around it and the next two finer levels' under it are fetched in the background; and what the process before read of TIFF masters (kept in the tile store as it stopped) is taken at start. Within a quarter of --object-cache-mb: on or off."),
         .number("object-timeout", \.objectTimeout, 0.1 ... 3600,
                 "Seconds one try of a request to object storage may take; an outage is tried 3 times (0.1 and 0.2 s apart), then answered 503 with Retry-After."),
         .optionalText("access", \.access.accessFile,
