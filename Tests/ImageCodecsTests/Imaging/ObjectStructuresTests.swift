@@ -86,7 +86,7 @@ final class ObjectStructuresTests: XCTestCase {
         let smallest = cold.levels.last!
         let opening = PixelRect(x: 0, y: 0, width: min(smallest.width, smallest.tileWidth), height: min(smallest.height, smallest.chunkHeight))
         ImageInput.configureObjectCache(budget: 64 << 20)
-        var before = objects.reads.count
+        let before = objects.reads.count
         keeper.loads.withLock { $0 = [] }
         let restarted = ImageFiles(objects: objects)
         restarted.structures!.keep(in: keeper)
@@ -114,25 +114,26 @@ final class ObjectStructuresTests: XCTestCase {
         let places = try XCTUnwrap(ObjectStructures.decode(keeper.kept.withLock { $0[readsName]! }, version: version))
         XCTAssertFalse(places.pieces.isEmpty)
         XCTAssertTrue(places.pieces.allSatisfy { $0.bytes.isEmpty })
-        let third = ImageFiles(objects: objects)
-        third.structures!.keep(in: keeper)
-        let prefetched = try XCTUnwrap(try ImageOpener.open("s3://masters/p.tif", files: third) as? TIFFSource)
-        _ = try prefetched.decode(opening, shrink: cold.levels[0].width / smallest.width)
-        before = settled(objects)
-        XCTAssertEqual(try prefetched.decode(tile, shrink: 1), expected)
-        XCTAssertEqual(objects.reads.count, before, "the tile's block was read when asked for: \(objects.reads.dropFirst(before))")
+        /// A process on `keeper` opening the master and reading its smallest level, then the tile: the reads before
+        /// the tile (once the open's fetches are done) and after it.
+        func tileReads(_ keeper: MemoryKeeper) throws -> (before: Int, after: Int) {
+            let files = ImageFiles(objects: objects)
+            files.structures!.keep(in: keeper)
+            let source = try XCTUnwrap(try ImageOpener.open("s3://masters/p.tif", files: files) as? TIFFSource)
+            _ = try source.decode(opening, shrink: cold.levels[0].width / smallest.width)
+            let before = settled(objects)
+            XCTAssertEqual(try source.decode(tile, shrink: 1), expected)
+            return (before, objects.reads.count)
+        }
+        let prefetched = try tileReads(keeper)
+        XCTAssertEqual(prefetched.after, prefetched.before, "the tile's block was read when asked for: \(objects.reads.dropFirst(prefetched.before))")
 
         // One that finds only the structure reads the tile's block when asked for it.
         ImageInput.configureObjectCache(budget: 64 << 20)
         let other = MemoryKeeper()
         other.kept.withLock { $0 = structureOnly }
-        let fourth = ImageFiles(objects: objects)
-        fourth.structures!.keep(in: other)
-        let plain = try XCTUnwrap(try ImageOpener.open("s3://masters/p.tif", files: fourth) as? TIFFSource)
-        _ = try plain.decode(opening, shrink: cold.levels[0].width / smallest.width)
-        before = settled(objects)
-        XCTAssertEqual(try plain.decode(tile, shrink: 1), expected)
-        XCTAssertGreaterThan(objects.reads.count, before)
+        let plain = try tileReads(other)
+        XCTAssertGreaterThan(plain.after, plain.before)
     }
 
     func testAReplacedObjectIsNeverReadThroughItsOldStructure() throws {
