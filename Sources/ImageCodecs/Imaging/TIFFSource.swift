@@ -47,7 +47,7 @@ struct TIFFSource: StoredImageSource {
         }
         switch number(2, 2) {
         case 42: return number(4, 4)
-        case 43: return head.count >= 16 && number(4, 2) == 8 ? Int64(bitPattern: UInt64(number(8, 8))) : nil
+        case 43: return head.count >= 16 && number(4, 2) == 8 ? number(8, 8) : nil   // past Int64.max: negative
         default: return nil
         }
     }

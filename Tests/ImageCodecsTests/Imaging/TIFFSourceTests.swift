@@ -154,4 +154,19 @@ final class TIFFSourceTests: XCTestCase {
         let tagged = try tiff("tiff-prophoto.tif")
         guard case .convert? = tagged.colour else { return XCTFail("the ProPhoto profile is not converted") }
     }
+
+    /// Where the first directory is, from a header as it is, as hostile files give it, never a trap.
+    func testTheFirstDirectoryIsTakenFromTheHeaderOnly() throws {
+        XCTAssertEqual(TIFFSource.firstDirectory([0x49, 0x49, 42, 0, 0x10, 0x27, 0, 0]), 10_000)
+        XCTAssertEqual(TIFFSource.firstDirectory([0x4D, 0x4D, 0, 42, 0, 0, 0x27, 0x10]), 10_000)
+        XCTAssertEqual(TIFFSource.firstDirectory([0x49, 0x49, 43, 0, 8, 0, 0, 0] + [0, 0, 0, 0, 1, 0, 0, 0]), 1 << 32)
+        XCTAssertLessThan(try XCTUnwrap(TIFFSource.firstDirectory([0x49, 0x49, 43, 0, 8, 0, 0, 0] + Array(repeating: 0xFF, count: 8))), 0,
+                          "past Int64.max: refused by the reader (negative), not a trap")
+        XCTAssertNil(TIFFSource.firstDirectory([0x49, 0x49, 43, 0, 8, 0, 0, 0]), "BigTIFF cut short")
+        XCTAssertNil(TIFFSource.firstDirectory([0x49, 0x49, 43, 0, 4, 0, 0, 0] + Array(repeating: 0, count: 8)), "BigTIFF offsets not 8 bytes")
+        XCTAssertNil(TIFFSource.firstDirectory([0x49, 0x4D, 42, 0, 8, 0, 0, 0]), "mixed byte order")
+        XCTAssertNil(TIFFSource.firstDirectory([0x49, 0x49, 41, 0, 8, 0, 0, 0]))
+        XCTAssertNil(TIFFSource.firstDirectory([0x49, 0x49, 42]))
+        XCTAssertNil(TIFFSource.firstDirectory([0xFF, 0xD8, 0xFF, 0xE0, 0, 0, 0, 0]))
+    }
 }
