@@ -262,7 +262,10 @@ def test_the_first_frame_already_shows_the_thumbnail(browser, served, device):
         return { asked: thumbnail.startTime, in: thumbnail.responseEnd, listing: listing.responseEnd,
                  firstFrame: performance.getEntriesByType('paint')[0].startTime,
                  modulesAsked: Math.min(...modules.map(e => e.startTime)), modules: Math.max(...modules.map(e => e.responseEnd)) }; })()""")
-    assert timing["modulesAsked"] >= timing["in"], timing        # nothing of the viewer's competes with the picture
+    # The thumbnail is asked for first; the modules follow at once, while it is on its way (index.html), and the
+    # viewer runs only once it is in. (Asked for only after it, as this once said, the modules' load was a step of
+    # its own; whether it is in before they are asked for depends on the machine's timing.)
+    assert timing["modulesAsked"] >= timing["asked"], timing
     loaded = {u for u in tab.requests if u.endswith(".js")}
     preloaded = set(tab.page.eval_on_selector_all("link[rel=modulepreload]", "ls => ls.map(l => new URL(l.href).pathname)"))
     assert preloaded == loaded, f"asked for at once: {sorted(preloaded)}; loaded: {sorted(loaded)}"

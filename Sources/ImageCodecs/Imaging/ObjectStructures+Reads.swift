@@ -11,9 +11,10 @@ import POSIXSupport
 ///   quarter of the block cache at once and half of it in all (`RemoteFile.prefetchRemembered`).
 extension ObjectStructures {
     static let readsKind = "reads"
-    /// Ranges noted of one version at most, blocks remembered of one version at most (64 MB of 256 KB blocks),
-    /// versions at most, and bytes kept of one version at most.
+    /// Ranges noted of one version at most and of all, blocks remembered of one version at most (64 MB of 256 KB
+    /// blocks), versions at most, and bytes kept of one version at most.
     static let readsLimit = 4096
+    static let readsTotalLimit = 1 << 18
     static let blocksLimit = 256
     static let readVersionsLimit = 4096
     static let readBytesLimit = 4 << 20
@@ -28,7 +29,13 @@ extension ObjectStructures {
                 table[key] = (version, [:])
             }
             for range in ranges where range.count > 0 && table[key]!.ranges.count < Self.readsLimit {
-                table[key]!.ranges[range.offset] = max(range.count, table[key]!.ranges[range.offset] ?? 0)
+                let known = table[key]!.ranges[range.offset]
+                if known == nil, !readsNoted.withLock({ noted -> Bool in
+                    guard noted < Self.readsTotalLimit else { return false }
+                    noted += 1
+                    return true
+                }) { return }
+                table[key]!.ranges[range.offset] = max(range.count, known ?? 0)
             }
         }
     }

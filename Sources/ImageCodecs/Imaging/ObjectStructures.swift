@@ -67,6 +67,9 @@ package final class ObjectStructures: Sendable {
     /// The ranges of each version read for requests in this process, and the blocks a process before read without
     /// keeping their bytes, taken once (`ObjectStructures+Reads`).
     let reads = Locked<[Key: (version: ObjectVersion, ranges: [Int64: Int])]>([:])
+    /// Ranges noted in `reads` in all (at most `readsTotalLimit`, so that a long run over thousands of masters
+    /// keeps a bounded table).
+    let readsNoted = Locked(0)
     let remembered = Locked<[Key: [Int64]]>([:])
     /// Versions the keeper was asked about and did not hold (asked once per version and process).
     private let absent = Locked<Set<Key>>([])

@@ -136,6 +136,19 @@ final class ObjectStructuresTests: XCTestCase {
         XCTAssertGreaterThan(plain.after, plain.before)
     }
 
+    /// What is noted of the reads stays bounded however many masters a long run reads: per version and in all.
+    func testTheReadsNotedAreBounded() {
+        let structures = ObjectStructures()
+        structures.keep(in: MemoryKeeper())
+        for v in 0 ..< 70 {
+            let version = ObjectVersion(size: 1 << 30, tag: "\"\(v)\"", stamp: FileStamp(size: 1 << 30, modified: 0))
+            structures.noteRead("s3://m/\(v).tif", version, (0 ..< 5000).map { (offset: Int64($0) * 4096, count: 4096) })
+        }
+        let counts = structures.reads.withLock { $0.values.map(\.ranges.count) }
+        XCTAssertTrue(counts.allSatisfy { $0 <= ObjectStructures.readsLimit })
+        XCTAssertEqual(counts.reduce(0, +), ObjectStructures.readsTotalLimit)
+    }
+
     func testAReplacedObjectIsNeverReadThroughItsOldStructure() throws {
         let old = Array(try Data(contentsOf: URL(fileURLWithPath: Fixtures.path("pyramid-bigtiff.tif"))))
         let new = Array(try Data(contentsOf: URL(fileURLWithPath: Fixtures.path("pyramid-jpeg.tif"))))
