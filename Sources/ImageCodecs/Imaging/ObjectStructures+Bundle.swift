@@ -13,15 +13,14 @@ extension ObjectStructures {
     static let bundleLimit = 16 << 20
     private static let bundleMagic = Array("TSOB1\n".utf8)
 
-    /// The bundle of the versions read for requests in this process whose structure is in memory (nil if none).
-    func bundle() -> [UInt8]? {
-        let all = reads.withLock { table in table.filter { !$0.value.ranges.isEmpty }.map { ($0.key, $0.value) } }
+    /// The bundle of `lists` (each version's `readsList`) with their structures in memory (nil if none is).
+    func bundle(_ lists: [(key: Key, version: ObjectVersion, list: Structure)]) -> [UInt8]? {
         var entries: [(path: String, structure: [UInt8])] = []
         var total = 0
-        for (key, entry) in all.sorted(by: { $0.0.path < $1.0.path }) {
+        for (key, version, list) in lists.sorted(by: { $0.key.path < $1.key.path }) {
             guard let structure = held(key) else { continue }
-            let whole = structure.adding(readsList(key, entry.version, entry.ranges).pieces)
-            let encoded = Self.encode(whole, tag: entry.version.tag)
+            let whole = structure.adding(list.pieces)
+            let encoded = Self.encode(whole, tag: version.tag)
             guard total + encoded.count <= Self.bundleLimit else { continue }
             total += encoded.count
             entries.append((key.path, encoded))
@@ -29,16 +28,12 @@ extension ObjectStructures {
         return entries.isEmpty ? nil : Self.encodeBundle(entries)
     }
 
-    /// Takes the structures in a bundle into memory; how many.
-    @discardableResult
-    func take(bundle bytes: [UInt8]) -> Int {
-        guard let entries = Self.decodeBundle(bytes) else { return 0 }
-        for entry in entries {
+    /// Takes the structures in a bundle into memory.
+    func take(bundle bytes: [UInt8]) {
+        for entry in Self.decodeBundle(bytes) ?? [] {
             let key = Key(path: entry.path, tag: entry.tag)
-            guard held(key) == nil else { continue }
-            hold(entry.structure, for: key)
+            if held(key) == nil { hold(entry.structure, for: key) }
         }
-        return entries.count
     }
 
     /// magic, entry count, then each entry's path length and path, and its structure's length and `encode`d bytes.

@@ -66,15 +66,16 @@ extension ObjectStructures {
         guard let keeper = keeper.withLock({ $0 }) else { return }
         let all = reads.withLock { table in table.filter { !$0.value.ranges.isEmpty }.map { ($0.key, $0.value) } }
         let deadline = MonotonicClock.seconds() + seconds
-        ConcurrentWaits.run(all.count + 1, width: 16) { i in
+        // Each list made once, for its own object and the bundle.
+        let lists = all.map { (key: $0.0, version: $0.1.version, list: readsList($0.0, $0.1.version, $0.1.ranges)) }
+        ConcurrentWaits.run(lists.count + 1, width: 16) { i in
             guard MonotonicClock.seconds() < deadline else { return }
-            guard i < all.count else {
-                if let bundle = self.bundle() { keeper.save(Self.bundleName, bundle) }
+            guard i < lists.count else {
+                if let bundle = self.bundle(lists) { keeper.save(Self.bundleName, bundle) }
                 return
             }
-            let (key, entry) = all[i]
-            let list = self.readsList(key, entry.version, entry.ranges)
-            keeper.save(Self.keptName(key.path, entry.version, kind: Self.readsKind), Self.encode(list, tag: entry.version.tag))
+            let (key, version, list) = lists[i]
+            keeper.save(Self.keptName(key.path, version, kind: Self.readsKind), Self.encode(list, tag: version.tag))
         }
     }
 
@@ -82,16 +83,7 @@ extension ObjectStructures {
     /// process still holds them and the bytes kept are within `readBytesLimit`, else an empty piece at each block
     /// they cover.
     func readsList(_ key: Key, _ version: ObjectVersion, _ ranges: [Int64: Int]) -> Structure {
-        var joined: [(offset: Int64, end: Int64)] = []
-        for (offset, count) in ranges.sorted(by: { $0.key < $1.key }) {
-            let end = min(version.size, offset + Int64(count))
-            guard offset < end else { continue }
-            if let last = joined.last, offset <= last.end {
-                joined[joined.count - 1].end = max(last.end, end)
-            } else {
-                joined.append((offset, end))
-            }
-        }
+        let joined = Self.joined(ranges.map { (offset: $0.key, count: $0.value) }, within: version.size)
         let structure = held(key)
         var pieces: [(offset: Int64, bytes: [UInt8])] = []
         var kept = 0, blocks = 0

@@ -199,16 +199,7 @@ package final class ObjectStructures: Sendable {
     /// memory and in the keeper. Blocking (a PUT to a shared store): called through `later`.
     func keep(_ path: String, _ version: ObjectVersion, ranges: [(offset: Int64, count: Int)],
               read: (Int64, Int) -> [UInt8]?) {
-        var merged: [(offset: Int64, end: Int64)] = []
-        for range in (ranges + [(0, Self.head)]).sorted(by: { $0.offset < $1.offset }) where range.count > 0 {
-            let end = min(version.size, range.offset + Int64(range.count))
-            guard range.offset < end else { continue }
-            if let last = merged.last, range.offset <= last.end {
-                merged[merged.count - 1].end = max(last.end, end)
-            } else {
-                merged.append((range.offset, end))
-            }
-        }
+        let merged = Self.joined(ranges + [(0, Self.head)], within: version.size)
         guard merged.reduce(0, { $0 + $1.end - $1.offset }) <= Self.largest else { return }
         var pieces: [(offset: Int64, bytes: [UInt8])] = []
         for range in merged {
@@ -224,6 +215,21 @@ package final class ObjectStructures: Sendable {
         keeper.save(name, encoded)
         listed.withLock { _ = $0.names?.insert(name) }
         counts.withLock { $0.kept += 1 }
+    }
+
+    /// `ranges` sorted, cut at `size` and joined where they overlap or touch.
+    static func joined(_ ranges: [(offset: Int64, count: Int)], within size: Int64) -> [(offset: Int64, end: Int64)] {
+        var joined: [(offset: Int64, end: Int64)] = []
+        for range in ranges.sorted(by: { $0.offset < $1.offset }) where range.count > 0 {
+            let end = min(size, range.offset + Int64(range.count))
+            guard range.offset < end else { continue }
+            if let last = joined.last, range.offset <= last.end {
+                joined[joined.count - 1].end = max(last.end, end)
+            } else {
+                joined.append((range.offset, end))
+            }
+        }
+        return joined
     }
 
     /// Runs `job` on the structures' thread, after the jobs queued before it; dropped when too many wait.

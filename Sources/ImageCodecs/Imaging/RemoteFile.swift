@@ -174,12 +174,10 @@ final class RemoteFile: @unchecked Sendable {
     /// Starts fetching the bytes from `offset` to the object's end in the background, in runs of 2 MB at once,
     /// when they are at most `limit` and this version's structure is not kept: a pyramidal TIFF's reduced levels and
     /// their directories (a writer such as libvips puts each directory after its level's data, so reading them one
-    /// by one is a chain of round trips). Whether it did.
-    @discardableResult
-    func prefetchRest(from offset: Int64, limit: Int) -> Bool {
-        guard structure == nil, offset > 0, offset < version.size, version.size - offset <= Int64(limit) else { return false }
+    /// by one is a chain of round trips).
+    func prefetchRest(from offset: Int64, limit: Int) {
+        guard structure == nil, offset > 0, offset < version.size, version.size - offset <= Int64(limit) else { return }
         prefetch([(offset, Int(version.size - offset))], ahead: false, needed: true)
-        return true
     }
 
     /// Starts fetching the last `bytes` of the object in the background (unless cached), or its last `share` when
@@ -192,11 +190,10 @@ final class RemoteFile: @unchecked Sendable {
     }
 
     /// Starts fetching the blocks under `ranges` that are neither cached nor on their way, in the background
-    /// (`ObjectPrefetch`): consecutive blocks in one GET of at most `runLimit`. Blocks that do not fit its queue
+    /// (`ObjectPrefetch`): consecutive blocks in one GET of at most `readAhead`. Blocks that do not fit its queue
     /// are left for the reads that need them. `ahead`: reads ahead of the viewer (`--object-prefetch`); `needed`:
     /// what an open reads next (fetched on threads of normal priority).
-    func prefetch(_ ranges: [(offset: Int64, count: Int)], ahead: Bool, remembered: Bool = false, needed: Bool = false,
-                  runLimit: Int64 = Int64(readAhead)) {
+    func prefetch(_ ranges: [(offset: Int64, count: Int)], ahead: Bool, remembered: Bool = false, needed: Bool = false) {
         let total = Int64((version.size + Int64(Self.blockBytes) - 1) / Int64(Self.blockBytes))
         var wanted = Set<Int64>()
         for range in ranges where range.count > 0 && range.offset < version.size && !(structure?.holds(count: range.count, at: range.offset) ?? false) {
@@ -207,7 +204,7 @@ final class RemoteFile: @unchecked Sendable {
         guard !wanted.isEmpty else { return }
         let cache = Self.blocks.withLock { $0 }
         // No GET longer than the quarter of the cache that may be on its way.
-        let runLimit = max(1, min(runLimit, Int64(cache.statistics.budget / 4 / Self.blockBytes)))
+        let runLimit = max(1, min(Int64(Self.readAhead), Int64(cache.statistics.budget / 4 / Self.blockBytes)))
         let runs = Self.loading.withLock { () -> [(Int64, Int64)] in
             var runs: [(Int64, Int64)] = []
             for index in wanted.sorted() {
