@@ -185,9 +185,11 @@ export class PageView {
     this.onChange?.(this);
   }
 
-  /** Sets zoom (clamped: at or below the fit zoom is fit) and centre, draws, and fetches the tiles shortly. */
+  /** Sets zoom (clamped: at or below the fit zoom is fit) and centre, draws, and fetches the tiles shortly. An
+   *  answer still on its way for an earlier view (a resize's, a key's) is dropped: what was done last wins. */
   setView(zoom, cx, cy, immediate = false) {
     if (!this.ready) return;
+    this.request++;
     this.fit = zoom <= this.minZoom;
     this.zoom = this.fit ? this.minZoom : clamp(zoom, this.minZoom, this.maxZoom);
     this.cx = cx; this.cy = cy;

@@ -303,6 +303,28 @@ def test_faded_bars_give_their_space_to_the_photo(browser, served, device):
     tab.close()
 
 
+def test_a_zoom_made_while_a_resize_is_answered_is_kept(browser, served):
+    """The bars come back (or the window is resized) and the server's answer for the new size is still on its
+    way when + is pressed: that answer, arriving just after, does not take the view back to fit."""
+    tab = Tab(browser, served, f"/?image={quote(PARIS_ID, safe='')}", DESKTOP)
+    # Answers of /viewport held in the page until let go: the race a loaded machine makes, made every time.
+    tab.page.evaluate("""(() => { const real = window.fetch, held = [];
+        window.letGo = () => { held.splice(0).forEach((go) => go()); window.fetch = real; };
+        window.fetch = (url, ...rest) => String(url).includes('/viewport?')
+          ? new Promise((done) => held.push(() => done(real(url, ...rest)))) : real(url, ...rest); })()""")
+    tab.page.set_viewport_size({"width": 1200, "height": 800})
+    tab.wait("window.tileViewer.state.width === 1200")  # the new size drawn here, its answer held
+    tab.page.keyboard.press("+")
+    tab.page.evaluate("window.letGo()")                 # the resize's answer lands before the zoom's is asked
+    zoomed = tab.state()
+    assert not zoomed["fit"], zoomed
+    tab.page.wait_for_timeout(500)
+    tab.settle()
+    after = tab.state()
+    assert not after["fit"] and abs(after["zoom"] - zoomed["zoom"]) < 1e-6, (zoomed, after)
+    tab.close()
+
+
 @BOTH
 def test_full_screen_by_key_and_button(browser, served, device):
     tab = Tab(browser, served, f"/?image={quote(PARIS_ID, safe='')}", device)
