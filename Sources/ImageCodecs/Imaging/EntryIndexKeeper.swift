@@ -7,8 +7,11 @@ package protocol EntryIndexKeeper: Sendable {
     /// Every name kept under the folder `folder`, in one request, or nil when the keeper cannot say cheaply (then
     /// each name is asked for).
     func names(under folder: String) -> Set<String>?
+    /// Whether the keeper is in object storage: its listing's round trip then tells how far the store is.
+    var isObjectStorage: Bool { get }
 }
 
 extension EntryIndexKeeper {
     package func names(under folder: String) -> Set<String>? { nil }
+    package var isObjectStorage: Bool { false }
 }

@@ -7,7 +7,8 @@ import POSIXSupport
 /// `queueLimit` GETs wait: what does not fit is left for the reads that need it.
 ///
 /// Reads ahead of the viewer are made only while the store is far: while even its quick GETs take `farSeconds` or
-/// more (of the last 32 reads that waited for one, the quickest but an eighth; decided from the eighth GET on). Distance is a floor under every request; a
+/// more (of the last 32 one-block GETs, a read's or an open's, the quickest but an eighth; decided from the fourth
+/// on, so that the opens of a few masters decide it before their first tiles are asked for). Distance is a floor under every request; a
 /// store on the same machine or network answers some GETs in a millisecond or two however slow others are (a
 /// cold disk), and there the GETs read ahead cost more (its work, on the cores the server shares) than the waits
 /// they save: measured against SeaweedFS on the same two cores, the Mirador trace took 2.66× a local disk's time
@@ -21,7 +22,7 @@ final class ObjectPrefetch: @unchecked Sendable {
     static let farSeconds = 0.008
     /// GETs remembered for the floor, and how many it takes to have one.
     static let window = 32
-    static let first = 8
+    static let first = 4
 
     /// Whether reads ahead of the viewer are made (`--object-prefetch`); a master's directories always are.
     package static func configure(enabled: Bool) {

@@ -98,15 +98,27 @@ package final class ObjectStructures: Sendable {
     /// structures are listed at once in the background (one request for a shared store): a cold master then costs
     /// no GET for a structure that is not there, and a kept one a single GET. Beside the listing, in the same round
     /// trip, the bundle the last server to stop left is taken (`ObjectStructures+Bundle`), with reads ahead on.
+    /// Asked again for the keeper it keeps in already, it does nothing: a server starts the listing beside its
+    /// listing of the masters, before the tile service that asks again exists.
     package func keep(in keeper: any EntryIndexKeeper) {
-        self.keeper.withLock { $0 = keeper }
+        let again = self.keeper.withLock { current -> Bool in
+            if let current, current as AnyObject === keeper as AnyObject { return true }
+            current = keeper
+            return false
+        }
+        guard !again else { return }
         listed.withLock { $0 = (false, nil) }
         startDetachedThread { [self] in
             let found = Locked<(names: Set<String>?, bundle: [UInt8]?)>((nil, nil))
             ConcurrentWaits.run(ObjectPrefetch.isEnabled ? 2 : 1, width: 2) { i in
                 if i == 0 {
+                    let started = MonotonicClock.nanoseconds()
                     let names = keeper.names(under: Self.folder)
                     found.withLock { $0.names = names }
+                    // One small request before any load: a first measure of the store's distance (`ObjectPrefetch`).
+                    if names != nil, keeper.isObjectStorage {
+                        ObjectPrefetch.shared.observe(seconds: Double(MonotonicClock.nanoseconds() - started) / 1e9)
+                    }
                 } else {
                     let bundle = keeper.load(Self.bundleName)
                     found.withLock { $0.bundle = bundle }

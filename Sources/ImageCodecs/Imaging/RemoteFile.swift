@@ -231,8 +231,12 @@ final class RemoteFile: @unchecked Sendable {
                         Self.loading.broadcast()
                     }
                 }
+                let started = MonotonicClock.nanoseconds()
                 guard let bytes = try? objects.bytes(of: path, offset: first * Int64(Self.blockBytes), count: Int(span) * Self.blockBytes,
                                                      version: version) else { return }
+                // A GET of one block tells the store's distance as a read's does (a longer one its bandwidth too):
+                // an open's head and directories decide whether to read ahead before its first tiles are asked for.
+                if span == 1 { ObjectPrefetch.shared.observe(seconds: Double(MonotonicClock.nanoseconds() - started) / 1e9) }
                 store(bytes, from: first, in: cache)
             }
         }

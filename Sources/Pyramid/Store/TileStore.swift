@@ -156,6 +156,8 @@ extension TileStore: EntryIndexKeeper {
     package func save(_ name: String, _ bytes: [UInt8]) { _ = try? backend.write(bytes, as: name) }
 
     package func names(under folder: String) -> Set<String>? { backend.names(under: folder) }
+
+    package var isObjectStorage: Bool { isShared }
 }
 
 /// Why the tile store cannot be used.

@@ -78,14 +78,17 @@ struct ServeCommand: ParsableCommand {
             // Made once: its limits carry the server's one store of JPEG entry indexes.
             var tileOptions = config.tileOptions
             tileOptions.files = ObjectStorageSetup.files(storage)
-            let loaded = try LibraryLoader.load(paths, options: tileOptions, objects: storage?.objects, titlesAsNames: config.titlesAsNames,
-                                                logger: logger)
-            let library = loaded.library
             let store = try config.storeDirectory.map { location -> TileStore in
                 guard let shared = S3Location(location) else { return try TileStore(directory: location, budget: config.storeMB << 20) }
                 guard let objects = storage?.objects else { throw ConfigurationError(message: "--store-dir \(location): not an object storage location (s3://bucket/prefix)") }
                 return TileStore(objects: objects, location: shared)
             }
+            // The structures of masters in object storage kept in the store are listed while the masters are: one
+            // round trip for both, done before the first request rather than in its way.
+            if let store { tileOptions.files.structures?.keep(in: store) }
+            let loaded = try LibraryLoader.load(paths, options: tileOptions, objects: storage?.objects, titlesAsNames: config.titlesAsNames,
+                                                logger: logger)
+            let library = loaded.library
             let tiles = TileService(directory: library, options: tileOptions, store: store)
             library.setRoots(Dictionary(uniqueKeysWithValues: loaded.roots.roots.enumerated().map { ($0.offset, $0.element.path) }))
             let settings = config.accessSettings

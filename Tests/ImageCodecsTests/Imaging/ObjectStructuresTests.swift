@@ -37,6 +37,31 @@ final class ObjectStructuresTests: XCTestCase {
         return (objects, keeper, first, try XCTUnwrap(try ImageOpener.open("s3://masters/p.tif", files: first) as? TIFFSource))
     }
 
+    /// A server starts the structures' listing beside its listing of the masters, and its tile service asks again
+    /// for the same store: one listing, not a second in the way of the first requests. Another keeper is listed.
+    func testKeepingInTheSameKeeperAgainListsItOnce() {
+        final class ListingKeeper: EntryIndexKeeper, @unchecked Sendable {
+            let listings = Locked(0)
+            func load(_ name: String) -> [UInt8]? { nil }
+            func save(_ name: String, _ bytes: [UInt8]) {}
+            func names(under folder: String) -> Set<String>? {
+                listings.withLock { $0 += 1 }
+                return []
+            }
+        }
+        let structures = ImageFiles(objects: MemoryObjects()).structures!
+        let keeper = ListingKeeper(), other = ListingKeeper()
+        structures.keep(in: keeper)
+        structures.keep(in: keeper)
+        XCTAssertFalse(structures.mayHold("object-structures/absent.tsos"))     // waits for the listing
+        usleep(100_000)
+        XCTAssertEqual(keeper.listings.withLock { $0 }, 1)
+        structures.keep(in: other)
+        XCTAssertFalse(structures.mayHold("object-structures/absent.tsos"))
+        XCTAssertEqual(other.listings.withLock { $0 }, 1)
+        XCTAssertEqual(keeper.listings.withLock { $0 }, 1)
+    }
+
     func testASecondProcessOpensAPyramidalTIFFFromItsKeptStructure() throws {
         let (objects, keeper, _, cold) = try openedFirst()
         XCTAssertFalse(objects.reads.isEmpty)
