@@ -1,6 +1,7 @@
 """A store of masters far away (store_proxy.py in front of SeaweedFS, each request held 20 ± 5 ms): a restarted
 replica opens a pyramidal TIFF from the structure the first one kept beside the tiles, in one GET and none of the
-master, and with reads ahead on fetches the blocks the one before read as it opens; a master replaced in the store
+master, and with reads ahead on fetches the blocks the one before read as it opens; reads ahead start with the first
+zoom (the store's distance known from the start's and the opens' GETs); a master replaced in the store
 is never read through its old structure; reads ahead of the viewer stay within --object-cache-mb; a region's
 stored tiles are read from a shared store together, not one after another; and a store that hangs keeps no local
 master's tile waiting."""
@@ -153,6 +154,31 @@ def test_a_replaced_master_is_never_read_through_its_old_structure(store, pyrami
         proxy.close()
 
 
+def test_reads_ahead_start_with_the_first_zoom_into_a_master_far_away(store, pyramids):
+    """How far the store is is known from the first GETs, the shared tile store's listing at start and the masters'
+    opens: the first tile read of a zoom already has the next level's blocks fetched ahead. (Decided from the
+    eighth read that waited for a GET, the first zoom into each of the first masters waited a round trip a level.)"""
+    store.make_bucket("firstzoom")
+    store.make_bucket("firstzoom-tiles")
+    for name in ("a", "b", "c"):
+        store.put("firstzoom", f"set/{name}.tif", file=pyramids / "double.tif")
+    proxy = StallingProxy(store.s3, delay=0.02, jitter=0.005)
+    server = far(store, "s3://firstzoom/set", "--store-dir", "s3://firstzoom-tiles/t", proxy=proxy)
+    try:
+        for name in ("a", "b", "c"):
+            info = server.json(f"/iiif/3/{name}/info.json")
+        m = metrics(server)
+        assert m["tileserver_object_get_floor_seconds"] >= 0.015, m["tileserver_object_get_floor_seconds"]
+        assert m["tileserver_object_reads_ahead_total"] == 0
+        top = top_level(info)
+        cols, rows = math.ceil(math.ceil(info["width"] / 2) / 256), math.ceil(math.ceil(info["height"] / 2) / 256)
+        assert server.get(f"/images/a_files/{top - 1}/{cols // 2}_{rows // 2}.jpg")[0].status == 200
+        wait_for(lambda: metrics(server)["tileserver_object_reads_ahead_total"] > 0, 5)
+    finally:
+        server.stop()
+        proxy.close()
+
+
 def test_reads_ahead_stay_within_the_object_cache(store, pyramids):
     """A deep zoom into a master far away with a 2 MiB block cache: reads ahead are made (a quarter of the
     cache on their way at most), the cache never holds more than its budget, and every tile is the one local
@@ -165,8 +191,7 @@ def test_reads_ahead_stay_within_the_object_cache(store, pyramids):
     try:
         info = server.json("/iiif/3/double/info.json")
         top = top_level(info)
-        # Full-resolution tiles far apart, a GET each: the server learns how far the store is (reads ahead wait for
-        # eight GETs a read waited for).
+        # Full-resolution tiles far apart, a GET each (the open's and these tell the server how far the store is).
         for i in range(10):
             path = f"/images/double_files/{top}/{(i * 7) % 31}_{(i * 5) % 20}.jpg"
             assert server.get(path)[1] == reference.get(path)[1], path

@@ -272,9 +272,16 @@ final class ObjectStructuresTests: XCTestCase {
         // A store on the same machine with a cold disk: most GETs slow, some quick.
         for i in 0 ..< 32 { near.observe(seconds: i % 4 == 0 ? 0.002 : 0.030) }
         XCTAssertTrue(near.admit(runs, blockBytes: 1 << 18, budget: 64 << 20, ahead: true).isEmpty)
+        // Decided from the fourth GET (an open's head and directories, a start's listing): not from three.
         let far = ObjectPrefetch(threads: 1)
-        for i in 0 ..< 8 { far.observe(seconds: 0.015 + Double(i) * 0.001) }
+        for i in 0 ..< 3 { far.observe(seconds: 0.015 + Double(i) * 0.001) }
+        XCTAssertTrue(far.admit(runs, blockBytes: 1 << 18, budget: 64 << 20, ahead: true).isEmpty)
+        far.observe(seconds: 0.020)
         XCTAssertEqual(far.admit(runs, blockBytes: 1 << 18, budget: 64 << 20, ahead: true).count, 2)
+        // A store near by, busy while the first masters open: one quick GET of the first four says near.
+        let busy = ObjectPrefetch(threads: 1)
+        for seconds in [0.003, 0.030, 0.025, 0.040] { busy.observe(seconds: seconds) }
+        XCTAssertTrue(busy.admit(runs, blockBytes: 1 << 18, budget: 64 << 20, ahead: true).isEmpty)
         // At most a quarter of the cache on its way: the three blocks above (768 KiB) are, and a 2 MiB cache takes no more.
         XCTAssertEqual(far.admit(runs, blockBytes: 1 << 18, budget: 2 << 20, ahead: true).count, 0)
     }
