@@ -7,8 +7,9 @@ import POSIXSupport
 /// `queueLimit` GETs wait: what does not fit is left for the reads that need it.
 ///
 /// Reads ahead of the viewer are made only while the store is far: while even its quick GETs take `farSeconds` or
-/// more (of the last 32 one-block GETs, a read's or an open's, the quickest but an eighth; decided from the fourth
-/// on, so that the opens of a few masters decide it before their first tiles are asked for). Distance is a floor under every request; a
+/// more (of the last 32 GETs a read waited for, one-block GETs made ahead and the shared tile store's listing at
+/// start, the quickest but an eighth; decided from the fourth on, so that the opens of a few masters decide it
+/// before their first tiles are asked for). Distance is a floor under every request; a
 /// store on the same machine or network answers some GETs in a millisecond or two however slow others are (a
 /// cold disk), and there the GETs read ahead cost more (its work, on the cores the server shares) than the waits
 /// they save: measured against SeaweedFS on the same two cores, the Mirador trace took 2.66× a local disk's time
@@ -82,7 +83,13 @@ final class ObjectPrefetch: @unchecked Sendable {
         }
     }
 
-    /// Notes how long a read waited for its GET.
+    /// Notes how long a GET took that was sent at `started` (`MonotonicClock.nanoseconds()`): one a read waited
+    /// for, a one-block GET an open made ahead, or the shared tile store's listing at start.
+    func observe(since started: Int64) {
+        observe(seconds: Double(MonotonicClock.nanoseconds() - started) / 1e9)
+    }
+
+    /// Notes how long a GET took.
     func observe(seconds: Double) {
         lock.withLock {
             if recent.count < Self.window { recent.append(seconds) } else { recent[next] = seconds }

@@ -117,7 +117,7 @@ package final class ObjectStructures: Sendable {
                     found.withLock { $0.names = names }
                     // One small request before any load: a first measure of the store's distance (`ObjectPrefetch`).
                     if names != nil, keeper.isObjectStorage {
-                        ObjectPrefetch.shared.observe(seconds: Double(MonotonicClock.nanoseconds() - started) / 1e9)
+                        ObjectPrefetch.shared.observe(since: started)
                     }
                 } else {
                     let bundle = keeper.load(Self.bundleName)

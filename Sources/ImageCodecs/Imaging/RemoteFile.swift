@@ -236,7 +236,7 @@ final class RemoteFile: @unchecked Sendable {
                                                      version: version) else { return }
                 // A GET of one block tells the store's distance as a read's does (a longer one its bandwidth too):
                 // an open's head and directories decide whether to read ahead before its first tiles are asked for.
-                if span == 1 { ObjectPrefetch.shared.observe(seconds: Double(MonotonicClock.nanoseconds() - started) / 1e9) }
+                if span == 1 { ObjectPrefetch.shared.observe(since: started) }
                 store(bytes, from: first, in: cache)
             }
         }
@@ -297,7 +297,7 @@ final class RemoteFile: @unchecked Sendable {
         if !claimed { return try block(index) }    // fetched and already dropped again: fetch it now
         let started = MonotonicClock.nanoseconds()
         let bytes = try objects.bytes(of: path, offset: index * Int64(Self.blockBytes), count: Int(span) * Self.blockBytes, version: version)
-        ObjectPrefetch.shared.observe(seconds: Double(MonotonicClock.nanoseconds() - started) / 1e9)
+        ObjectPrefetch.shared.observe(since: started)
         sequence.withLock { $0 = (index + span - 1, streak, streak >= 2 ? index + span : -1) }
         let first = store(bytes, from: index, in: cache)
         streamAhead(index, total: total)

@@ -56,7 +56,7 @@ struct OperationsHandler: Sendable {
         out += "tileserver_object_prefetches_total \(blocks.prefetches)\n"
         out += "# HELP tileserver_object_reads_ahead_total Of those, GETs ahead of viewers (--object-prefetch, a store far away).\n# TYPE tileserver_object_reads_ahead_total counter\n"
         out += "tileserver_object_reads_ahead_total \(blocks.readsAhead)\n"
-        out += "# HELP tileserver_object_get_floor_seconds Of the last 32 one-block GETs (reads', opens', the shared tile store's listing), the quickest but an eighth: the store's distance (reads ahead are made from 0.008; -1 before 4 GETs).\n# TYPE tileserver_object_get_floor_seconds gauge\n"
+        out += "# HELP tileserver_object_get_floor_seconds Of the last 32 GETs a read waited for, one-block GETs made ahead and the shared tile store's listing at start, the quickest but an eighth: the store's distance (reads ahead are made from 0.008; -1 before 4 GETs).\n# TYPE tileserver_object_get_floor_seconds gauge\n"
         out += "tileserver_object_get_floor_seconds \(blocks.floor ?? -1)\n"
         return out
     }
