@@ -2,9 +2,10 @@ import POSIXSupport
 
 /// Blocks of objects fetched before anyone asks for them (`RemoteFile.prefetch`): a master's directories beside
 /// its first block, and the tiles a viewer will ask for next. On threads and connections of their own, so a
-/// request a client waits for never queues behind them; a read that needs a block on its way waits for that GET
-/// instead of sending another. At most a quarter of the block cache's budget is on its way at once, and at most
-/// `queueLimit` GETs wait: what does not fit is left for the reads that need it.
+/// request a client waits for never queues behind them; a read that needs a block whose GET has left waits for it
+/// instead of sending another, and sends a GET still queued here itself (`RemoteFile.block`). At most a quarter of
+/// the block cache's budget is on its way at once, and at most `queueLimit` GETs wait: what does not fit is left
+/// for the reads that need it.
 ///
 /// Reads ahead of the viewer are made only while the store is far: while even its quick GETs take `farSeconds` or
 /// more (of the last 32 GETs a read waited for, one-block GETs made ahead and the shared tile store's listing at
@@ -15,7 +16,10 @@ import POSIXSupport
 /// they save: measured against SeaweedFS on the same two cores, the Mirador trace took 2.66× a local disk's time
 /// with them and 1.62× without.
 final class ObjectPrefetch: @unchecked Sendable {
-    static let shared = ObjectPrefetch(threads: 16)
+    /// 32 threads a queue: a thread mostly waits on the network. With 16, behind 20 ms, the ends of four masters
+    /// opened together (20 GETs) waited a round trip for a thread, and so did a zoom's reads ahead (the Universal
+    /// Viewer trace 0.20 s against 0.19 s).
+    static let shared = ObjectPrefetch(threads: 32)
 
     /// Prefetch GETs that may wait for a thread.
     static let queueLimit = 64
@@ -40,11 +44,12 @@ final class ObjectPrefetch: @unchecked Sendable {
     }
 
     private let lock = ConditionLock()
-    private let threads: Int
-    private var queue: [(bytes: Int, ahead: Bool, job: @Sendable () -> Void)] = []
+    /// Threads for each of the two queues.
+    let threads: Int
+    private var queue: [(bytes: Int, ahead: Bool, job: @Sendable () -> Bool)] = []
     /// GETs an open needs (a master's head and end, its directories): on threads of normal priority, so a busy
     /// moment (a server starting, its index reading every master) does not hold back the first answers.
-    private var needed: [(bytes: Int, ahead: Bool, job: @Sendable () -> Void)] = []
+    private var needed: [(bytes: Int, ahead: Bool, job: @Sendable () -> Bool)] = []
     private var neededStarted = 0
     private var reserved = 0
     private var started = 0
@@ -97,12 +102,13 @@ final class ObjectPrefetch: @unchecked Sendable {
         }
     }
 
-    /// Runs `job` (a GET of `bytes` admitted before) on a prefetch thread; what an open needs (`needed`) on threads
-    /// of its own, ahead of the rest. Both at normal priority: such a thread mostly waits on the network, and a read
-    /// ahead that starts late is of no use (on low-priority threads, behind 20 ms, the GETs ahead of a zoom left up
-    /// to 9 ms after the tiles that asked for them, on two busy cores; the Universal Viewer trace took 2.34x a local
-    /// disk's time with them, 2.20x without, p99 68 against 66 ms).
-    func submit(bytes: Int, ahead: Bool, needed isNeeded: Bool = false, _ job: @escaping @Sendable () -> Void) {
+    /// Runs `job` (a GET of `bytes` admitted before; it says whether it sent it, or a read took it over) on a
+    /// prefetch thread; what an open needs (`needed`) on threads of its own, ahead of the rest. Both at normal
+    /// priority: such a thread mostly waits on the network, and a read ahead that starts late is of no use (on
+    /// low-priority threads, behind 20 ms, the GETs ahead of a zoom left up to 9 ms after the tiles that asked for
+    /// them, on two busy cores; the Universal Viewer trace took 2.34x a local disk's time with them, 2.20x without,
+    /// p99 68 against 66 ms).
+    func submit(bytes: Int, ahead: Bool, needed isNeeded: Bool = false, _ job: @escaping @Sendable () -> Bool) {
         lock.withLock {
             if isNeeded {
                 needed.append((bytes, ahead, job))
@@ -123,15 +129,17 @@ final class ObjectPrefetch: @unchecked Sendable {
 
     private func run(needed isNeeded: Bool) {
         while true {
-            let next = lock.withLock { () -> (bytes: Int, ahead: Bool, job: @Sendable () -> Void) in
+            let next = lock.withLock { () -> (bytes: Int, ahead: Bool, job: @Sendable () -> Bool) in
                 while isNeeded ? needed.isEmpty : queue.isEmpty { lock.wait() }
                 return isNeeded ? needed.removeFirst() : queue.removeFirst()
             }
-            next.job()
+            let sent = next.job()
             lock.withLock {
                 reserved -= next.bytes
-                fetches += 1
-                if next.ahead { aheadFetches += 1 }
+                if sent {
+                    fetches += 1
+                    if next.ahead { aheadFetches += 1 }
+                }
             }
         }
     }

@@ -14,14 +14,14 @@ final class RemoteFile: @unchecked Sendable {
     static let blockBytes = 256 << 10
     static let readAhead = 8
 
-    private struct BlockKey: Hashable, Sendable {
+    struct BlockKey: Hashable, Sendable {
         let path: String
         let etag: String
         let index: Int64
     }
 
     /// Every object's blocks, least recently used dropped first past the budget (`configure(budget:)`).
-    private static let blocks = Locked(LRUCache<BlockKey, [UInt8]>(budget: 256 << 20, cost: { $0.count + 96 }))
+    static let blocks = Locked(LRUCache<BlockKey, [UInt8]>(budget: 256 << 20, cost: { $0.count + 96 }))
 
     /// Sets the block cache's byte budget (it starts empty).
     package static func configure(budget: Int) {
@@ -33,10 +33,10 @@ final class RemoteFile: @unchecked Sendable {
 
     let path: String
     let version: ObjectVersion
-    private let objects: any ObjectBytes
+    let objects: any ObjectBytes
     /// What opening this version read before, with the tiles a process before read of it (`ObjectStructures`),
     /// served without a request.
-    private let structure: ObjectStructures.Structure?
+    let structure: ObjectStructures.Structure?
     /// Where the blocks read for requests are noted (`noteRead`).
     private let structures: ObjectStructures?
     /// The ranges read while recording (opening a master whose structure is not kept).
@@ -45,7 +45,7 @@ final class RemoteFile: @unchecked Sendable {
     private let recording = Atomic<Bool>(false)
     /// The last block fetched, how many fetches in a row followed on from the one before, and while a decode
     /// streams through the object the first block not yet asked for (else -1).
-    private let sequence = Locked<(last: Int64, streak: Int, ahead: Int64)>((-2, 0, -1))
+    let sequence = Locked<(last: Int64, streak: Int, ahead: Int64)>((-2, 0, -1))
 
     static func open(_ path: String, objects: (any ObjectBytes)?, structures: ObjectStructures?) throws(ImageSourceError) -> RemoteFile {
         guard let objects else {
@@ -189,135 +189,6 @@ final class RemoteFile: @unchecked Sendable {
         prefetch([(max(0, version.size - Int64(count)), count)], ahead: false, needed: true)
     }
 
-    /// Starts fetching the blocks under `ranges` that are neither cached nor on their way, in the background
-    /// (`ObjectPrefetch`): consecutive blocks in one GET of at most `readAhead`. Blocks that do not fit its queue
-    /// are left for the reads that need them. `ahead`: reads ahead of the viewer (`--object-prefetch`); `needed`:
-    /// what an open reads next (fetched on threads of normal priority).
-    func prefetch(_ ranges: [(offset: Int64, count: Int)], ahead: Bool, remembered: Bool = false, needed: Bool = false) {
-        let total = Int64((version.size + Int64(Self.blockBytes) - 1) / Int64(Self.blockBytes))
-        var wanted = Set<Int64>()
-        for range in ranges where range.count > 0 && range.offset < version.size && !(structure?.holds(count: range.count, at: range.offset) ?? false) {
-            let first = max(0, range.offset) / Int64(Self.blockBytes)
-            let last = min(total - 1, (range.offset + Int64(range.count) - 1) / Int64(Self.blockBytes))
-            if first <= last { wanted.formUnion(first ... last) }
-        }
-        guard !wanted.isEmpty else { return }
-        let cache = Self.blocks.withLock { $0 }
-        // No GET longer than the quarter of the cache that may be on its way.
-        let runLimit = max(1, min(Int64(Self.readAhead), Int64(cache.statistics.budget / 4 / Self.blockBytes)))
-        let runs = Self.loading.withLock { () -> [(Int64, Int64)] in
-            var runs: [(Int64, Int64)] = []
-            for index in wanted.sorted() {
-                let key = BlockKey(path: path, etag: version.tag, index: index)
-                if Self.inFlight.contains(key) || cache.value(for: key, countingMiss: false, countingHit: false) != nil { continue }
-                if let last = runs.last, last.0 + last.1 == index, last.1 < runLimit {
-                    runs[runs.count - 1].1 += 1
-                } else {
-                    runs.append((index, 1))
-                }
-            }
-            runs = ObjectPrefetch.shared.admit(runs, blockBytes: Self.blockBytes, budget: cache.statistics.budget, ahead: ahead,
-                                               remembered: remembered)
-            for (first, span) in runs {
-                for i in first ..< first + span { Self.inFlight.insert(BlockKey(path: path, etag: version.tag, index: i)) }
-            }
-            return runs
-        }
-        for (first, span) in runs {
-            ObjectPrefetch.shared.submit(bytes: Int(span) * Self.blockBytes, ahead: ahead, needed: needed) { [self] in
-                defer {
-                    Self.loading.withLock {
-                        for i in first ..< first + span { Self.inFlight.remove(BlockKey(path: path, etag: version.tag, index: i)) }
-                        Self.loading.broadcast()
-                    }
-                }
-                let started = MonotonicClock.nanoseconds()
-                guard let bytes = try? objects.bytes(of: path, offset: first * Int64(Self.blockBytes), count: Int(span) * Self.blockBytes,
-                                                     version: version) else { return }
-                // A GET of one block tells the store's distance as a read's does (a longer one its bandwidth too):
-                // an open's head and directories decide whether to read ahead before its first tiles are asked for.
-                if span == 1 { ObjectPrefetch.shared.observe(since: started) }
-                store(bytes, from: first, in: cache)
-            }
-        }
-    }
-
-    /// Puts fetched bytes starting at block `index` in the cache, a block each; the first block.
-    @discardableResult
-    private func store(_ bytes: [UInt8], from index: Int64, in cache: LRUCache<BlockKey, [UInt8]>) -> [UInt8] {
-        var first: [UInt8] = []
-        var start = 0, i = index
-        while start < bytes.count {
-            let piece = Array(bytes[start ..< min(bytes.count, start + Self.blockBytes)])
-            if i == index { first = piece }
-            _ = cache.insert(piece, for: BlockKey(path: path, etag: version.tag, index: i))
-            start += Self.blockBytes
-            i += 1
-        }
-        return first
-    }
-
-    /// Block `index`, fetched with the blocks after it (`span` of them, or as the read-ahead says) when missing.
-    private func block(_ index: Int64) throws(ObjectReadError) -> [UInt8] {
-        let cache = Self.blocks.withLock { $0 }
-        let key = BlockKey(path: path, etag: version.tag, index: index)
-        let total = Int64((version.size + Int64(Self.blockBytes) - 1) / Int64(Self.blockBytes))
-        if let hit = cache.value(for: key) {
-            streamAhead(index, total: total)
-            return hit
-        }
-        let streak = sequence.withLock { $0.last == index - 1 ? $0.streak + 1 : 0 }
-        var span = max(1, min(min(Int64(Self.readAhead), Int64(1) << min(streak, 3)), total - index))
-        // Claim the blocks to fetch, or wait for whoever fetches this one.
-        let claimed = Self.loading.withLock { () -> Bool in
-            while Self.inFlight.contains(key) { BlockingWait.during { Self.loading.wait() } }
-            if cache.value(for: key, countingMiss: false) != nil { return false }
-            var n: Int64 = 1
-            while n < span {
-                let next = BlockKey(path: path, etag: version.tag, index: index + n)
-                if Self.inFlight.contains(next) || cache.value(for: next, countingMiss: false, countingHit: false) != nil { break }
-                n += 1
-            }
-            span = n
-            for i in index ..< index + span { Self.inFlight.insert(BlockKey(path: path, etag: version.tag, index: i)) }
-            return true
-        }
-        if !claimed, let hit = cache.value(for: key) {
-            streamAhead(index, total: total)
-            return hit
-        }
-        defer {
-            if claimed {
-                Self.loading.withLock {
-                    for i in index ..< index + span { Self.inFlight.remove(BlockKey(path: path, etag: version.tag, index: i)) }
-                    Self.loading.broadcast()
-                }
-            }
-        }
-        if !claimed { return try block(index) }    // fetched and already dropped again: fetch it now
-        let started = MonotonicClock.nanoseconds()
-        let bytes = try objects.bytes(of: path, offset: index * Int64(Self.blockBytes), count: Int(span) * Self.blockBytes, version: version)
-        ObjectPrefetch.shared.observe(since: started)
-        sequence.withLock { $0 = (index + span - 1, streak, streak >= 2 ? index + span : -1) }
-        let first = store(bytes, from: index, in: cache)
-        streamAhead(index, total: total)
-        return first
-    }
-
-    /// A decode streaming through the object (the third fetch in a row): the next run of blocks is fetched while
-    /// the one before it is decoded, once the reads are within a run of the end of what was asked for, so the
-    /// decode does not stop for a round trip at each run.
-    private func streamAhead(_ index: Int64, total: Int64) {
-        let run = Int64(Self.readAhead)
-        let next = sequence.withLock { state -> Int64? in
-            guard state.ahead >= 0, state.ahead < total, index >= state.ahead - run else { return nil }
-            defer { state = (state.ahead + run - 1, state.streak, state.ahead + run) }
-            return state.ahead
-        }
-        guard let next else { return }
-        prefetch([(offset: next * Int64(Self.blockBytes), count: Int(run) * Self.blockBytes)], ahead: false)
-    }
-
     /// The last failure a read of `path` met on this thread, taken (so it is reported once). One that nobody took
     /// (a TIFF open that forgave a failed later directory) stays until the next failure on the thread replaces it:
     /// it can only make a later error of the same object on that thread look transient (503, tried again), never
@@ -333,8 +204,6 @@ final class RemoteFile: @unchecked Sendable {
     }
 
     private static let failures = Locked<[UInt: ImageSourceError]>([:])
-    private static let loading = ConditionLock()
-    nonisolated(unsafe) private static var inFlight: Set<BlockKey> = []   // guarded by `loading`
 
     private static func setFailure(_ failure: ImageSourceError) {
         failures.withLock { $0[UInt(pthread_self())] = failure }
