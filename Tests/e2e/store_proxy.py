@@ -5,8 +5,12 @@ bench/object-storage.py.
 One thread and one epoll loop for every connection: the bench sends tens of thousands of requests through it on
 the same two cores as the server it measures, and a thread per direction (as this proxy had first) cost more than
 the store it stood for (the JPEG trace took 1.79x its time on local disk through it with no delay at all, 1.17x
-straight to the store), waiting on the interpreter's lock in turn."""
+straight to the store), waiting on the interpreter's lock in turn. The store's answers go to the client through a
+pipe by splice(2), never through the interpreter: copied through it, 32 MB in 16 ranged GETs took 28 ms against 13 ms
+straight from nginx, on the cores the server measured needs, which a store in another building does not take."""
+import fcntl
 import heapq
+import os
 import random
 import select
 import socket
@@ -14,14 +18,23 @@ import threading
 import time
 
 
+_PIPE_BYTES = 1 << 20
+
+
 class _Connection:
-    """A client's connection and its own connection to the store, with what waits to be written each way."""
+    """A client's connection and its own connection to the store, with what waits to be written each way: the
+    client's requests in a list (each held until its release), the store's answers in a pipe."""
 
     def __init__(self, client, upstream, record):
         self.client, self.upstream = client, upstream
         self.record = record        # what the client sent, or None
         self.to_upstream = []       # [release time, bytes], in order
-        self.to_client = bytearray()
+        self.pipe_r, self.pipe_w = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+        try:
+            fcntl.fcntl(self.pipe_w, fcntl.F_SETPIPE_SZ, _PIPE_BYTES)
+        except OSError:
+            pass
+        self.to_client = 0          # bytes of the store's answers in the pipe, not yet written to the client
         self.fresh = True           # no byte of the next request seen yet
         self.released = 0.0         # when the last request held is let through
 
@@ -57,12 +70,14 @@ class StallingProxy:
         sequence = 0
 
         def watch(conn):
-            """Reads from both ends always; writes where something is due."""
+            """Reads from the client always and from the store while the pipe is empty; writes where something is
+            due."""
             now = time.monotonic()
             for sock, pending in ((conn.client, conn.to_client), (conn.upstream, conn.to_upstream)):
                 due = bool(pending) and (sock is conn.client or pending[0][0] <= now)
+                reading = sock is conn.client or not conn.to_client
                 try:
-                    poll.modify(sock.fileno(), select.EPOLLIN | (select.EPOLLOUT if due else 0))
+                    poll.modify(sock.fileno(), (select.EPOLLIN if reading else 0) | (select.EPOLLOUT if due else 0))
                 except OSError:
                     pass
 
@@ -74,14 +89,26 @@ class StallingProxy:
                 except (OSError, ValueError):
                     pass
                 sock.close()
+            os.close(conn.pipe_r)
+            os.close(conn.pipe_w)
+
+        def drain(conn):
+            """Writes what the pipe holds to the client, waiting for it (the store hung up)."""
+            try:
+                conn.client.setblocking(True)
+                while conn.to_client:
+                    conn.to_client -= os.splice(conn.pipe_r, conn.client.fileno(), conn.to_client)
+                conn.client.setblocking(False)
+            except OSError:
+                conn.to_client = 0
 
         def flush(conn):
             """Writes what is due each way; False when a connection failed."""
             now = time.monotonic()
             try:
-                if conn.to_client:
-                    n = conn.client.send(conn.to_client)
-                    del conn.to_client[:n]
+                while conn.to_client:
+                    conn.to_client -= os.splice(conn.pipe_r, conn.client.fileno(), conn.to_client,
+                                                flags=os.SPLICE_F_MOVE | os.SPLICE_F_NONBLOCK)
                 while conn.to_upstream and conn.to_upstream[0][0] <= now:
                     data = conn.to_upstream[0][1]
                     n = conn.upstream.send(data)
@@ -139,18 +166,24 @@ class StallingProxy:
                 conn, is_client = ends[fd]
                 if events & (select.EPOLLIN | select.EPOLLHUP | select.EPOLLERR):
                     try:
-                        data = (conn.client if is_client else conn.upstream).recv(262144)
+                        if not is_client and conn.to_client and events & (select.EPOLLHUP | select.EPOLLERR):
+                            drain(conn)
+                        if is_client:
+                            data = conn.client.recv(262144)
+                        elif conn.to_client:
+                            data = None     # the pipe is full: read on once the client took it
+                        else:
+                            moved = os.splice(conn.upstream.fileno(), conn.pipe_w, _PIPE_BYTES,
+                                              flags=os.SPLICE_F_MOVE | os.SPLICE_F_NONBLOCK)
+                            conn.to_client += moved
+                            data = b"x" if moved else b""
                     except BlockingIOError:
                         data = None
                     except OSError:
                         data = b""
                     if data == b"":
-                        if not is_client and conn.to_client:
-                            try:            # the store's last answer before it closed still reaches the client
-                                conn.client.setblocking(True)
-                                conn.client.sendall(conn.to_client)
-                            except OSError:
-                                pass
+                        if not is_client:
+                            drain(conn)     # the store's last answer before it closed still reaches the client
                         drop(conn)
                         continue
                     if data and is_client:
@@ -171,7 +204,6 @@ class StallingProxy:
                             heapq.heappush(timers, (release, sequence, conn))
                     elif data:
                         conn.fresh = True
-                        conn.to_client += data
                 if not flush(conn):
                     drop(conn)
                     continue
