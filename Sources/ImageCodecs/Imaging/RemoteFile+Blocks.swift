@@ -14,9 +14,7 @@ extension RemoteFile {
         var sent: Bool
 
         init(first: Int64, span: Int64, sent: Bool) {
-            self.first = first
-            self.span = span
-            self.sent = sent
+            (self.first, self.span, self.sent) = (first, span, sent)
         }
     }
 
