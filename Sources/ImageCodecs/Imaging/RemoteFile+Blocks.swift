@@ -23,6 +23,9 @@ extension RemoteFile {
 
     func key(_ index: Int64) -> BlockKey { BlockKey(path: path, etag: version.tag, index: index) }
 
+    /// The object's blocks, the last one short.
+    var blockCount: Int64 { (version.size + Int64(Self.blockBytes) - 1) / Int64(Self.blockBytes) }
+
     /// Claims `span` blocks from `first` (under `loading`).
     private func claim(_ first: Int64, _ span: Int64, sent: Bool) -> Claim {
         let claim = Claim(first: first, span: span, sent: sent)
@@ -43,7 +46,7 @@ extension RemoteFile {
     /// are left for the reads that need them. `ahead`: reads ahead of the viewer (`--object-prefetch`); `needed`:
     /// what an open reads next (fetched on threads of normal priority).
     func prefetch(_ ranges: [(offset: Int64, count: Int)], ahead: Bool, remembered: Bool = false, needed: Bool = false) {
-        let total = Int64((version.size + Int64(Self.blockBytes) - 1) / Int64(Self.blockBytes))
+        let total = blockCount
         var wanted = Set<Int64>()
         for range in ranges where range.count > 0 && range.offset < version.size && !(structure?.holds(count: range.count, at: range.offset) ?? false) {
             let first = max(0, range.offset) / Int64(Self.blockBytes)
@@ -108,7 +111,7 @@ extension RemoteFile {
     /// or with the run of a prefetch still queued that holds it.
     func block(_ index: Int64) throws(ObjectReadError) -> [UInt8] {
         let cache = Self.blocks.withLock { $0 }
-        let total = Int64((version.size + Int64(Self.blockBytes) - 1) / Int64(Self.blockBytes))
+        let total = blockCount
         if let hit = cache.value(for: key(index)) {
             streamAhead(index, total: total)
             return hit
