@@ -44,6 +44,8 @@ typedef struct {
     size_t capacity;
     uint64_t max_body;
     int over;
+    uint8_t *const *dests;  /* the caller's buffers of `dest_size` bytes, filled in order; NULL: a malloc'd one */
+    size_t dest_size;
 } sink;
 
 static size_t on_body(char *data, size_t size, size_t count, void *user) {
@@ -52,6 +54,17 @@ static size_t on_body(char *data, size_t size, size_t count, void *user) {
     if (s->rs->body_size + n > s->max_body) {
         s->over = 1;
         return 0;
+    }
+    if (s->dests != NULL) {
+        size_t done = 0;
+        while (done < n) {
+            size_t at = s->rs->body_size + done, within = at % s->dest_size;
+            size_t piece = s->dest_size - within < n - done ? s->dest_size - within : n - done;
+            memcpy(s->dests[at / s->dest_size] + within, data + done, piece);
+            done += piece;
+        }
+        s->rs->body_size += n;
+        return n;
     }
     if (s->rs->body_size + n > s->capacity) {
         size_t want = s->capacity ? s->capacity * 2 : 16384;
@@ -105,7 +118,8 @@ int tsio_http_perform(tsio_http *h, const tsio_http_request *rq, tsio_http_respo
     rs->content_length = (uint64_t)-1;
     CURL *c = h->curl;
     curl_easy_reset(c);
-    sink s = {rs, 0, rq->max_body, 0};
+    sink s = {rs, 0, rq->max_body, 0, rq->dest_count > 0 && rq->dest_size > 0 ? rq->dests : NULL, rq->dest_size};
+    if (s.dests != NULL && s.max_body > (uint64_t)rq->dest_count * rq->dest_size) s.max_body = (uint64_t)rq->dest_count * rq->dest_size;
     struct curl_slist *headers = NULL;
     if (rq->headers != NULL) {
         const char *at = rq->headers;

@@ -30,11 +30,15 @@ typedef struct {
     long connect_timeout_ms;
     long timeout_ms;          /* the whole transfer */
     uint64_t max_body;        /* a longer response body is a failure, not a buffer grown without end */
+    uint8_t *const *dests;    /* where the body goes: `dest_count` buffers of `dest_size` bytes filled in order (at
+                                 most `max_body` in all); none: into the response's `body` */
+    size_t dest_count;
+    size_t dest_size;
 } tsio_http_request;
 
 typedef struct {
     long status;              /* the HTTP status; 0 when the transfer failed */
-    uint8_t *body;            /* malloc'd (tsio_http_response_free) */
+    uint8_t *body;            /* malloc'd (tsio_http_response_free); NULL when the request gave `dests` */
     size_t body_size;
     char etag[160];
     char last_modified[64];

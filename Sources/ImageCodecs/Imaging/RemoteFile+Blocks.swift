@@ -81,35 +81,47 @@ extension RemoteFile {
                 guard !taken else { return false }
                 defer { release(claim) }
                 let started = MonotonicClock.nanoseconds()
-                guard let bytes = try? objects.bytes(of: path, offset: claim.first * Int64(Self.blockBytes),
-                                                     count: Int(claim.span) * Self.blockBytes, version: version) else { return true }
+                guard let fetched = try? fetch(claim.first, claim.span) else { return true }
                 // A GET of one block tells the store's distance as a read's does (a longer one its bandwidth too):
                 // an open's head and directories decide whether to read ahead before its first tiles are asked for.
                 if claim.span == 1 { ObjectPrefetch.shared.observe(since: started) }
-                store(bytes, from: claim.first, in: cache)
+                store(fetched, from: claim.first, in: cache)
                 return true
             }
         }
     }
 
-    /// Puts fetched bytes starting at block `index` in the cache, a block each; block `wanted`'s bytes.
+    /// Blocks `first` to `first + span - 1` (those the object has), received straight into them: fewer, and the
+    /// last short, when the object ends sooner.
+    func fetch(_ first: Int64, _ span: Int64) throws(ObjectReadError) -> [ObjectBlock] {
+        let start = first * Int64(Self.blockBytes)
+        let total = max(0, min(Int64(span) * Int64(Self.blockBytes), version.size - start))
+        let blocks = stride(from: Int64(0), to: total, by: Self.blockBytes).map {
+            ObjectBlock(capacity: Int(min(Int64(Self.blockBytes), total - $0)))
+        }
+        guard !blocks.isEmpty else { return [] }
+        var left = try objects.read(of: path, offset: start, into: blocks.map(\.buffer), version: version)
+        for block in blocks {
+            block.filled(left)
+            left -= block.count
+        }
+        return blocks.filter { $0.count > 0 }
+    }
+
+    /// Puts blocks fetched from block `index` on in the cache; block `wanted`.
     @discardableResult
-    func store(_ bytes: [UInt8], from index: Int64, in cache: LRUCache<BlockKey, [UInt8]>, wanted: Int64? = nil) -> [UInt8] {
-        var kept: [UInt8] = []
-        var start = 0, i = index
-        while start < bytes.count {
-            let piece = Array(bytes[start ..< min(bytes.count, start + Self.blockBytes)])
-            if i == (wanted ?? index) { kept = piece }
-            _ = cache.insert(piece, for: key(i))
-            start += Self.blockBytes
-            i += 1
+    func store(_ fetched: [ObjectBlock], from index: Int64, in cache: LRUCache<BlockKey, ObjectBlock>, wanted: Int64? = nil) -> ObjectBlock? {
+        var kept: ObjectBlock?
+        for (i, block) in zip(index..., fetched) {
+            if i == (wanted ?? index) { kept = block }
+            _ = cache.insert(block, for: key(i))
         }
         return kept
     }
 
     /// Block `index`, fetched with the blocks after it (`span` of them, or as the read-ahead says) when missing,
     /// or with the run of a prefetch still queued that holds it.
-    func block(_ index: Int64) throws(ObjectReadError) -> [UInt8] {
+    func block(_ index: Int64) throws(ObjectReadError) -> ObjectBlock {
         let cache = Self.blocks.withLock { $0 }
         let total = blockCount
         if let hit = cache.value(for: key(index)) {
@@ -142,13 +154,12 @@ extension RemoteFile {
         }
         defer { release(mine) }
         let started = MonotonicClock.nanoseconds()
-        let bytes = try objects.bytes(of: path, offset: mine.first * Int64(Self.blockBytes), count: Int(mine.span) * Self.blockBytes,
-                                      version: version)
+        let fetched = try fetch(mine.first, mine.span)
         ObjectPrefetch.shared.observe(since: started)
         sequence.withLock { $0 = (mine.first + mine.span - 1, streak, streak >= 2 ? mine.first + mine.span : -1) }
-        let kept = store(bytes, from: mine.first, in: cache, wanted: index)
+        let kept = store(fetched, from: mine.first, in: cache, wanted: index)
         streamAhead(index, total: total)
-        return kept
+        return kept ?? ObjectBlock(capacity: 0)    // past the object's end: no bytes
     }
 
     /// A decode streaming through the object (the third fetch in a row): the next run of blocks is fetched while

@@ -21,11 +21,11 @@ final class RemoteFile: @unchecked Sendable {
     }
 
     /// Every object's blocks, least recently used dropped first past the budget (`configure(budget:)`).
-    static let blocks = Locked(LRUCache<BlockKey, [UInt8]>(budget: 256 << 20, cost: { $0.count + 96 }))
+    static let blocks = Locked(LRUCache<BlockKey, ObjectBlock>(budget: 256 << 20, cost: { $0.capacity + 96 }))
 
     /// Sets the block cache's byte budget (it starts empty).
     package static func configure(budget: Int) {
-        blocks.withLock { $0 = LRUCache(budget: budget, cost: { $0.count + 96 }) }
+        blocks.withLock { $0 = LRUCache(budget: budget, cost: { $0.capacity + 96 }) }
         remembered.withLock { $0 = 0 }
     }
 
@@ -109,7 +109,7 @@ final class RemoteFile: @unchecked Sendable {
         var at = offset
         while at < end {
             let index = Int64(at / UInt64(Self.blockBytes))
-            let block: [UInt8]
+            let block: ObjectBlock
             do throws(ObjectReadError) { block = try self.block(index) } catch {
                 if case .changed = error { objects.refresh(path) }
                 Self.setFailure(Self.imageError(error, path: path))
@@ -119,9 +119,7 @@ final class RemoteFile: @unchecked Sendable {
             let within = Int(at - UInt64(index) * UInt64(Self.blockBytes))
             let n = min(Int(end - at), block.count - within)
             guard n > 0 else { break }
-            block.withUnsafeBufferPointer { src in
-                (dst + Int(at - offset)).update(from: src.baseAddress! + within, count: n)
-            }
+            UnsafeMutableRawPointer(dst + Int(at - offset)).copyMemory(from: block.bytes.baseAddress! + within, byteCount: n)
             at += UInt64(n)
         }
         return Int64(at - offset)
@@ -165,7 +163,7 @@ final class RemoteFile: @unchecked Sendable {
                                           countingHit: false) else { return false }
             let within = Int(at - index * Int64(blockBytes)), n = min(Int(end - at), block.count - within)
             guard n > 0 else { return false }
-            dst.replaceSubrange(Int(at - offset) ..< Int(at - offset) + n, with: block[within ..< within + n])
+            dst.withUnsafeMutableBytes { $0.baseAddress!.advanced(by: Int(at - offset)).copyMemory(from: block.bytes.baseAddress! + within, byteCount: n) }
             at += Int64(n)
         }
         return true

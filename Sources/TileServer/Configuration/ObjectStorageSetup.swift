@@ -46,9 +46,23 @@ final class StoredObjectBytes: ObjectBytes {
     }
 
     func bytes(of path: String, offset: Int64, count: Int, version: ObjectVersion) throws(ObjectReadError) -> [UInt8] {
+        try request(path) { client, location throws(ObjectStorageError) in
+            try client.get(bucket: location.bucket, key: location.prefix, offset: offset, count: count, etag: version.tag)
+        }
+    }
+
+    func read(of path: String, offset: Int64, into buffers: [UnsafeMutableRawBufferPointer],
+              version: ObjectVersion) throws(ObjectReadError) -> Int {
+        try request(path) { client, location throws(ObjectStorageError) in
+            try client.get(bucket: location.bucket, key: location.prefix, offset: offset, into: buffers, etag: version.tag)
+        }
+    }
+
+    /// `body` for the object `path` names, its errors as the codecs see them.
+    private func request<T>(_ path: String, _ body: (S3Client, S3Location) throws(ObjectStorageError) -> T) throws(ObjectReadError) -> T {
         guard let location = S3Location(path), !location.prefix.isEmpty else { throw .failed(reason: "not an object path (s3://bucket/key)") }
         do throws(ObjectStorageError) {
-            return try objects.client.get(bucket: location.bucket, key: location.prefix, offset: offset, count: count, etag: version.tag)
+            return try body(objects.client, location)
         } catch {
             throw Self.readError(error)
         }
