@@ -15,40 +15,10 @@ final class S3ClientBlockingTests: XCTestCase {
 
     func testARequestIsAWaitThePoolIsToldOf() throws {
         let observer = Observer()
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        XCTAssertGreaterThanOrEqual(listener, 0)
-        defer { close(listener) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        withUnsafeMutablePointer(to: &address) { p in
-            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { _ = bind(listener, $0, length) }
-        }
-        XCTAssertEqual(listen(listener, 4), 0)
-        withUnsafeMutablePointer(to: &address) { p in
-            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { _ = getsockname(listener, $0, &length) }
-        }
-        let port = Int(UInt16(bigEndian: address.sin_port))
-
         // The store: answers one HEAD, noting first whether the client's thread was marked as waiting.
-        let store = Thread {
-            let connection = accept(listener, nil, nil)
-            guard connection >= 0 else { return }
-            var request = [UInt8](repeating: 0, count: 8192)
-            var received = 0
-            while received < request.count {
-                let n = request.withUnsafeMutableBytes { read(connection, $0.baseAddress! + received, $0.count - received) }
-                if n <= 0 { break }
-                received += n
-                if String(decoding: request[0 ..< received], as: UTF8.self).contains("\r\n\r\n") { break }
-            }
+        let port = oneAnswerStore(Array("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nETag: \"v1\"\r\nConnection: close\r\n\r\n".utf8)) {
             observer.state.withLock { $0.waitingWhenAnswered = $0.waiting == 1 }
-            let answer = Array("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nETag: \"v1\"\r\nConnection: close\r\n\r\n".utf8)
-            _ = answer.withUnsafeBytes { write(connection, $0.baseAddress!, $0.count) }
-            close(connection)
         }
-        store.start()
 
         let client = S3Client(configuration: S3Configuration(endpoint: "http://127.0.0.1:\(port)", region: "us-east-1",
                                                              addressing: .path, accessKey: "KEY", secretKey: "secret"))

@@ -55,44 +55,9 @@ final class S3ClientRangeTests: XCTestCase {
         return out
     }
 
-    /// A store on 127.0.0.1 that answers one request with `status` and `body`, written in pieces of 1,000 bytes
-    /// (so that they reach the client split unlike its buffers); its port.
+    /// A store that answers one request with `status` and `body`, written in pieces of 1,000 bytes; its port.
     private func serveOnce(status: String, body: [UInt8], extra: String) throws -> Int {
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        XCTAssertGreaterThanOrEqual(listener, 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        withUnsafeMutablePointer(to: &address) { p in
-            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { _ = bind(listener, $0, length) }
-        }
-        XCTAssertEqual(listen(listener, 4), 0)
-        withUnsafeMutablePointer(to: &address) { p in
-            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { _ = getsockname(listener, $0, &length) }
-        }
-        Thread {
-            defer { close(listener) }
-            let connection = accept(listener, nil, nil)
-            guard connection >= 0 else { return }
-            defer { close(connection) }
-            var request = [UInt8](repeating: 0, count: 8192)
-            var received = 0
-            while received < request.count {
-                let n = request.withUnsafeMutableBytes { read(connection, $0.baseAddress! + received, $0.count - received) }
-                if n <= 0 { break }
-                received += n
-                if String(decoding: request[0 ..< received], as: UTF8.self).contains("\r\n\r\n") { break }
-            }
-            let head = Array("HTTP/1.1 \(status)\r\nContent-Length: \(body.count)\r\nETag: \"v1\"\r\n\(extra)Connection: close\r\n\r\n".utf8)
-            let answer = head + body
-            var sent = 0
-            while sent < answer.count {
-                let n = answer.withUnsafeBytes { write(connection, $0.baseAddress! + sent, min(1000, answer.count - sent)) }
-                if n <= 0 { return }
-                sent += n
-            }
-        }.start()
-        return Int(UInt16(bigEndian: address.sin_port))
+        let head = "HTTP/1.1 \(status)\r\nContent-Length: \(body.count)\r\nETag: \"v1\"\r\n\(extra)Connection: close\r\n\r\n"
+        return oneAnswerStore(Array(head.utf8) + body, piece: 1000)
     }
 }
