@@ -84,15 +84,8 @@ package final class S3Client: Sendable {
         try check(r, bucket: bucket, key: key, expected: [200, 206])
         guard r.status == 200, offset > 0 else { return r.received }
         // A 200 is the whole object (a store that ignores ranges): the part asked for moved to the front.
-        var whole = [UInt8](repeating: 0, count: r.received)
+        let part = Array(buffers.joined().prefix(r.received).dropFirst(Int(min(offset, Int64(r.received)))))
         var at = 0
-        for buffer in buffers where at < whole.count {
-            let n = min(buffer.count, whole.count - at)
-            whole.withUnsafeMutableBytes { $0.baseAddress!.advanced(by: at).copyMemory(from: buffer.baseAddress!, byteCount: n) }
-            at += n
-        }
-        let part = whole.dropFirst(Int(min(offset, Int64(whole.count))))
-        at = 0
         for buffer in buffers where at < part.count {
             let n = min(buffer.count, part.count - at)
             part.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress!.advanced(by: at), byteCount: n) }

@@ -30,8 +30,9 @@ typedef struct {
     long connect_timeout_ms;
     long timeout_ms;          /* the whole transfer */
     uint64_t max_body;        /* a longer response body is a failure, not a buffer grown without end */
-    uint8_t *const *dests;    /* where the body goes: `dest_count` buffers of `dest_size` bytes filled in order (at
-                                 most `max_body` in all); none: into the response's `body` */
+    uint8_t *const *dests;    /* where the body goes: `dest_count` buffers of `dest_size` bytes filled in order, at
+                                 most `max_body` in all (the last buffer may be shorter when `max_body` ends in it);
+                                 none: into the response's `body` */
     size_t dest_count;
     size_t dest_size;
 } tsio_http_request;

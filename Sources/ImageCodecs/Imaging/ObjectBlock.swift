@@ -11,13 +11,6 @@ final class ObjectBlock: @unchecked Sendable {
         memory = UnsafeMutableRawPointer.allocate(byteCount: max(1, capacity), alignment: 16)
     }
 
-    /// A copy of `bytes`.
-    convenience init(copying bytes: UnsafeRawBufferPointer) {
-        self.init(capacity: bytes.count)
-        if let source = bytes.baseAddress { memory.copyMemory(from: source, byteCount: bytes.count) }
-        count = bytes.count
-    }
-
     deinit {
         memory.deallocate()
     }
