@@ -2,26 +2,32 @@
 import Glibc
 #endif
 
-/// A mutex with a condition variable (`pthread_mutex_t` + `pthread_cond_t`), for threads that wait until
-/// another thread has made progress. Swift's `Mutex` has no way to wait.
+/// A mutex with condition variables (`pthread_mutex_t` + `pthread_cond_t`), for threads that wait until
+/// another thread has made progress. Swift's `Mutex` has no way to wait. Most users need one condition; threads
+/// that wait for different things under one lock (the workers of two queues) each wait on a condition of their
+/// own, so that work for one kind wakes one thread of that kind, not every thread of both.
 package final class ConditionLock: @unchecked Sendable {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    private let conditions: UnsafeMutablePointer<pthread_cond_t>
+    private let count: Int
 
-    package init() {
+    /// A lock with `conditions` condition variables (at least one), numbered from 0.
+    package init(conditions: Int = 1) {
+        count = max(1, conditions)
+        self.conditions = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: count)
         pthread_mutex_init(mutex, nil)
         var attributes = pthread_condattr_t()
         pthread_condattr_init(&attributes)
         pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC) // timed waits immune to clock changes
-        pthread_cond_init(condition, &attributes)
+        for i in 0 ..< count { pthread_cond_init(self.conditions + i, &attributes) }
         pthread_condattr_destroy(&attributes)
     }
 
     deinit {
-        pthread_cond_destroy(condition)
+        for i in 0 ..< count { pthread_cond_destroy(conditions + i) }
         pthread_mutex_destroy(mutex)
         mutex.deallocate()
-        condition.deallocate()
+        conditions.deallocate()
     }
 
     package func withLock<T>(_ body: () throws -> T) rethrows -> T {
@@ -30,9 +36,11 @@ package final class ConditionLock: @unchecked Sendable {
         return try body()
     }
 
-    /// Waits, with the lock held by the caller inside `withLock`, until `broadcast` wakes it.
-    package func wait() {
-        pthread_cond_wait(condition, mutex)
+    /// Waits on condition `which`, with the lock held by the caller inside `withLock`, until `broadcast` or
+    /// `signal(which)` wakes it (or spuriously: callers wait in a loop on what they wait for).
+    package func wait(on which: Int = 0) {
+        precondition(which >= 0 && which < count, "no such condition")
+        pthread_cond_wait(conditions + which, mutex)
     }
 
     /// `wait()` that gives up at `deadline` (`MonotonicClock.seconds()`); returns false when it timed out.
@@ -40,11 +48,17 @@ package final class ConditionLock: @unchecked Sendable {
     package func wait(until deadline: Double) -> Bool {
         let whole = deadline.rounded(.down)
         var ts = timespec(tv_sec: Int(whole), tv_nsec: Int((deadline - whole) * 1e9))
-        return pthread_cond_timedwait(condition, mutex, &ts) != ETIMEDOUT
+        return pthread_cond_timedwait(conditions, mutex, &ts) != ETIMEDOUT
     }
 
-    /// Wakes every waiter; call with the lock held.
+    /// Wakes one thread waiting on condition `which`; call with the lock held.
+    package func signal(_ which: Int = 0) {
+        precondition(which >= 0 && which < count, "no such condition")
+        pthread_cond_signal(conditions + which)
+    }
+
+    /// Wakes every waiter on every condition; call with the lock held.
     package func broadcast() {
-        pthread_cond_broadcast(condition)
+        for i in 0 ..< count { pthread_cond_broadcast(conditions + i) }
     }
 }

@@ -43,7 +43,8 @@ final class ObjectPrefetch: @unchecked Sendable {
         shared.lock.withLock { (shared.fetches, shared.aheadFetches, shared.floor) }
     }
 
-    private let lock = ConditionLock()
+    /// Its state, and one condition a queue: a GET submitted wakes one thread of its own queue, not all 64.
+    private let lock = ConditionLock(conditions: 2)
     /// Threads for each of the two queues.
     let threads: Int
     private var queue: [(bytes: Int, ahead: Bool, job: @Sendable () -> Bool)] = []
@@ -123,14 +124,14 @@ final class ObjectPrefetch: @unchecked Sendable {
                     startDetachedThread { [self] in run(needed: false) }
                 }
             }
-            lock.broadcast()
+            lock.signal(isNeeded ? 1 : 0)
         }
     }
 
     private func run(needed isNeeded: Bool) {
         while true {
             let next = lock.withLock { () -> (bytes: Int, ahead: Bool, job: @Sendable () -> Bool) in
-                while isNeeded ? needed.isEmpty : queue.isEmpty { lock.wait() }
+                while isNeeded ? needed.isEmpty : queue.isEmpty { lock.wait(on: isNeeded ? 1 : 0) }
                 return isNeeded ? needed.removeFirst() : queue.removeFirst()
             }
             let sent = next.job()
