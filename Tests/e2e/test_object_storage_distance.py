@@ -14,6 +14,7 @@ import time
 from collections import Counter
 
 import pytest
+import tifffile
 
 from conftest import FIXTURES, Server
 from store_proxy import StallingProxy
@@ -119,6 +120,76 @@ def test_a_cold_pyramidal_tiff_far_away_opens_in_one_round_of_gets(store, pyrami
         times = [t for t, first in proxy.arrivals if first.startswith(b"GET /opening/set/double.tif ")]
         assert len(times) >= 2, proxy.arrivals
         assert [round(t - times[0], 3) for t in times if t - times[0] > delay / 2] == [], "GETs that waited for others"
+    finally:
+        server.stop()
+        proxy.close()
+
+
+def ranges_sent(proxy, path, since_time):
+    """(first, last) byte of each ranged GET of `path` that reached the proxy since `since_time`, and when."""
+    found = []
+    for at, head in proxy.arrivals:
+        text = head.decode("latin-1")
+        if at >= since_time and text.startswith(f"GET {path} "):
+            rng = re.search(r"^[Rr]ange: bytes=(\d+)-(\d+)\r$", text, re.M)
+            if rng:
+                found.append((at, int(rng[1]), int(rng[2])))
+    return found
+
+
+def test_a_master_whose_head_the_index_read_opens_with_its_directories_and_end_only(store, pyramids):
+    """The search index reads every master's head at start: an open that then knows where the first directory is
+    (libvips puts it after the full level's data, about a third of the file from its end) fetches that directory
+    and the object's last 15 % (the later directories, after each level's data, and the small levels) in one round,
+    not the last 40 % an open that does not know it fetches; the full level's reduction follows after the answer."""
+    store.make_bucket("known")
+    store.put("known", "set/double.tif", file=pyramids / "double.tif")
+    size = (pyramids / "double.tif").stat().st_size
+    with tifffile.TiffFile(pyramids / "double.tif") as tif:
+        first, second = tif.pages[0].offset, tif.pages[1].offset
+    master, delay = "/known/set/double.tif", 0.25
+    proxy = StallingProxy(store.s3, delay=delay)
+    server = far(store, "s3://known/set", "--store-dir", "off", "--object-prefetch", "off", proxy=proxy)
+    try:
+        wait_for(lambda: ranges_sent(proxy, master, 0), what="the index's read of the master's head")
+        time.sleep(2 * delay)
+        asked = time.monotonic()
+        info = server.json("/iiif/3/double/info.json")
+        took = time.monotonic() - asked
+        assert info["width"] == 7992
+        gets_sent = ranges_sent(proxy, master, asked)
+        round_one = [(a, b) for at, a, b in gets_sent if at - asked < delay / 2]
+        assert round_one and all(a > 0 for a, _ in round_one), f"the head was fetched again: {round_one}"
+        assert any(a <= first <= b for a, b in round_one), f"the first directory ({first}) was not in the first round: {round_one}"
+        middle = (first + second) // 2
+        assert not any(a <= middle <= b for a, b in round_one), f"the first round fetched the full level's reduction: {round_one}"
+        fetched = sum(b - a + 1 for a, b in round_one)
+        assert fetched < 0.3 * size, f"{fetched} bytes of {size} in the first round: {round_one}"
+        assert took < 1.7 * delay, f"the open took {took:.3f} s behind a store {delay} s away: more than one round trip"
+        # The full level's reduction follows in the background, from the first directory on.
+        later = wait_for(lambda: [(a, b) for at, a, b in ranges_sent(proxy, master, asked) if at - asked >= delay / 2],
+                         what="the rest of the reduced levels fetched after the open")
+        assert any(a <= middle <= b for a, b in later), later
+    finally:
+        server.stop()
+        proxy.close()
+
+
+def test_the_index_reads_the_heads_of_masters_far_away_together(store):
+    """Behind a store 0.2 s away, the search index's reads of eight masters' heads go out together, not one round
+    trip after another (a round trip each, a thousand masters 20 ms away would take 20 s)."""
+    store.make_bucket("heads")
+    for i in range(8):
+        store.put("heads", f"set/photo-{i}.jpg", file=FIXTURES / "baseline.jpg")
+    delay = 0.2
+    proxy = StallingProxy(store.s3, delay=delay)
+    server = far(store, "s3://heads/set", "--store-dir", "off", proxy=proxy)
+    try:
+        def heads():
+            times = [at for i in range(8) for at, a, _ in ranges_sent(proxy, f"/heads/set/photo-{i}.jpg", 0) if a == 0]
+            return times if len(times) >= 8 else None
+        times = wait_for(heads, what="the heads of the eight masters read")
+        assert max(times) - min(times) < delay, f"the heads were read one after another: {[round(t - min(times), 3) for t in times]}"
     finally:
         server.stop()
         proxy.close()

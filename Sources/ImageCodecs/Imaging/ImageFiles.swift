@@ -31,6 +31,12 @@ public struct ImageFiles: Sendable, Hashable {
         try ImageInput.open(path, files: self)
     }
 
+    /// Starts fetching the heads of the objects among `paths` together, in the background (`ImageInput.prefetchHead`):
+    /// a reader going through them one by one then finds each on its way or there. Nothing for local files.
+    package func prefetchHeads(_ paths: [String]) {
+        for path in paths where Self.isObject(path) { (try? open(path))?.prefetchHead() }
+    }
+
     /// What tells that the file at `path` changed, without reading it: one `stat(2)` of a local file; for an object,
     /// its size, time and tag as the store was last seen to have it, at no request. Nil when there is nothing there.
     package func stamp(_ path: String) -> FileStamp? {

@@ -66,9 +66,29 @@ package final class ImageInput: @unchecked Sendable {
     }
 
     /// For an object whose structure is not kept: fetches the bytes from `offset` to its end at once when they are
-    /// at most `limit` (`RemoteFile.prefetchRest`). Nothing for a local file.
-    package func prefetchRest(from offset: Int64, limit: Int) {
-        remote?.prefetchRest(from: offset, limit: limit)
+    /// at most `limit` (`RemoteFile.prefetchRest`); as what an open waits for unless `needed` is false. Nothing for
+    /// a local file.
+    package func prefetchRest(from offset: Int64, limit: Int, needed: Bool = true) {
+        remote?.prefetchRest(from: offset, limit: limit, needed: needed)
+    }
+
+    /// For an object whose structure is not kept: starts fetching the blocks under `ranges` as what an open waits
+    /// for (a TIFF's first directory). Nothing for a local file.
+    package func prefetchOpening(_ ranges: [(offset: Int64, count: Int)]) {
+        guard let remote, !remote.hasStructure else { return }
+        remote.prefetch(ranges, ahead: false, needed: true)
+    }
+
+    /// For an object: its first `count` bytes (at most 16) when known without a request (`RemoteFile.knownHead`);
+    /// nil for a local file, whose head costs no round trip.
+    package func knownHead(_ count: Int) -> [UInt8]? {
+        remote?.knownHead(count)
+    }
+
+    /// For an object: starts fetching its first block in the background unless it is cached or on its way (the
+    /// search index reading many heads at once). Nothing for a local file.
+    package func prefetchHead() {
+        remote?.prefetch([(0, 1)], ahead: false)
     }
 
     /// For an object: starts fetching the blocks under `ranges` in the background (reads ahead of the viewer).

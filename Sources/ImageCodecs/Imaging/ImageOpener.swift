@@ -12,7 +12,7 @@ public enum ImageOpener {
         input.recordStructure()
         // The file's end on its way beside its head: a TIFF's directories (after each level's data, as pyramid
         // writers put them), the last bytes a JPEG is checked to end with.
-        if SourceFormat.named(path) == .tiff { TIFFSource.prefetchTail(input) } else { input.prefetchTail(1) }
+        if SourceFormat.named(path) == .tiff { TIFFSource.prefetchOpening(input) } else { input.prefetchTail(1) }
         let source = try open(path, input: input, limits: limits)
         if let ranges = input.recordedStructure(), let structures = files.structures {
             structures.later {

@@ -114,6 +114,7 @@ extension RemoteFile {
         var kept: ObjectBlock?
         for (i, block) in zip(index..., fetched) {
             if i == (wanted ?? index) { kept = block }
+            if i == 0 { keepHead(block) }
             _ = cache.insert(block, for: key(i))
         }
         return kept

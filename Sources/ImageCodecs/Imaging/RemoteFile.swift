@@ -23,9 +23,10 @@ final class RemoteFile: @unchecked Sendable {
     /// Every object's blocks, least recently used dropped first past the budget (`configure(budget:)`).
     static let blocks = Locked(LRUCache<BlockKey, ObjectBlock>(budget: 256 << 20, cost: { $0.capacity + 96 }))
 
-    /// Sets the block cache's byte budget (it starts empty).
+    /// Sets the block cache's byte budget (it starts empty, and so do the heads kept).
     package static func configure(budget: Int) {
         blocks.withLock { $0 = LRUCache(budget: budget, cost: { $0.capacity + 96 }) }
+        _ = heads.removeAll { _ in true }
         remembered.withLock { $0 = 0 }
     }
 
@@ -106,6 +107,10 @@ final class RemoteFile: @unchecked Sendable {
         let end = min(size, offset + UInt64(count))
         if recording.load(ordering: .acquiring) { recorded.withLock { $0?.append((Int64(offset), Int(end - offset))) } }
         if let structure, structure.copy(into: dst, count: Int(end - offset), at: Int64(offset)) { return Int64(end - offset) }
+        if end <= UInt64(Self.headBytes), let head = Self.heads.value(for: key(0), countingMiss: false), head.count >= Int(end) {
+            head.withUnsafeBufferPointer { UnsafeMutableRawPointer(dst).copyMemory(from: $0.baseAddress! + Int(offset), byteCount: Int(end - offset)) }
+            return Int64(end - offset)
+        }
         var at = offset
         while at < end {
             let index = Int64(at / UInt64(Self.blockBytes))
@@ -170,12 +175,12 @@ final class RemoteFile: @unchecked Sendable {
     }
 
     /// Starts fetching the bytes from `offset` to the object's end in the background, in runs of 2 MB at once,
-    /// when they are at most `limit` and this version's structure is not kept: a pyramidal TIFF's reduced levels and
-    /// their directories (a writer such as libvips puts each directory after its level's data, so reading them one
-    /// by one is a chain of round trips).
-    func prefetchRest(from offset: Int64, limit: Int) {
+    /// when they are at most `limit` and this version's structure is not kept: a pyramidal TIFF's reduced levels
+    /// and their directories (a writer such as libvips puts each directory after its level's data, so reading them
+    /// one by one is a chain of round trips). On the threads of what an open needs unless `needed` is false.
+    func prefetchRest(from offset: Int64, limit: Int, needed: Bool = true) {
         guard structure == nil, offset > 0, offset < version.size, version.size - offset <= Int64(limit) else { return }
-        prefetch([(offset, Int(version.size - offset))], ahead: false, needed: true)
+        prefetch([(offset, Int(version.size - offset))], ahead: false, needed: needed)
     }
 
     /// Starts fetching the last `bytes` of the object in the background (unless cached), or its last `share` when

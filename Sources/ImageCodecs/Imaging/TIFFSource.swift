@@ -32,10 +32,25 @@ struct TIFFSource: StoredImageSource {
     static let tailBytes = 1 << 20
     static let tailShare = 0.4
     static let restBytes = 16 << 20
+    /// When the head is known before the open (`ImageInput.knownHead`: the search index read it), the first
+    /// directory's `directoryBytes` (its tile tables are read on demand) and the last `knownShare` (the second
+    /// directory, about an eighth from the end, the later ones and the smaller levels) are all the open fetches,
+    /// in one round; the full level's reduction after it (`restBytes` at most) follows in the background. Behind
+    /// 20 ms, four masters of 20–24 MB opened at once fetched 15 MB instead of 35 MB before their first answers.
+    static let knownShare = 0.15
+    static let directoryBytes = 16 << 10
 
-    /// Starts fetching what opening a TIFF object reads from its end (nothing for a local file).
-    static func prefetchTail(_ input: ImageInput) {
+    /// Starts fetching what opening a TIFF object reads (nothing for a local file); whether it knew where the first
+    /// directory is.
+    @discardableResult
+    static func prefetchOpening(_ input: ImageInput) -> Bool {
+        if let head = input.knownHead(16), let first = firstDirectory(head), first > 0 {
+            input.prefetchOpening([(first, directoryBytes)])
+            input.prefetchTail(tailBytes, share: knownShare, limit: restBytes)
+            return true
+        }
         input.prefetchTail(tailBytes, share: tailShare, limit: restBytes)
+        return false
     }
 
     /// Where a TIFF header (its first 16 bytes) says the first directory is; nil if it is not a TIFF header.
@@ -54,8 +69,9 @@ struct TIFFSource: StoredImageSource {
     }
 
     init(path: String, input: ImageInput, limits: ImageLimits) throws {
-        Self.prefetchTail(input)
-        if let first = Self.firstDirectory(try input.read(count: 16, at: 0)) { input.prefetchRest(from: first, limit: Self.restBytes) }
+        let knew = Self.prefetchOpening(input)
+        let firstOffset = Self.firstDirectory(try input.read(count: 16, at: 0))
+        if let firstOffset, !knew { input.prefetchRest(from: firstOffset, limit: Self.restBytes) }
         let first = try TIFFHandle(path: path, input: input)
         var warnings = DecodeWarnings()
         let dirs = try first.directories(path: path, warnings: &warnings)
@@ -90,6 +106,7 @@ struct TIFFSource: StoredImageSource {
         }
         handles = TIFFHandles(path: path, first: first)
         openWarnings = warnings
+        if let firstOffset, knew { input.prefetchRest(from: firstOffset, limit: Self.restBytes, needed: false) }
     }
 
     /// The level a read at `shrink` comes from, and what is left to shrink it by.
