@@ -2,11 +2,11 @@
 /// every master's head at start, or by an open), kept apart from the blocks, whose cache drops them: a TIFF's
 /// header says where its first directory is, so an open that knows it fetches that directory together with the
 /// object's end in one round of GETs (`TIFFSource.prefetchOpening`), and serves the header itself without a
-/// request. About 150 bytes a version, within `headsBudget`.
+/// request. Counted as 144 bytes a version (16 and 128 for its key), within `headsBudget`.
 extension RemoteFile {
     /// Bytes kept of an object's start: a BigTIFF header is 16.
     static let headBytes = 16
-    /// What the kept heads may take, keys included: some 25,000 masters.
+    /// What the kept heads may take, keys included: some 29,000 masters.
     static let headsBudget = 4 << 20
 
     static let heads = LRUCache<BlockKey, [UInt8]>(budget: headsBudget, cost: { $0.count + 128 })
