@@ -29,7 +29,7 @@ final class LibrarySyncTests: XCTestCase {
 
         // A file being written is left out until it is finished.
         let copy = root + "/a/two.jpg"
-        FileManager.default.createFile(atPath: copy, contents: Data(try Data(contentsOf: URL(fileURLWithPath: Fixtures.path("baseline.jpg"))).prefix(100)))
+        XCTAssertTrue(FileManager.default.createFile(atPath: copy, contents: Data(try Data(contentsOf: URL(fileURLWithPath: Fixtures.path("baseline.jpg"))).prefix(100))))
         sync.fileCreated(copy)
         sync.folderChanged(root + "/a")
         _ = sync.step(rescanDue: false)

@@ -84,7 +84,9 @@ struct DownloadHandler {
             return try file.read(count: Int(min(Int64(count), size - offset)), at: offset)
         }
         switch outcome {
-        case .clean, .patches where head:
+        case .clean:
+            return (file, size)
+        case .patches where head:
             return (file, size)
         case let .cannot(why):
             throw APIError.forbidden("the original of '\(id)' is not sent: it may say where the photo was taken, and \(why), so it cannot be removed")
