@@ -32,9 +32,10 @@ public struct ImageFiles: Sendable, Hashable {
     }
 
     /// Starts fetching the heads of the objects among `paths` together, in the background (`ImageInput.prefetchHead`):
-    /// a reader going through them one by one then finds each on its way or there. Nothing for local files.
+    /// a reader going through them one by one then finds each on its way or there. Nothing for local files, nor
+    /// for whole-slide images (read from local files only, their metadata never).
     package func prefetchHeads(_ paths: [String]) {
-        for path in paths where Self.isObject(path) { (try? open(path))?.prefetchHead() }
+        for path in paths where Self.isObject(path) && !SourceFormat.isSlide(fileName: path) { (try? open(path))?.prefetchHead() }
     }
 
     /// What tells that the file at `path` changed, without reading it: one `stat(2)` of a local file; for an object,
