@@ -43,7 +43,8 @@ package final class ConditionLock: @unchecked Sendable {
         pthread_cond_wait(conditions + which, mutex)
     }
 
-    /// `wait()` that gives up at `deadline` (`MonotonicClock.seconds()`); returns false when it timed out.
+    /// `wait()` on condition 0 that gives up at `deadline` (`MonotonicClock.seconds()`); returns false when it
+    /// timed out.
     @discardableResult
     package func wait(until deadline: Double) -> Bool {
         let whole = deadline.rounded(.down)

@@ -72,11 +72,10 @@ package final class ImageInput: @unchecked Sendable {
         remote?.prefetchRest(from: offset, limit: limit, needed: needed)
     }
 
-    /// For an object whose structure is not kept: starts fetching the blocks under `ranges` as what an open waits
-    /// for (a TIFF's first directory). Nothing for a local file.
+    /// For an object: starts fetching the blocks under `ranges` (those its kept structure does not hold) as what an
+    /// open waits for (a TIFF's first directory). Nothing for a local file.
     package func prefetchOpening(_ ranges: [(offset: Int64, count: Int)]) {
-        guard let remote, !remote.hasStructure else { return }
-        remote.prefetch(ranges, ahead: false, needed: true)
+        remote?.prefetch(ranges, ahead: false, needed: true)
     }
 
     /// For an object: its first `count` bytes (at most 16) when known without a request (`RemoteFile.knownHead`);

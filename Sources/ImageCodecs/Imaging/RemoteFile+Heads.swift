@@ -16,15 +16,10 @@ extension RemoteFile {
         _ = Self.heads.insert(Array(first.bytes.prefix(Self.headBytes)), for: key(0))
     }
 
-    /// The first `count` bytes (at most `headBytes`), when known without a request: kept, or in the first block
-    /// cached. Nil when this version's structure is kept (its open reads nothing of the object anyway).
+    /// The first `count` bytes (at most `headBytes`), when kept (every first block fetched keeps them, in `store`).
+    /// Nil when this version's structure is kept (its open reads nothing of the object anyway).
     func knownHead(_ count: Int) -> [UInt8]? {
         guard structure == nil, count <= Self.headBytes else { return nil }
-        if let head = Self.heads.value(for: key(0), countingMiss: false, countingHit: false), head.count >= min(count, Int(version.size)) {
-            return Array(head.prefix(count))
-        }
-        let cache = Self.blocks.withLock { $0 }
-        guard let block = cache.value(for: key(0), countingMiss: false, countingHit: false) else { return nil }
-        return Array(block.bytes.prefix(count))
+        return Self.heads.value(for: key(0), countingMiss: false, countingHit: false).map { Array($0.prefix(count)) }
     }
 }
